@@ -1,0 +1,554 @@
+//! `tracelane`: the core's numbers in a terminal.
+//!
+//! ```text
+//! tracelane ops FILE [--by-shape] [--sort KEY] [--top N] [--format table|csv|json|md]
+//! tracelane info FILE [--format text|json]
+//! tracelane synth OUT --mb N [--seed S]
+//! tracelane bench FILE...
+//! ```
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use tracelane_core::ops::{op_table, OpRow, OpTableOptions};
+use tracelane_core::{ImportOptions, Importer, Trace};
+
+const USAGE: &str = "usage:
+  tracelane ops FILE [--by-shape] [--sort cpu_self|cpu_total|device_self|device_total|calls|name]
+                     [--top N] [--format table|csv|json|md] [--max-mb N]
+  tracelane info FILE [--format text|json] [--max-mb N]
+  tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
+  tracelane bench FILE...                        time import + link + op table";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            let _ = writeln!(std::io::stderr(), "tracelane: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+struct Flags {
+    positional: Vec<String>,
+    by_shape: bool,
+    sort: Option<String>,
+    top: Option<usize>,
+    format: Option<String>,
+    max_mb: Option<u64>,
+    mb: Option<u64>,
+    seed: u64,
+}
+
+fn parse_flags(args: &[String]) -> Result<Flags, String> {
+    let mut f = Flags {
+        positional: Vec::new(),
+        by_shape: false,
+        sort: None,
+        top: None,
+        format: None,
+        max_mb: None,
+        mb: None,
+        seed: 1,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--by-shape" => f.by_shape = true,
+            "--sort" => f.sort = Some(value("--sort")?),
+            "--top" => {
+                f.top = Some(
+                    value("--top")?
+                        .parse()
+                        .map_err(|_| "--top takes a whole number")?,
+                )
+            }
+            "--format" => f.format = Some(value("--format")?),
+            "--max-mb" => {
+                f.max_mb = Some(
+                    value("--max-mb")?
+                        .parse()
+                        .map_err(|_| "--max-mb takes a whole number")?,
+                )
+            }
+            "--mb" => {
+                f.mb = Some(
+                    value("--mb")?
+                        .parse()
+                        .map_err(|_| "--mb takes a whole number")?,
+                )
+            }
+            "--seed" => {
+                f.seed = value("--seed")?
+                    .parse()
+                    .map_err(|_| "--seed takes a whole number")?
+            }
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
+            _ => f.positional.push(a.clone()),
+        }
+    }
+    Ok(f)
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let Some(cmd) = args.first() else {
+        return Err(USAGE.to_string());
+    };
+    let flags = parse_flags(&args[1..])?;
+    match cmd.as_str() {
+        "ops" => cmd_ops(&flags),
+        "info" => cmd_info(&flags),
+        "synth" => cmd_synth(&flags),
+        "bench" => cmd_bench(&flags),
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command {other:?}\n{USAGE}")),
+    }
+}
+
+fn one_file(flags: &Flags) -> Result<&str, String> {
+    match flags.positional.as_slice() {
+        [f] => Ok(f),
+        [] => Err(format!("no trace file given\n{USAGE}")),
+        _ => Err("give one trace file".into()),
+    }
+}
+
+/// Streams the file through the importer in 1 MiB chunks (as the page does).
+fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
+    let mut file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut opts = ImportOptions::default();
+    if let Some(mb) = flags.max_mb {
+        opts.max_json_bytes = mb * 1_000_000;
+    }
+    let mut imp = Importer::new(opts);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| format!("{path}: {e}"))?;
+        if n == 0 {
+            break;
+        }
+        imp.push(&buf[..n]).map_err(|e| format!("{path}: {e}"))?;
+    }
+    imp.finish().map_err(|e| format!("{path}: {e}"))
+}
+
+fn us(ns: i64) -> f64 {
+    ns as f64 / 1000.0
+}
+
+/// `1.234ms`-style durations, as PyTorch's table prints them.
+fn human(ns: i64) -> String {
+    let a = ns.unsigned_abs();
+    if a >= 1_000_000_000 {
+        format!("{:.3}s", ns as f64 / 1e9)
+    } else if a >= 1_000_000 {
+        format!("{:.3}ms", ns as f64 / 1e6)
+    } else {
+        format!("{:.3}us", ns as f64 / 1e3)
+    }
+}
+
+fn pct(part: i64, whole: i64) -> String {
+    if whole == 0 {
+        "0.00%".into()
+    } else {
+        format!("{:.2}%", part as f64 * 100.0 / whole as f64)
+    }
+}
+
+fn cmd_ops(flags: &Flags) -> Result<(), String> {
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    let table = op_table(
+        &trace,
+        OpTableOptions {
+            by_shape: flags.by_shape,
+            range_ns: None,
+        },
+    );
+    let mut rows: Vec<&OpRow> = table.rows.iter().collect();
+    let has_device = table.device_events_ns > 0;
+    let sort = flags.sort.clone().unwrap_or_else(|| {
+        if has_device {
+            "device_total".into()
+        } else {
+            "cpu_total".into()
+        }
+    });
+    let key: fn(&OpRow) -> i64 = match sort.as_str() {
+        "cpu_self" => |r| r.cpu_self_ns,
+        "cpu_total" => |r| r.cpu_total_ns,
+        "device_self" => |r| r.device_self_ns,
+        "device_total" => |r| r.device_total_ns,
+        "calls" => |r| r.calls as i64,
+        "name" => |_| 0,
+        other => return Err(format!("unknown --sort {other:?} (cpu_self, cpu_total, device_self, device_total, calls, name)")),
+    };
+    if sort == "name" {
+        rows.sort_by(|a, b| a.name.cmp(&b.name));
+    } else {
+        rows.sort_by(|a, b| key(b).cmp(&key(a)).then_with(|| a.name.cmp(&b.name)));
+    }
+    if let Some(n) = flags.top {
+        rows.truncate(n);
+    }
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let w = |e: std::io::Error| e.to_string();
+    match flags.format.as_deref().unwrap_or("table") {
+        "json" => {
+            let arr: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|r| {
+                    let mut m = serde_json::Map::new();
+                    m.insert("name".into(), r.name.clone().into());
+                    if let Some(s) = &r.input_shapes {
+                        m.insert("input_shapes".into(), s.clone().into());
+                    }
+                    m.insert("calls".into(), r.calls.into());
+                    m.insert("cpu_total_us".into(), us(r.cpu_total_ns).into());
+                    m.insert("cpu_self_us".into(), us(r.cpu_self_ns).into());
+                    m.insert("device_total_us".into(), us(r.device_total_ns).into());
+                    m.insert("device_self_us".into(), us(r.device_self_ns).into());
+                    serde_json::Value::Object(m)
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &arr).map_err(|e| e.to_string())?;
+            writeln!(out).map_err(w)?;
+        }
+        "csv" => {
+            let shapes = if flags.by_shape { ",input_shapes" } else { "" };
+            writeln!(
+                out,
+                "name{shapes},calls,cpu_total_us,cpu_self_us,device_total_us,device_self_us"
+            )
+            .map_err(w)?;
+            for r in &rows {
+                let s = r
+                    .input_shapes
+                    .as_deref()
+                    .map(|s| format!(",{}", csv_field(s)))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "{}{s},{},{},{},{},{}",
+                    csv_field(&r.name),
+                    r.calls,
+                    us(r.cpu_total_ns),
+                    us(r.cpu_self_ns),
+                    us(r.device_total_ns),
+                    us(r.device_self_ns)
+                )
+                .map_err(w)?;
+            }
+        }
+        "md" | "table" => {
+            let md = flags.format.as_deref() == Some("md");
+            let mut header = vec!["Name"];
+            if flags.by_shape {
+                header.push("Input Shapes");
+            }
+            header.extend([
+                "Self CPU %",
+                "Self CPU",
+                "CPU total %",
+                "CPU total",
+                "CPU time avg",
+                "Self Device",
+                "Self Device %",
+                "Device total",
+                "Device time avg",
+                "# of Calls",
+            ]);
+            let body: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    let mut v = vec![r.name.clone()];
+                    if let Some(s) = &r.input_shapes {
+                        v.push(s.clone());
+                    }
+                    let calls = r.calls.max(1) as i64;
+                    v.extend([
+                        pct(r.cpu_self_ns, table.self_cpu_total_ns),
+                        human(r.cpu_self_ns),
+                        pct(r.cpu_total_ns, table.self_cpu_total_ns),
+                        human(r.cpu_total_ns),
+                        human(r.cpu_total_ns / calls),
+                        human(r.device_self_ns),
+                        pct(r.device_self_ns, table.self_device_total_ns),
+                        human(r.device_total_ns),
+                        human(r.device_total_ns / calls),
+                        r.calls.to_string(),
+                    ]);
+                    v
+                })
+                .collect();
+            write_grid(&mut out, &header, &body, md).map_err(w)?;
+            if !md {
+                writeln!(
+                    out,
+                    "Self CPU time total: {}",
+                    human(table.self_cpu_total_ns)
+                )
+                .map_err(w)?;
+                writeln!(
+                    out,
+                    "Self device time total: {}",
+                    human(table.self_device_total_ns)
+                )
+                .map_err(w)?;
+                if table.device_without_op_ns > 0 {
+                    writeln!(
+                        out,
+                        "Device time with no launching op: {}",
+                        human(table.device_without_op_ns)
+                    )
+                    .map_err(w)?;
+                }
+            }
+        }
+        other => return Err(format!("unknown --format {other:?} (table, csv, json, md)")),
+    }
+    Ok(())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn write_grid(
+    out: &mut impl Write,
+    header: &[&str],
+    body: &[Vec<String>],
+    md: bool,
+) -> std::io::Result<()> {
+    const NAME_MAX: usize = 60;
+    let clip = |s: &str, col: usize| -> String {
+        let s = if md {
+            s.replace('|', "\\|")
+        } else {
+            s.to_string()
+        };
+        if col == 0 && !md && s.chars().count() > NAME_MAX {
+            let t: String = s.chars().take(NAME_MAX - 3).collect();
+            format!("{t}...")
+        } else {
+            s
+        }
+    };
+    let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in body {
+        for (c, cell) in row.iter().enumerate() {
+            width[c] = width[c].max(clip(cell, c).chars().count());
+        }
+    }
+    if md {
+        writeln!(out, "| {} |", header.join(" | "))?;
+        writeln!(
+            out,
+            "|{}|",
+            header
+                .iter()
+                .enumerate()
+                .map(|(c, _)| if c == 0 { "---" } else { "---:" })
+                .collect::<Vec<_>>()
+                .join("|")
+        )?;
+        for row in body {
+            let cells: Vec<String> = row.iter().enumerate().map(|(c, v)| clip(v, c)).collect();
+            writeln!(out, "| {} |", cells.join(" | "))?;
+        }
+        return Ok(());
+    }
+    let sep: String = width
+        .iter()
+        .map(|w| "-".repeat(*w))
+        .collect::<Vec<_>>()
+        .join("  ");
+    writeln!(out, "{sep}")?;
+    let line = |cells: Vec<String>| -> String {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(c, v)| format!("{:>w$}", v, w = width[c]))
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    writeln!(
+        out,
+        "{}",
+        line(header.iter().map(|s| s.to_string()).collect())
+    )?;
+    writeln!(out, "{sep}")?;
+    for row in body {
+        writeln!(
+            out,
+            "{}",
+            line(row.iter().enumerate().map(|(c, v)| clip(v, c)).collect())
+        )?;
+    }
+    writeln!(out, "{sep}")
+}
+
+fn cmd_info(flags: &Flags) -> Result<(), String> {
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    let info = tracelane_core::info::info(&trace);
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    let w = |e: std::io::Error| e.to_string();
+    match flags.format.as_deref().unwrap_or("text") {
+        "json" => {
+            serde_json::to_writer_pretty(&mut out, &info).map_err(|e| e.to_string())?;
+            writeln!(out).map_err(w)?;
+        }
+        "text" | "table" => {
+            writeln!(
+                out,
+                "format: {} ({} bytes of JSON)",
+                info.format, info.bytes
+            )
+            .map_err(w)?;
+            writeln!(
+                out,
+                "events by phase: {}",
+                join_counts(&info.events_by_phase)
+            )
+            .map_err(w)?;
+            writeln!(
+                out,
+                "events by category: {}",
+                join_counts(&info.events_by_category)
+            )
+            .map_err(w)?;
+            writeln!(
+                out,
+                "slices {}, instants {}, counter samples {}, flows {}",
+                info.slices, info.instants, info.counter_samples, info.flows
+            )
+            .map_err(w)?;
+            if let (Some(a), Some(b)) = (info.first_start_ns, info.last_end_ns) {
+                writeln!(out, "time span: {a} .. {b} ns ({})", human(b - a)).map_err(w)?;
+            }
+            writeln!(out, "time: {}", info.time_unit_decision).map_err(w)?;
+            writeln!(out, "tracks:").map_err(w)?;
+            for t in &info.tracks {
+                writeln!(
+                    out,
+                    "  {:<6} pid {} tid {}{}: {} slices, depth {}",
+                    t.kind,
+                    t.process,
+                    t.thread,
+                    t.name
+                        .as_deref()
+                        .map(|n| format!(" ({n})"))
+                        .unwrap_or_default(),
+                    t.slices,
+                    t.max_depth
+                )
+                .map_err(w)?;
+            }
+            writeln!(out, "links:").map_err(w)?;
+            for (k, v) in &info.links {
+                writeln!(out, "  {k}: {v}").map_err(w)?;
+            }
+            if info.truncated {
+                writeln!(
+                    out,
+                    "TRUNCATED: the file was cut off; what was complete was kept"
+                )
+                .map_err(w)?;
+            }
+            writeln!(
+                out,
+                "warnings:{}",
+                if info.warnings.is_empty() {
+                    " none"
+                } else {
+                    ""
+                }
+            )
+            .map_err(w)?;
+            for wi in &info.warnings {
+                writeln!(out, "  {} × {}: {}", wi.count, wi.kind, wi.message).map_err(w)?;
+                if !wi.example.is_empty() {
+                    writeln!(out, "      e.g. {}", wi.example).map_err(w)?;
+                }
+            }
+        }
+        other => return Err(format!("unknown --format {other:?} (text, json)")),
+    }
+    Ok(())
+}
+
+fn join_counts(m: &std::collections::BTreeMap<String, u64>) -> String {
+    m.iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn cmd_synth(flags: &Flags) -> Result<(), String> {
+    let path = one_file(flags)?;
+    let mb = flags.mb.ok_or("synth needs --mb N")?;
+    let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let n = tracelane_core::synth::write_kineto_trace(&mut out, mb * 1_000_000, flags.seed)
+        .map_err(|e| format!("{path}: {e}"))?;
+    out.flush().map_err(|e| format!("{path}: {e}"))?;
+    eprintln!("wrote {path}: {n} bytes");
+    Ok(())
+}
+
+/// Times import + link + op table on each file (best of 3), reports MB/s of
+/// JSON and the model's size.
+fn cmd_bench(flags: &Flags) -> Result<(), String> {
+    if flags.positional.is_empty() {
+        return Err("bench needs trace files".into());
+    }
+    println!("file,json_mb,best_s,mb_per_s,slices,model_mb,model_over_json");
+    for path in &flags.positional {
+        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        let mut best = f64::MAX;
+        let mut last = None;
+        for _ in 0..3 {
+            let t0 = Instant::now();
+            let trace = tracelane_core::import_bytes(&bytes, ImportOptions::default())
+                .map_err(|e| format!("{path}: {e}"))?;
+            let table = op_table(&trace, OpTableOptions::default());
+            std::hint::black_box(&table);
+            best = best.min(t0.elapsed().as_secs_f64());
+            last = Some(trace);
+        }
+        let trace = last.expect("three runs");
+        let json = trace.diagnostics.bytes_read as f64;
+        let model = trace.heap_bytes() as f64;
+        println!(
+            "{},{:.1},{:.3},{:.0},{},{:.1},{:.2}",
+            path,
+            json / 1e6,
+            best,
+            json / 1e6 / best,
+            trace.slices.len(),
+            model / 1e6,
+            model / json
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! Event categories as Kineto (2021 legacy and modern) and out-of-tree
+//! backends write them, and what each means for linking and the op table.
+
+/// The role an event's `cat` gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// `cpu_op`, legacy `Operator`: an ATen / framework op.
+    CpuOp,
+    /// `user_annotation`: `record_function` ranges, `ProfilerStep#N`.
+    UserAnnotation,
+    /// `python_function`: Python tracer frames.
+    PythonFunction,
+    /// Host-side runtime/driver API calls that can launch device work:
+    /// `cuda_runtime`, `cuda_driver`, `privateuse1_runtime`, `xpu_runtime`,
+    /// `mtia_runtime`, legacy `Runtime`, and `privateuse1_driver` on a host lane.
+    Runtime,
+    /// Kernels on a device (`kernel`, legacy `Kernel`, `mtia_ccp_events`, `hpu_op`).
+    Kernel,
+    /// `gpu_memcpy`, legacy `Memcpy`.
+    Memcpy,
+    /// `gpu_memset`, legacy `Memset`.
+    Memset,
+    /// `cuda_sync` waits recorded on a device stream.
+    DeviceSync,
+    /// `privateuse1_driver` on a device lane: TorchNeuron's device execution window.
+    DeviceWindow,
+    /// `gpu_user_annotation`: a user annotation mirrored on a device stream.
+    DeviceAnnotation,
+    /// `Trace` spans and anything else that is not counted in the op table.
+    Other,
+}
+
+impl Category {
+    /// Classifies a category string. `privateuse1_driver` is returned as
+    /// [`Category::Runtime`]; the importer turns it into
+    /// [`Category::DeviceWindow`] when it sits on a device lane.
+    pub fn from_cat(cat: &str) -> Category {
+        match cat {
+            "cpu_op" | "Operator" | "operator" => Category::CpuOp,
+            "user_annotation" => Category::UserAnnotation,
+            "python_function" => Category::PythonFunction,
+            "cuda_runtime"
+            | "cuda_driver"
+            | "privateuse1_runtime"
+            | "privateuse1_driver"
+            | "xpu_runtime"
+            | "xpu_driver"
+            | "mtia_runtime"
+            | "hip_runtime"
+            | "glow_runtime"
+            | "Runtime"
+            | "runtime" => Category::Runtime,
+            "kernel" | "Kernel" | "mtia_ccp_events" | "hpu_op" | "xpu_kernel" => Category::Kernel,
+            "gpu_memcpy" | "Memcpy" | "memcpy" => Category::Memcpy,
+            "gpu_memset" | "Memset" | "memset" => Category::Memset,
+            "cuda_sync" => Category::DeviceSync,
+            "gpu_user_annotation" => Category::DeviceAnnotation,
+            _ => Category::Other,
+        }
+    }
+
+    /// Work (or a wait, or an annotation) that happens on a device lane.
+    pub fn is_device(self) -> bool {
+        matches!(
+            self,
+            Category::Kernel
+                | Category::Memcpy
+                | Category::Memset
+                | Category::DeviceSync
+                | Category::DeviceWindow
+                | Category::DeviceAnnotation
+        )
+    }
+
+    /// Categories that mark their lane as a device lane on their own.
+    pub fn marks_device_lane(cat: &str) -> bool {
+        matches!(
+            Category::from_cat(cat),
+            Category::Kernel
+                | Category::Memcpy
+                | Category::Memset
+                | Category::DeviceSync
+                | Category::DeviceAnnotation
+        )
+    }
+
+    /// Host events PyTorch builds its containment tree from (and so rows of
+    /// the op table with CPU time).
+    pub fn is_counted_host(self) -> bool {
+        matches!(
+            self,
+            Category::CpuOp
+                | Category::UserAnnotation
+                | Category::PythonFunction
+                | Category::Runtime
+        )
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::CpuOp => "op",
+            Category::UserAnnotation => "annotation",
+            Category::PythonFunction => "python",
+            Category::Runtime => "runtime",
+            Category::Kernel => "kernel",
+            Category::Memcpy => "memcpy",
+            Category::Memset => "memset",
+            Category::DeviceSync => "sync",
+            Category::DeviceWindow => "device window",
+            Category::DeviceAnnotation => "device annotation",
+            Category::Other => "other",
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! Fatal import errors and the diagnostics every import reports.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Why a file could not be imported at all. Messages are written for the
+/// person who dropped the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportError {
+    /// Zero bytes (or only whitespace).
+    Empty,
+    /// The bytes are not JSON; `detected` names what they look like.
+    NotJson { detected: String },
+    /// Valid-looking JSON that is not a Chrome/Kineto trace.
+    NotATrace { reason: String },
+    /// JSON syntax error before any event could be read.
+    Syntax { offset: u64, message: String },
+    /// The decompressed size passed the caller's limit (gzip bomb guard).
+    TooLarge { limit_bytes: u64 },
+    /// The gzip stream itself is corrupt.
+    BadGzip { message: String },
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImportError::Empty => write!(f, "the file is empty"),
+            ImportError::NotJson { detected } => {
+                write!(f, "not a trace: the file is {detected}, not JSON")
+            }
+            ImportError::NotATrace { reason } => write!(f, "not a trace: {reason}"),
+            ImportError::Syntax { offset, message } => {
+                write!(f, "broken JSON at byte {offset}: {message}")
+            }
+            ImportError::TooLarge { limit_bytes } => write!(
+                f,
+                "the trace inflates past the {} MB limit; stopped reading (a gzip bomb, or a trace too large for this limit)",
+                limit_bytes / 1_000_000
+            ),
+            ImportError::BadGzip { message } => write!(f, "the gzip data is corrupt: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// One kind of recoverable problem, counted, with the first example.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub count: u64,
+    /// Human-readable description of the problem kind.
+    pub message: String,
+    /// A short excerpt of the first offending event.
+    pub example: String,
+}
+
+/// Everything the importer and linker decided or repaired, counted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Diagnostics {
+    pub format: String,
+    /// Events read, by phase (`X`, `B`, `i`, …).
+    pub events_by_phase: BTreeMap<String, u64>,
+    /// Duration/instant events by category.
+    pub events_by_category: BTreeMap<String, u64>,
+    /// How timestamps were turned into nanoseconds.
+    pub time_unit_decision: String,
+    pub warnings: BTreeMap<&'static str, Warning>,
+    pub links: LinkCounts,
+    pub bytes_read: u64,
+    pub truncated: bool,
+}
+
+/// Outcome counts of linking.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkCounts {
+    /// Device events linked to their launch by `args.correlation`.
+    pub device_by_args: u64,
+    /// Device events linked through an `ac2g`/`launch` flow.
+    pub device_by_flow: u64,
+    /// Device events linked straight to an op by `External id` (no runtime call).
+    pub device_by_external_id: u64,
+    /// Device events whose correlation id no runtime call carries.
+    pub device_dangling: u64,
+    /// Device events (kernels, copies, sets, syncs, windows) with no launching op.
+    pub device_without_op: u64,
+    /// Runtime calls linked to their op by `External id`.
+    pub runtime_by_args: u64,
+    /// Runtime calls linked by time containment.
+    pub runtime_by_containment: u64,
+    /// Runtime calls with no op (outside every op, or an unknown External id).
+    pub runtime_without_op: u64,
+    /// Correlation ids carried by more than one runtime call.
+    pub duplicate_correlation_ids: u64,
+    /// Flow ends with no start (or starts with no end).
+    pub flows_unmatched: u64,
+    /// `gpu_user_annotation` events matched to their `user_annotation`.
+    pub device_annotations_linked: u64,
+}
+
+impl Diagnostics {
+    pub fn warn(
+        &mut self,
+        key: &'static str,
+        message: impl FnOnce() -> String,
+        example: impl FnOnce() -> String,
+    ) {
+        let w = self.warnings.entry(key).or_insert_with(|| Warning {
+            count: 0,
+            message: message(),
+            example: example(),
+        });
+        w.count += 1;
+    }
+    pub fn warn_n(&mut self, key: &'static str, n: u64, message: String, example: String) {
+        if n == 0 {
+            return;
+        }
+        let w = self.warnings.entry(key).or_insert_with(|| Warning {
+            count: 0,
+            message,
+            example,
+        });
+        w.count += n;
+    }
+    pub fn warning_count(&self, key: &str) -> u64 {
+        self.warnings.get(key).map_or(0, |w| w.count)
+    }
+}
+
+/// A short, single-line excerpt of raw bytes for examples in diagnostics.
+pub fn excerpt(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(160)];
+    let mut s = String::from_utf8_lossy(cut).replace(['\n', '\r', '\t'], " ");
+    if bytes.len() > 160 {
+        s.push('…');
+    }
+    s
+}

@@ -1,0 +1,1285 @@
+//! Chrome trace-event JSON as PyTorch's profiler (Kineto) writes it.
+//!
+//! Supported: the object form `{"traceEvents": [...], ...}` with header keys
+//! in any order and the bare-array form `[...]`; phases `X`, `B`/`E`, `i`/`I`/`R`,
+//! `C`, `s`/`t`/`f`, `M`; `pid`/`tid` as integers or strings. `ts`/`dur` are
+//! microseconds whatever `displayTimeUnit` says; they become integer
+//! nanoseconds exactly from their decimal text. Other phases (async `b`/`e`/`n`,
+//! samples, object snapshots) are counted in the diagnostics and skipped.
+//!
+//! The parser is push-based: bytes arrive in chunks ([`ChromeParser::feed`]),
+//! each complete event is turned into model rows at once, and only the
+//! incomplete tail of the input is kept between chunks.
+
+use rustc_hash::FxHashMap;
+
+use super::scan::{self, decode, int_text, micros_text_to_ns, Scan, StrSpan};
+use crate::category::Category;
+use crate::error::{excerpt, Diagnostics, ImportError};
+use crate::model::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Start,
+    ObjectKey,
+    Events { bare: bool },
+    Done,
+}
+
+/// The header keys worth keeping (others are skipped without parsing).
+const KEPT_HEADER_KEYS: &[&str] = &[
+    "schemaVersion",
+    "displayTimeUnit",
+    "baseTimeNanoseconds",
+    "deviceProperties",
+    "distributedInfo",
+    "traceName",
+    "record_shapes",
+    "profile_memory",
+    "with_stack",
+    "cupti_version",
+    "cuda_runtime_version",
+    "cuda_driver_version",
+    "hostname",
+    "host_name",
+];
+
+/// One event's fields as spans into the current buffer.
+#[derive(Default)]
+struct RawEvent {
+    ph: u8,
+    name: Option<StrSpan>,
+    cat: Option<StrSpan>,
+    pid: Option<RawLane>,
+    tid: Option<RawLane>,
+    ts: Option<(usize, usize)>,
+    dur: Option<(usize, usize)>,
+    id: Option<RawLane>,
+    bp_enclosing: bool,
+    args: Option<(usize, usize)>,
+    external_id: Option<i64>,
+    correlation: Option<i64>,
+    stream: Option<i64>,
+    seq: Option<i64>,
+    input_dims: Option<(usize, usize)>,
+    arg_name: Option<StrSpan>,
+    arg_labels: Option<StrSpan>,
+    sort_index: Option<i64>,
+}
+
+#[derive(Clone, Copy)]
+enum RawLane {
+    Int(i64),
+    Str(StrSpan),
+}
+
+struct OpenB {
+    start_ns: i64,
+    name: StrId,
+    cat: StrId,
+    args: (u64, u32),
+    ext: i64,
+    corr: i64,
+    stream: i64,
+    dims: StrId,
+    seq: i64,
+    order: u32,
+}
+
+struct FlowEvent {
+    cat: StrId,
+    id: u64,
+    ph: u8,
+    track: TrackIdx,
+    ts_ns: i64,
+    enclosing: bool,
+}
+
+/// Streaming Chrome-JSON parser that builds the model as events arrive.
+pub struct ChromeParser {
+    state: State,
+    pub(crate) b: Builder,
+    /// Bytes consumed before the current buffer (for error offsets).
+    consumed: u64,
+    saw_trace_events: bool,
+}
+
+impl Default for ChromeParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ChromeParser {
+    pub fn new() -> Self {
+        ChromeParser {
+            state: State::Start,
+            b: Builder::default(),
+            consumed: 0,
+            saw_trace_events: false,
+        }
+    }
+
+    /// Parses as much of `buf` as forms complete values and returns how many
+    /// bytes were consumed; the caller keeps the rest and passes it again
+    /// with more bytes appended. `last` says no more bytes will come.
+    pub fn feed(&mut self, buf: &[u8], last: bool) -> Result<usize, ImportError> {
+        let mut i = 0usize;
+        loop {
+            let step = self.step(buf, i, last);
+            match step {
+                Ok(Some(next)) => i = next,
+                Ok(None) => break,
+                Err(Scan::Incomplete) => break,
+                Err(Scan::Syntax(msg)) => {
+                    let at = self.consumed + i as u64;
+                    if self.b.events_seen > 0 {
+                        // Keep what was read; the rest of the file is unreadable.
+                        self.b.diag.warn(
+                            "syntax_after_events",
+                            || format!("broken JSON at byte {at} ({msg}); events after it were not read"),
+                            || excerpt(&buf[i..]),
+                        );
+                        self.b.diag.truncated = true;
+                        self.state = State::Done;
+                        self.consumed += buf.len() as u64;
+                        return Ok(buf.len());
+                    }
+                    return Err(ImportError::Syntax {
+                        offset: at,
+                        message: msg.to_string(),
+                    });
+                }
+            }
+        }
+        self.consumed += i as u64;
+        Ok(i)
+    }
+
+    /// Called once all bytes were fed; `rest` is what `feed` did not consume.
+    pub fn finish(mut self, rest: &[u8]) -> Result<Trace, ImportError> {
+        match self.state {
+            State::Done => {}
+            State::Start => return Err(ImportError::Empty),
+            State::ObjectKey if !self.saw_trace_events => {
+                return Err(ImportError::NotATrace {
+                    reason: "the JSON ends before a traceEvents array was found".into(),
+                })
+            }
+            _ => {
+                self.b.diag.truncated = true;
+                let events = self.b.events_seen;
+                self.b.diag.warn(
+                    "truncated",
+                    || format!("the file is cut off after {events} complete events; kept what was complete (a job killed while writing its trace?)"),
+                    || excerpt(rest),
+                );
+            }
+        }
+        if !self.saw_trace_events {
+            return Err(ImportError::NotATrace {
+                reason: "a JSON object without a traceEvents array".into(),
+            });
+        }
+        if self.b.events_seen == 0 && self.b.non_object_entries > 0 {
+            return Err(ImportError::NotATrace {
+                reason: "the event list holds no event objects".into(),
+            });
+        }
+        Ok(self.b.finish())
+    }
+
+    /// One step of the top-level state machine. `Ok(Some(i))`: progress to
+    /// `i`; `Ok(None)`: nothing more to do in this buffer.
+    fn step(&mut self, b: &[u8], i: usize, last: bool) -> Result<Option<usize>, Scan> {
+        let i = scan::skip_ws(b, i);
+        if i >= b.len() {
+            return Ok(None);
+        }
+        match self.state {
+            State::Start => {
+                let i = if b[i..].starts_with(b"\xEF\xBB\xBF") {
+                    i + 3
+                } else {
+                    i
+                };
+                if i >= b.len() {
+                    return Ok(None);
+                }
+                match b[i] {
+                    b'{' => self.state = State::ObjectKey,
+                    b'[' => {
+                        self.state = State::Events { bare: true };
+                        self.saw_trace_events = true;
+                    }
+                    _ => return Err(Scan::Syntax("the JSON is neither an object nor an array")),
+                }
+                Ok(Some(i + 1))
+            }
+            State::ObjectKey => match b[i] {
+                b'}' => {
+                    self.state = State::Done;
+                    Ok(Some(i + 1))
+                }
+                b',' => Ok(Some(i + 1)),
+                b'"' => {
+                    let (key, j) = scan::string(b, i)?;
+                    let j = scan::skip_ws(b, j);
+                    if j >= b.len() {
+                        return Err(Scan::Incomplete);
+                    }
+                    if b[j] != b':' {
+                        return Err(Scan::Syntax("expected ':' after a key"));
+                    }
+                    let v = scan::skip_ws(b, j + 1);
+                    if v >= b.len() {
+                        return Err(Scan::Incomplete);
+                    }
+                    let key_text = decode(b, key).text;
+                    if key_text == "traceEvents" {
+                        if b[v] == b'[' {
+                            self.saw_trace_events = true;
+                            self.state = State::Events { bare: false };
+                            return Ok(Some(v + 1));
+                        }
+                        let end = scan::skip_value(b, v, last)?;
+                        self.b.diag.warn(
+                            "trace_events_not_array",
+                            || "traceEvents is not an array; ignored".into(),
+                            || excerpt(&b[v..end]),
+                        );
+                        return Ok(Some(end));
+                    }
+                    let end = scan::skip_value(b, v, last)?;
+                    if KEPT_HEADER_KEYS.contains(&key_text.as_ref()) {
+                        self.b.header_value(&key_text, &b[v..end]);
+                    } else if matches!(key_text.as_ref(), "trace_event" | "trace_events")
+                        && !self.saw_trace_events
+                    {
+                        return Err(Scan::Syntax(
+                            "this looks like a Neuron Explorer system profile (trace_event list), which is not supported yet",
+                        ));
+                    }
+                    Ok(Some(end))
+                }
+                _ => Err(Scan::Syntax("expected a key in the top-level object")),
+            },
+            State::Events { bare } => match b[i] {
+                b',' => Ok(Some(i + 1)),
+                b']' => {
+                    self.state = if bare { State::Done } else { State::ObjectKey };
+                    Ok(Some(i + 1))
+                }
+                b'{' => {
+                    let mut ev = RawEvent::default();
+                    let end = parse_event(b, i, last, &mut ev)?;
+                    self.b.add_event(b, &ev, i, end);
+                    Ok(Some(end))
+                }
+                _ => {
+                    let end = scan::skip_value(b, i, last)?;
+                    self.b.non_object_entries += 1;
+                    self.b.diag.warn(
+                        "non_object_event",
+                        || "an entry of traceEvents is not an object; skipped".into(),
+                        || excerpt(&b[i..end]),
+                    );
+                    Ok(Some(end))
+                }
+            },
+            State::Done => {
+                let end = b.len();
+                self.b.diag.warn(
+                    "trailing_data",
+                    || "data after the end of the JSON; ignored".into(),
+                    || excerpt(&b[i..end]),
+                );
+                Ok(Some(end))
+            }
+        }
+    }
+}
+
+fn lane(b: &[u8], i: usize, last: bool) -> Result<(RawLane, usize), Scan> {
+    if b[i] == b'"' {
+        let (s, e) = scan::string(b, i)?;
+        Ok((RawLane::Str(s), e))
+    } else {
+        let (s, e) = scan::scalar(b, i, last)?;
+        match int_text(&b[s..e]) {
+            Some(v) => Ok((RawLane::Int(v), e)),
+            None => Ok((
+                RawLane::Str(StrSpan {
+                    start: s,
+                    end: e,
+                    escaped: false,
+                }),
+                e,
+            )),
+        }
+    }
+}
+
+fn int_value(b: &[u8], i: usize, last: bool) -> Result<(Option<i64>, usize), Scan> {
+    if b[i] == b'"' {
+        let (s, e) = scan::string(b, i)?;
+        let t = &b[s.start..s.end];
+        let v = int_text(t).or_else(|| {
+            let h = t.strip_prefix(b"0x")?;
+            i64::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+        });
+        return Ok((v, e));
+    }
+    if b[i] == b'{' || b[i] == b'[' {
+        return Ok((None, scan::skip_value(b, i, last)?));
+    }
+    let (s, e) = scan::scalar(b, i, last)?;
+    Ok((int_text(&b[s..e]), e))
+}
+
+fn number_span(b: &[u8], i: usize, last: bool) -> Result<((usize, usize), usize), Scan> {
+    if b[i] == b'"' {
+        let (s, e) = scan::string(b, i)?;
+        return Ok(((s.start, s.end), e));
+    }
+    if b[i] == b'{' || b[i] == b'[' {
+        let e = scan::skip_value(b, i, last)?;
+        return Ok(((i, i), e));
+    }
+    let (s, e) = scan::scalar(b, i, last)?;
+    Ok(((s, e), e))
+}
+
+/// Iterates the `"key": value` pairs of an object starting at `b[i] == '{'`,
+/// calling `f(key, value_start) -> value_end` for each. Returns the end.
+#[inline]
+fn object<F>(b: &[u8], i: usize, mut f: F) -> Result<usize, Scan>
+where
+    F: FnMut(&[u8], StrSpan, usize) -> Result<usize, Scan>,
+{
+    let mut j = i + 1;
+    loop {
+        j = scan::skip_ws(b, j);
+        if j >= b.len() {
+            return Err(Scan::Incomplete);
+        }
+        match b[j] {
+            b'}' => return Ok(j + 1),
+            b',' => {
+                j += 1;
+                continue;
+            }
+            b'"' => {}
+            _ => return Err(Scan::Syntax("expected a key in an object")),
+        }
+        let (key, k) = scan::string(b, j)?;
+        let k = scan::skip_ws(b, k);
+        if k >= b.len() {
+            return Err(Scan::Incomplete);
+        }
+        if b[k] != b':' {
+            return Err(Scan::Syntax("expected ':' after a key"));
+        }
+        let v = scan::skip_ws(b, k + 1);
+        if v >= b.len() {
+            return Err(Scan::Incomplete);
+        }
+        j = f(b, key, v)?;
+    }
+}
+
+fn parse_event(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize, Scan> {
+    object(b, i, |b, key, v| {
+        let k = &b[key.start..key.end];
+        match k {
+            b"ph" => {
+                if b[v] == b'"' {
+                    let (s, e) = scan::string(b, v)?;
+                    ev.ph = if s.end > s.start { b[s.start] } else { 0 };
+                    Ok(e)
+                } else {
+                    scan::skip_value(b, v, last)
+                }
+            }
+            b"name" if b[v] == b'"' => {
+                let (s, e) = scan::string(b, v)?;
+                ev.name = Some(s);
+                Ok(e)
+            }
+            b"cat" if b[v] == b'"' => {
+                let (s, e) = scan::string(b, v)?;
+                ev.cat = Some(s);
+                Ok(e)
+            }
+            b"pid" => {
+                let (l, e) = lane(b, v, last)?;
+                ev.pid = Some(l);
+                Ok(e)
+            }
+            b"tid" => {
+                let (l, e) = lane(b, v, last)?;
+                ev.tid = Some(l);
+                Ok(e)
+            }
+            b"ts" => {
+                let (s, e) = number_span(b, v, last)?;
+                ev.ts = Some(s);
+                Ok(e)
+            }
+            b"dur" => {
+                let (s, e) = number_span(b, v, last)?;
+                ev.dur = Some(s);
+                Ok(e)
+            }
+            b"id" => {
+                let (l, e) = lane(b, v, last)?;
+                ev.id = Some(l);
+                Ok(e)
+            }
+            b"bp" if b[v] == b'"' => {
+                let (s, e) = scan::string(b, v)?;
+                ev.bp_enclosing = &b[s.start..s.end] == b"e";
+                Ok(e)
+            }
+            b"args" if b[v] == b'{' => {
+                let e = parse_args(b, v, last, ev)?;
+                ev.args = Some((v, e));
+                Ok(e)
+            }
+            _ => scan::skip_value(b, v, last),
+        }
+    })
+}
+
+fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize, Scan> {
+    object(b, i, |b, key, v| {
+        let k = &b[key.start..key.end];
+        match k {
+            b"External id" | b"external id" => {
+                let (x, e) = int_value(b, v, last)?;
+                ev.external_id = x;
+                Ok(e)
+            }
+            b"correlation" => {
+                let (x, e) = int_value(b, v, last)?;
+                ev.correlation = x;
+                Ok(e)
+            }
+            b"stream" => {
+                let (x, e) = int_value(b, v, last)?;
+                ev.stream = x;
+                Ok(e)
+            }
+            b"Sequence number" => {
+                let (x, e) = int_value(b, v, last)?;
+                ev.seq = x;
+                Ok(e)
+            }
+            b"sort_index" => {
+                let (x, e) = int_value(b, v, last)?;
+                ev.sort_index = x;
+                Ok(e)
+            }
+            b"Input Dims" => {
+                let e = scan::skip_value(b, v, last)?;
+                ev.input_dims = Some((v, e));
+                Ok(e)
+            }
+            b"name" if b[v] == b'"' => {
+                let (s, e) = scan::string(b, v)?;
+                ev.arg_name = Some(s);
+                Ok(e)
+            }
+            b"labels" if b[v] == b'"' => {
+                let (s, e) = scan::string(b, v)?;
+                ev.arg_labels = Some(s);
+                Ok(e)
+            }
+            _ => scan::skip_value(b, v, last),
+        }
+    })
+}
+
+/// Accumulates model rows while events stream in; [`Builder::finish`] sorts,
+/// nests and links them.
+#[derive(Default)]
+pub(crate) struct Builder {
+    pub(crate) trace: Trace,
+    pub(crate) diag: Diagnostics,
+    proc_map: FxHashMap<LaneId, ProcessIdx>,
+    track_map: FxHashMap<(LaneId, LaneId), TrackIdx>,
+    open_b: FxHashMap<TrackIdx, Vec<OpenB>>,
+    flows: Vec<FlowEvent>,
+    pub(crate) events_seen: u64,
+    non_object_entries: u64,
+    /// Category string id → classification (few distinct categories).
+    cat_cache: FxHashMap<StrId, Category>,
+    /// Tracks that hold an event of a device-only category.
+    device_marked: Vec<bool>,
+    phase_counts: Vec<u64>,
+    cat_counts: FxHashMap<StrId, u64>,
+    base_time_ns: Option<i64>,
+    max_ts_ns: i64,
+}
+
+impl Builder {
+    fn header_value(&mut self, key: &str, raw: &[u8]) {
+        let text = String::from_utf8_lossy(raw).into_owned();
+        if key == "baseTimeNanoseconds" {
+            match int_text(raw.trim_ascii()) {
+                Some(v) => self.base_time_ns = Some(v),
+                None => self.diag.warn(
+                    "bad_base_time",
+                    || "baseTimeNanoseconds is not an integer; ignored".into(),
+                    || text.clone(),
+                ),
+            }
+        }
+        self.trace.header.push((key.to_string(), text));
+    }
+
+    fn intern_span(&mut self, b: &[u8], s: StrSpan) -> StrId {
+        let d = decode(b, s);
+        if d.lossy {
+            self.diag.warn(
+                "invalid_utf8",
+                || "a string is not valid UTF-8 (or has a bad escape); shown with U+FFFD".into(),
+                || excerpt(&b[s.start..s.end]),
+            );
+        }
+        self.trace.strings.intern(&d.text)
+    }
+
+    fn lane_id(&mut self, b: &[u8], l: Option<RawLane>) -> LaneId {
+        match l {
+            None => LaneId::Int(0),
+            Some(RawLane::Int(v)) => LaneId::Int(v),
+            Some(RawLane::Str(s)) => {
+                let raw = &b[s.start..s.end];
+                match int_text(raw) {
+                    Some(v) if !raw.contains(&b'.') => LaneId::Int(v),
+                    _ => LaneId::Str(self.intern_span(b, s)),
+                }
+            }
+        }
+    }
+
+    fn process(&mut self, pid: LaneId) -> ProcessIdx {
+        if let Some(&p) = self.proc_map.get(&pid) {
+            return p;
+        }
+        let p = ProcessIdx(self.trace.processes.len() as u32);
+        self.trace.processes.push(Process {
+            pid,
+            name: None,
+            labels: None,
+            sort_index: None,
+        });
+        self.proc_map.insert(pid, p);
+        p
+    }
+
+    fn track(&mut self, pid: LaneId, tid: LaneId) -> TrackIdx {
+        if let Some(&t) = self.track_map.get(&(pid, tid)) {
+            return t;
+        }
+        let process = self.process(pid);
+        let t = TrackIdx(self.trace.tracks.len() as u32);
+        self.trace.tracks.push(Track {
+            process,
+            tid,
+            kind: TrackKind::HostThread,
+            name: None,
+            sort_index: None,
+            slices: 0..0,
+            max_depth: 0,
+        });
+        self.device_marked.push(false);
+        self.track_map.insert((pid, tid), t);
+        t
+    }
+
+    fn store_args(&mut self, b: &[u8], span: Option<(usize, usize)>) -> (u64, u32) {
+        match span {
+            Some((s, e)) if e > s + 2 => {
+                let off = self.trace.args_arena.len() as u64;
+                let len = (e - s).min(u32::MAX as usize);
+                self.trace.args_arena.extend_from_slice(&b[s..s + len]);
+                (off, len as u32)
+            }
+            _ => (0, 0),
+        }
+    }
+
+    fn category(&mut self, cat: StrId) -> Category {
+        if let Some(&c) = self.cat_cache.get(&cat) {
+            return c;
+        }
+        let c = Category::from_cat(self.trace.strings.get(cat));
+        self.cat_cache.insert(cat, c);
+        c
+    }
+
+    fn time(
+        &mut self,
+        b: &[u8],
+        span: Option<(usize, usize)>,
+        what: &'static str,
+        ev: &[u8],
+    ) -> Option<i64> {
+        let (s, e) = span?;
+        let v = micros_text_to_ns(&b[s..e]);
+        if v.is_none() {
+            self.diag.warn(
+                what,
+                || {
+                    format!(
+                        "an event has an unreadable {}; the event was skipped",
+                        if what == "bad_ts" { "ts" } else { "dur" }
+                    )
+                },
+                || excerpt(ev),
+            );
+        }
+        v
+    }
+
+    fn add_event(&mut self, b: &[u8], ev: &RawEvent, start: usize, end: usize) {
+        let order = self.events_seen as u32;
+        self.events_seen += 1;
+        if self.phase_counts.is_empty() {
+            self.phase_counts = vec![0; 256];
+        }
+        self.phase_counts[ev.ph as usize] += 1;
+        let raw = &b[start..end];
+        match ev.ph {
+            b'X' | b'B' | b'E' | b'i' | b'I' | b'R' | b'C' | b's' | b't' | b'f' | b'M' => {}
+            _ => {
+                let ph = ev.ph;
+                self.diag.warn(
+                    "unknown_phase",
+                    || "events of a phase tracelane does not read (async b/e/n, samples, objects…) were skipped".into(),
+                    || format!("ph {:?}: {}", ph as char, excerpt(raw)),
+                );
+                return;
+            }
+        }
+        let pid = self.lane_id(b, ev.pid);
+        let tid = self.lane_id(b, ev.tid);
+        if ev.ph == b'M' {
+            self.metadata(b, ev, pid, tid);
+            return;
+        }
+        let Some(ts) = self.time(b, ev.ts, "bad_ts", raw) else {
+            if ev.ts.is_none() {
+                self.diag.warn(
+                    "missing_ts",
+                    || "an event has no ts; skipped".into(),
+                    || excerpt(raw),
+                );
+            }
+            return;
+        };
+        let name = match ev.name {
+            Some(s) => self.intern_span(b, s),
+            None => self.trace.strings.intern(""),
+        };
+        let cat = match ev.cat {
+            Some(s) => self.intern_span(b, s),
+            None => self.trace.strings.intern(""),
+        };
+        if ev.ph != b'C' && ev.ph != b's' && ev.ph != b't' && ev.ph != b'f' {
+            *self.cat_counts.entry(cat).or_insert(0) += 1;
+        }
+        let track = self.track(pid, tid);
+        self.max_ts_ns = self.max_ts_ns.max(ts);
+        match ev.ph {
+            b'X' => {
+                let dur = match ev.dur {
+                    None => {
+                        self.diag.warn(
+                            "missing_dur",
+                            || "a complete (X) event has no dur; taken as 0".into(),
+                            || excerpt(raw),
+                        );
+                        0
+                    }
+                    Some(_) => match self.time(b, ev.dur, "bad_dur", raw) {
+                        Some(d) => d,
+                        None => return,
+                    },
+                };
+                let Some(dur) = self.check_dur(ts, dur, raw) else {
+                    return;
+                };
+                let args = self.store_args(b, ev.args);
+                let dims = self.dims(b, ev);
+                self.push_slice(track, ts, dur, name, cat, args, ev, dims, order);
+            }
+            b'B' => {
+                let args = self.store_args(b, ev.args);
+                let dims = self.dims(b, ev);
+                self.open_b.entry(track).or_default().push(OpenB {
+                    start_ns: ts,
+                    name,
+                    cat,
+                    args,
+                    ext: ev.external_id.unwrap_or(NONE_I64),
+                    corr: ev.correlation.unwrap_or(NONE_I64),
+                    stream: ev.stream.unwrap_or(NONE_I64),
+                    dims,
+                    seq: ev.seq.unwrap_or(NONE_I64),
+                    order,
+                });
+            }
+            b'E' => {
+                let open = self.open_b.get_mut(&track).and_then(|s| s.pop());
+                match open {
+                    None => self.diag.warn(
+                        "e_without_b",
+                        || {
+                            "an end (E) event has no matching begin (B) on its thread; skipped"
+                                .into()
+                        },
+                        || excerpt(raw),
+                    ),
+                    Some(o) => {
+                        let Some(dur) = self.check_dur(o.start_ns, ts - o.start_ns, raw) else {
+                            return;
+                        };
+                        self.push_open(track, o, dur);
+                    }
+                }
+            }
+            b'i' | b'I' | b'R' => {
+                let args = self.store_args(b, ev.args);
+                let t = &mut self.trace.instants;
+                t.track.push(track);
+                t.ts_ns.push(ts);
+                t.name.push(name);
+                t.cat.push(cat);
+                t.args_range.push(args);
+            }
+            b'C' => self.counter(b, ev, pid, ts, name, raw),
+            _ => {
+                let id = match ev.id {
+                    Some(RawLane::Int(v)) => v as u64,
+                    Some(RawLane::Str(s)) => {
+                        let t = &b[s.start..s.end];
+                        let hex = t.strip_prefix(b"0x").and_then(|h| {
+                            u64::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+                        });
+                        hex.or_else(|| int_text(t).map(|v| v as u64))
+                            .unwrap_or_else(|| {
+                                self.trace.strings.intern(&String::from_utf8_lossy(t)).0 as u64
+                                    | (1 << 63)
+                            })
+                    }
+                    None => {
+                        self.diag.warn(
+                            "flow_without_id",
+                            || "a flow event has no id; skipped".into(),
+                            || excerpt(raw),
+                        );
+                        return;
+                    }
+                };
+                self.flows.push(FlowEvent {
+                    cat,
+                    id,
+                    ph: ev.ph,
+                    track,
+                    ts_ns: ts,
+                    enclosing: ev.bp_enclosing,
+                });
+            }
+        }
+    }
+
+    fn check_dur(&mut self, ts: i64, dur: i64, raw: &[u8]) -> Option<i64> {
+        if dur < 0 {
+            self.diag.warn(
+                "negative_dur",
+                || "an event has a negative duration; taken as 0".into(),
+                || excerpt(raw),
+            );
+            return Some(0);
+        }
+        // A year of nanoseconds: no profiler capture is longer.
+        const MAX_DUR_NS: i64 = 365 * 24 * 3600 * 1_000_000_000;
+        if dur > MAX_DUR_NS || ts.checked_add(dur).is_none() {
+            self.diag.warn(
+                "huge_dur",
+                || "an event lasts longer than a year; skipped as implausible".into(),
+                || excerpt(raw),
+            );
+            return None;
+        }
+        Some(dur)
+    }
+
+    fn dims(&mut self, b: &[u8], ev: &RawEvent) -> StrId {
+        match ev.input_dims {
+            Some((s, e)) => {
+                let compact = scan::compact_json(&b[s..e]);
+                self.trace.strings.intern(&compact)
+            }
+            None => NO_STR,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_slice(
+        &mut self,
+        track: TrackIdx,
+        ts: i64,
+        dur: i64,
+        name: StrId,
+        cat: StrId,
+        args: (u64, u32),
+        ev: &RawEvent,
+        dims: StrId,
+        order: u32,
+    ) {
+        self.push_row(
+            track,
+            ts,
+            dur,
+            name,
+            cat,
+            args,
+            ev.external_id.unwrap_or(NONE_I64),
+            ev.correlation.unwrap_or(NONE_I64),
+            ev.stream.unwrap_or(NONE_I64),
+            dims,
+            ev.seq.unwrap_or(NONE_I64),
+            order,
+        );
+    }
+
+    fn push_open(&mut self, track: TrackIdx, o: OpenB, dur: i64) {
+        self.push_row(
+            track, o.start_ns, dur, o.name, o.cat, o.args, o.ext, o.corr, o.stream, o.dims, o.seq,
+            o.order,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_row(
+        &mut self,
+        track: TrackIdx,
+        ts: i64,
+        dur: i64,
+        name: StrId,
+        cat: StrId,
+        args: (u64, u32),
+        ext: i64,
+        corr: i64,
+        stream: i64,
+        dims: StrId,
+        seq: i64,
+        order: u32,
+    ) {
+        let category = self.category(cat);
+        if Category::marks_device_lane(self.trace.strings.get(cat)) {
+            self.device_marked[track.idx()] = true;
+        }
+        self.max_ts_ns = self.max_ts_ns.max(ts.saturating_add(dur));
+        let s = &mut self.trace.slices;
+        s.track.push(track);
+        s.start_ns.push(ts);
+        s.dur_ns.push(dur);
+        s.name.push(name);
+        s.cat.push(cat);
+        s.category.push(category);
+        s.external_id.push(ext);
+        s.correlation.push(corr);
+        s.stream.push(stream);
+        s.input_dims.push(dims);
+        s.sequence_nr.push(seq);
+        s.args_range.push(args);
+        s.file_order.push(order);
+    }
+
+    fn metadata(&mut self, b: &[u8], ev: &RawEvent, pid: LaneId, tid: LaneId) {
+        let Some(name) = ev.name else { return };
+        let key = &b[name.start..name.end];
+        let arg_name = ev.arg_name.map(|s| self.intern_span(b, s));
+        match key {
+            b"process_name" => {
+                let p = self.process(pid);
+                if let Some(n) = arg_name {
+                    self.trace.processes[p.0 as usize].name = Some(n);
+                }
+            }
+            b"process_labels" => {
+                let p = self.process(pid);
+                if let Some(l) = ev.arg_labels.map(|s| self.intern_span(b, s)) {
+                    self.trace.processes[p.0 as usize].labels = Some(l);
+                }
+            }
+            b"process_sort_index" => {
+                let p = self.process(pid);
+                self.trace.processes[p.0 as usize].sort_index = ev.sort_index;
+            }
+            b"thread_name" => {
+                let t = self.track(pid, tid);
+                if let Some(n) = arg_name {
+                    self.trace.tracks[t.idx()].name = Some(n);
+                }
+            }
+            b"thread_sort_index" => {
+                let t = self.track(pid, tid);
+                self.trace.tracks[t.idx()].sort_index = ev.sort_index;
+            }
+            _ => {}
+        }
+    }
+
+    fn counter(&mut self, b: &[u8], ev: &RawEvent, pid: LaneId, ts: i64, name: StrId, raw: &[u8]) {
+        let process = self.process(pid);
+        let Some((s, e)) = ev.args else { return };
+        let parsed: Result<serde_json::Map<String, serde_json::Value>, _> =
+            serde_json::from_slice(&b[s..e]);
+        let Ok(map) = parsed else {
+            self.diag.warn(
+                "bad_counter",
+                || "a counter (C) event has unreadable args; skipped".into(),
+                || excerpt(raw),
+            );
+            return;
+        };
+        let base = self.trace.strings.get(name).to_string();
+        let single = map.len() == 1;
+        for (k, v) in map {
+            let Some(x) = v
+                .as_f64()
+                .or_else(|| v.as_str().and_then(|t| t.parse().ok()))
+            else {
+                continue;
+            };
+            let series = if single {
+                base.clone()
+            } else {
+                format!("{base}.{k}")
+            };
+            let id = self.trace.strings.intern(&series);
+            let c = &mut self.trace.counters;
+            c.process.push(process);
+            c.series.push(id);
+            c.ts_ns.push(ts);
+            c.value.push(x);
+        }
+    }
+
+    /// Sorts, nests, binds flows and links; produces the finished model.
+    pub(crate) fn finish(mut self) -> Trace {
+        self.close_open_b();
+        self.diag.events_by_phase = self
+            .phase_counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(p, &n)| {
+                (
+                    (if p == 0 {
+                        "(none)".to_string()
+                    } else {
+                        (p as u8 as char).to_string()
+                    }),
+                    n,
+                )
+            })
+            .collect();
+        for (&cat, &n) in &self.cat_counts {
+            let label = self.trace.strings.get(cat);
+            let label = if label.is_empty() { "(none)" } else { label };
+            self.diag.events_by_category.insert(label.to_string(), n);
+        }
+        self.trace.clock_offset_ns = self.base_time_ns.unwrap_or(0);
+        self.diag.time_unit_decision = match self.base_time_ns {
+            Some(b) => format!("ts and dur read as microseconds (displayTimeUnit is only a display hint); ts is relative to baseTimeNanoseconds = {b}"),
+            None => "ts and dur read as microseconds (displayTimeUnit is only a display hint); ts is absolute (no baseTimeNanoseconds)".to_string(),
+        };
+        self.classify_tracks();
+        sort_slices(&mut self.trace);
+        nest(&mut self.trace, &mut self.diag);
+        let flows = std::mem::take(&mut self.flows);
+        bind_flows(&mut self.trace, &mut self.diag, flows);
+        crate::link::link(&mut self.trace, &mut self.diag);
+        self.trace.diagnostics = self.diag;
+        self.trace
+    }
+
+    fn close_open_b(&mut self) {
+        let mut open: Vec<(TrackIdx, OpenB)> = Vec::new();
+        for (t, stack) in std::mem::take(&mut self.open_b) {
+            open.extend(stack.into_iter().map(|o| (t, o)));
+        }
+        open.sort_by_key(|(_, o)| o.order);
+        let end = self.max_ts_ns;
+        for (t, o) in open {
+            let n = self.trace.strings.get(o.name).to_string();
+            self.diag.warn(
+                "unclosed_b",
+                || "a begin (B) event never ends; closed at the end of the trace".into(),
+                || n,
+            );
+            let dur = (end - o.start_ns).max(0);
+            self.push_open(t, o, dur);
+        }
+    }
+
+    /// Host or device lane, from the lane's own events, `process_labels` and names.
+    fn classify_tracks(&mut self) {
+        for (t, track) in self.trace.tracks.iter_mut().enumerate() {
+            let p = &self.trace.processes[track.process.0 as usize];
+            let labels = p
+                .labels
+                .map(|l| self.trace.strings.get(l).to_ascii_lowercase());
+            let label_says_device = labels.as_deref().is_some_and(|l| {
+                [
+                    "gpu",
+                    "cuda",
+                    "device",
+                    "neuron",
+                    "xpu",
+                    "mtia",
+                    "hpu",
+                    "npu",
+                    "tpu",
+                    "accelerator",
+                ]
+                .iter()
+                .any(|k| l.contains(k))
+            });
+            let thread_name = track
+                .name
+                .map(|n| self.trace.strings.get(n).to_ascii_lowercase());
+            let tid_name = match track.tid {
+                LaneId::Str(s) => Some(self.trace.strings.get(s).to_ascii_lowercase()),
+                LaneId::Int(_) => None,
+            };
+            let stream_named = [thread_name, tid_name].iter().flatten().any(|n| {
+                n.starts_with("stream") || n.contains("neuroncore") || n.starts_with("queue")
+            });
+            if self.device_marked[t] || label_says_device || stream_named {
+                track.kind = TrackKind::DeviceStream;
+            }
+        }
+        let s = &mut self.trace.slices;
+        for i in 0..s.len() {
+            if s.category[i] == Category::Runtime
+                && self.trace.tracks[s.track[i].idx()].kind == TrackKind::DeviceStream
+                && self.trace.strings.get(s.cat[i]).ends_with("_driver")
+            {
+                s.category[i] = Category::DeviceWindow;
+            }
+        }
+    }
+}
+
+/// Orders slices by (track, start, longest first, file order) and records
+/// each track's range.
+fn sort_slices(t: &mut Trace) {
+    let s = &mut t.slices;
+    let n = s.len();
+    let mut perm: Vec<u32> = (0..n as u32).collect();
+    perm.sort_unstable_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        (
+            s.track[a],
+            s.start_ns[a],
+            std::cmp::Reverse(s.dur_ns[a]),
+            host_rank(s.category[a]),
+            s.file_order[a],
+        )
+            .cmp(&(
+                s.track[b],
+                s.start_ns[b],
+                std::cmp::Reverse(s.dur_ns[b]),
+                host_rank(s.category[b]),
+                s.file_order[b],
+            ))
+    });
+    fn apply<T: Copy>(v: &mut Vec<T>, perm: &[u32]) {
+        let out: Vec<T> = perm.iter().map(|&i| v[i as usize]).collect();
+        *v = out;
+    }
+    apply(&mut s.track, &perm);
+    apply(&mut s.start_ns, &perm);
+    apply(&mut s.dur_ns, &perm);
+    apply(&mut s.name, &perm);
+    apply(&mut s.cat, &perm);
+    apply(&mut s.category, &perm);
+    apply(&mut s.external_id, &perm);
+    apply(&mut s.correlation, &perm);
+    apply(&mut s.stream, &perm);
+    apply(&mut s.input_dims, &perm);
+    apply(&mut s.sequence_nr, &perm);
+    apply(&mut s.args_range, &perm);
+    apply(&mut s.file_order, &perm);
+    let mut i = 0usize;
+    while i < n {
+        let tr = s.track[i];
+        let mut j = i;
+        while j < n && s.track[j] == tr {
+            j += 1;
+        }
+        t.tracks[tr.idx()].slices = i as u32..j as u32;
+        i = j;
+    }
+}
+
+/// For identical intervals, PyTorch's own order decides the parent: its ops
+/// and annotations (in recording order, which the file keeps) come before the
+/// runtime calls Kineto adds.
+fn host_rank(c: Category) -> u8 {
+    match c {
+        Category::Runtime => 1,
+        _ => 0,
+    }
+}
+
+/// Depth and parent per slice: a child lies entirely inside its parent;
+/// partial overlaps make no edge and are counted.
+fn nest(t: &mut Trace, diag: &mut Diagnostics) {
+    let s = &mut t.slices;
+    s.depth = vec![0; s.len()];
+    s.parent = vec![NO_SLICE; s.len()];
+    let mut overlaps = 0u64;
+    let mut example = String::new();
+    let mut stack: Vec<usize> = Vec::new();
+    for track in t.tracks.iter_mut() {
+        stack.clear();
+        let mut max_depth = 0u16;
+        for i in track.slices.start as usize..track.slices.end as usize {
+            let (st, en) = (s.start_ns[i], s.end_ns(i));
+            while let Some(&top) = stack.last() {
+                let top_end = s.end_ns(top);
+                if st >= top_end || en > top_end {
+                    if st < top_end && en > top_end && s.dur_ns[top] > 0 {
+                        overlaps += 1;
+                        if example.is_empty() {
+                            example = format!(
+                                "{} [{}, {}) overlaps {} [{}, {})",
+                                t.strings.get(s.name[i]),
+                                st,
+                                en,
+                                t.strings.get(s.name[top]),
+                                s.start_ns[top],
+                                top_end
+                            );
+                        }
+                    }
+                    stack.pop();
+                } else {
+                    break;
+                }
+            }
+            if let Some(&p) = stack.last() {
+                s.parent[i] = p as u32;
+            }
+            let d = stack.len().min(u16::MAX as usize) as u16;
+            s.depth[i] = d;
+            max_depth = max_depth.max(d);
+            stack.push(i);
+        }
+        track.max_depth = max_depth;
+    }
+    diag.warn_n(
+        "partial_overlap",
+        overlaps,
+        "slices on the same thread overlap without nesting; drawn on separate rows, no parent/child link".into(),
+        example,
+    );
+}
+
+/// The deepest slice on `track` whose span holds `ts`.
+pub(crate) fn enclosing_slice(t: &Trace, track: TrackIdx, ts: i64) -> Option<usize> {
+    let r = &t.tracks[track.idx()].slices;
+    let starts = &t.slices.start_ns[r.start as usize..r.end as usize];
+    let k = starts.partition_point(|&s| s <= ts);
+    if k == 0 {
+        return None;
+    }
+    let mut i = r.start as usize + k - 1;
+    loop {
+        if t.slices.end_ns(i) >= ts {
+            return Some(i);
+        }
+        let p = t.slices.parent[i];
+        if p == NO_SLICE {
+            return None;
+        }
+        i = p as usize;
+    }
+}
+
+/// The first slice on `track` starting at or after `ts`.
+fn next_slice(t: &Trace, track: TrackIdx, ts: i64) -> Option<usize> {
+    let r = &t.tracks[track.idx()].slices;
+    let starts = &t.slices.start_ns[r.start as usize..r.end as usize];
+    let k = starts.partition_point(|&s| s < ts);
+    (k < starts.len()).then_some(r.start as usize + k)
+}
+
+fn bind_flows(t: &mut Trace, diag: &mut Diagnostics, mut flows: Vec<FlowEvent>) {
+    flows.sort_by_key(|f| (f.cat, f.id, f.ts_ns, f.ph != b's'));
+    let mut unmatched = 0u64;
+    let mut out = Flows::default();
+    let mut i = 0;
+    while i < flows.len() {
+        let mut j = i;
+        while j < flows.len() && flows[j].cat == flows[i].cat && flows[j].id == flows[i].id {
+            j += 1;
+        }
+        let group = &flows[i..j];
+        let bind = |f: &FlowEvent| -> Option<usize> {
+            if f.ph == b'f' && !f.enclosing {
+                next_slice(t, f.track, f.ts_ns)
+            } else {
+                enclosing_slice(t, f.track, f.ts_ns)
+            }
+        };
+        let mut prev: Option<usize> = None;
+        let mut has_start = false;
+        let mut ends = 0;
+        for f in group {
+            let here = bind(f);
+            match f.ph {
+                b's' => {
+                    has_start = true;
+                    prev = here;
+                }
+                _ => {
+                    if f.ph == b'f' {
+                        ends += 1;
+                    }
+                    match (prev, here) {
+                        (Some(a), Some(b)) => {
+                            out.cat.push(f.cat);
+                            out.id.push(f.id);
+                            out.from.push(a as u32);
+                            out.to.push(b as u32);
+                        }
+                        _ => unmatched += 1,
+                    }
+                    prev = here;
+                }
+            }
+        }
+        if has_start && ends == 0 && group.iter().all(|f| f.ph == b's') {
+            unmatched += 1;
+        }
+        i = j;
+    }
+    t.flows = out;
+    diag.links.flows_unmatched = unmatched;
+    diag.warn_n(
+        "flow_unmatched",
+        unmatched,
+        "flow arrows with an end but no start (or a start but no end), or not on any slice; not drawn".into(),
+        String::new(),
+    );
+}

@@ -1,0 +1,266 @@
+//! Importers: bytes in, [`Trace`] (with its diagnostics) out.
+//!
+//! Formats are recognised from their bytes, never from a file name: gzip by
+//! its magic number (inflated here, in Rust, incrementally), then Chrome
+//! trace JSON. [`Importer`] takes the bytes in chunks, so a caller can stream
+//! a file of any size without holding it whole; [`import_bytes`] is the
+//! one-call form.
+
+pub mod chrome;
+pub mod scan;
+
+use std::io::Write;
+
+use flate2::write::MultiGzDecoder;
+
+use crate::error::ImportError;
+use crate::model::Trace;
+
+/// Limits the caller sets.
+#[derive(Clone, Copy, Debug)]
+pub struct ImportOptions {
+    /// Stop with [`ImportError::TooLarge`] once this many bytes of JSON have
+    /// come out of the decompressor (or were pushed uncompressed).
+    pub max_json_bytes: u64,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            max_json_bytes: 16 << 30,
+        }
+    }
+}
+
+/// What the first bytes of a file say it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniffed {
+    Gzip,
+    Json,
+    /// Something else, described for the user.
+    Other(&'static str),
+    /// Not enough bytes to tell.
+    Unknown,
+}
+
+pub fn sniff(head: &[u8]) -> Sniffed {
+    if head.len() < 2 {
+        return if head.is_empty() {
+            Sniffed::Unknown
+        } else if matches!(head[0], b'{' | b'[') {
+            Sniffed::Json
+        } else {
+            Sniffed::Unknown
+        };
+    }
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return Sniffed::Gzip;
+    }
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG", "a PNG image"),
+        (b"\xFF\xD8\xFF", "a JPEG image"),
+        (b"GIF8", "a GIF image"),
+        (
+            b"PK\x03\x04",
+            "a zip archive (unzip it and open the trace inside)",
+        ),
+        (b"%PDF", "a PDF document"),
+        (b"BZh", "bzip2-compressed data (only gzip is supported)"),
+        (b"\xFD7zXZ", "xz-compressed data (only gzip is supported)"),
+        (
+            b"\x28\xB5\x2F\xFD",
+            "zstd-compressed data (only gzip is supported)",
+        ),
+        (
+            b"SQLite format",
+            "an SQLite database (an Nsight Systems export?)",
+        ),
+        (b"\xFF\xFE", "UTF-16 text (save the trace as UTF-8)"),
+        (b"\xFE\xFF", "UTF-16 text (save the trace as UTF-8)"),
+        (b"\x7FELF", "an executable"),
+    ];
+    for (magic, what) in MAGIC {
+        if head.starts_with(magic) {
+            return Sniffed::Other(what);
+        }
+    }
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let first = body.iter().find(|c| !c.is_ascii_whitespace());
+    match first {
+        None => Sniffed::Unknown,
+        Some(b'{') | Some(b'[') => Sniffed::Json,
+        Some(&c) if c == 0x0a || c < 0x09 => {
+            Sniffed::Other("binary data (a Perfetto protobuf trace? not supported yet)")
+        }
+        Some(_) => {
+            if body.iter().take(512).any(|&c| c == 0 || (c < 0x09)) {
+                Sniffed::Other("binary data")
+            } else {
+                Sniffed::Other("text that is not JSON")
+            }
+        }
+    }
+}
+
+/// Incremental importer: [`Importer::push`] bytes as they arrive, then
+/// [`Importer::finish`].
+pub struct Importer {
+    opts: ImportOptions,
+    mode: Mode,
+    head: Vec<u8>,
+    parser: chrome::ChromeParser,
+    /// Uncompressed bytes not yet consumed by the parser.
+    pending: Vec<u8>,
+    json_bytes: u64,
+    input_bytes: u64,
+    failed: Option<ImportError>,
+}
+
+enum Mode {
+    Sniffing,
+    Plain,
+    Gzip(Box<MultiGzDecoder<Vec<u8>>>),
+}
+
+/// Compressed bytes handed to the inflater at a time, so its output stays small.
+const GZ_STEP: usize = 64 << 10;
+
+impl Importer {
+    pub fn new(opts: ImportOptions) -> Self {
+        Importer {
+            opts,
+            mode: Mode::Sniffing,
+            head: Vec::new(),
+            parser: chrome::ChromeParser::new(),
+            pending: Vec::new(),
+            json_bytes: 0,
+            input_bytes: 0,
+            failed: None,
+        }
+    }
+
+    /// Bytes of the file pushed so far.
+    pub fn bytes_in(&self) -> u64 {
+        self.input_bytes
+    }
+
+    /// Feeds the next chunk of the file.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), ImportError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let r = self.push_inner(chunk);
+        if let Err(e) = &r {
+            self.failed = Some(e.clone());
+        }
+        r
+    }
+
+    fn push_inner(&mut self, chunk: &[u8]) -> Result<(), ImportError> {
+        self.input_bytes += chunk.len() as u64;
+        if let Mode::Sniffing = self.mode {
+            self.head.extend_from_slice(chunk);
+            match sniff(&self.head) {
+                Sniffed::Unknown if self.head.len() < 4096 => return Ok(()),
+                Sniffed::Unknown => {}
+                Sniffed::Gzip => self.mode = Mode::Gzip(Box::new(MultiGzDecoder::new(Vec::new()))),
+                Sniffed::Json => self.mode = Mode::Plain,
+                Sniffed::Other(what) => {
+                    return Err(ImportError::NotJson {
+                        detected: what.to_string(),
+                    })
+                }
+            }
+            if let Mode::Sniffing = self.mode {
+                self.mode = Mode::Plain;
+            }
+            let head = std::mem::take(&mut self.head);
+            return self.dispatch(&head);
+        }
+        self.dispatch(chunk)
+    }
+
+    fn dispatch(&mut self, chunk: &[u8]) -> Result<(), ImportError> {
+        match &mut self.mode {
+            Mode::Gzip(_) => {
+                for piece in chunk.chunks(GZ_STEP) {
+                    let out = {
+                        let Mode::Gzip(dec) = &mut self.mode else {
+                            unreachable!()
+                        };
+                        dec.write_all(piece).map_err(|e| ImportError::BadGzip {
+                            message: e.to_string(),
+                        })?;
+                        std::mem::take(dec.get_mut())
+                    };
+                    self.json(&out, false)?;
+                }
+                Ok(())
+            }
+            _ => self.json(chunk, false),
+        }
+    }
+
+    fn json(&mut self, data: &[u8], last: bool) -> Result<(), ImportError> {
+        self.json_bytes += data.len() as u64;
+        if self.json_bytes > self.opts.max_json_bytes {
+            return Err(ImportError::TooLarge {
+                limit_bytes: self.opts.max_json_bytes,
+            });
+        }
+        if self.pending.is_empty() {
+            let used = self.parser.feed(data, last)?;
+            self.pending.extend_from_slice(&data[used..]);
+        } else {
+            self.pending.extend_from_slice(data);
+            let used = self.parser.feed(&self.pending, last)?;
+            self.pending.drain(..used);
+        }
+        Ok(())
+    }
+
+    /// Ends the input and returns the model.
+    pub fn finish(mut self) -> Result<Trace, ImportError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        if let Mode::Sniffing = self.mode {
+            let head = std::mem::take(&mut self.head);
+            if head.iter().all(|c| c.is_ascii_whitespace()) {
+                return Err(ImportError::Empty);
+            }
+            self.mode = Mode::Plain;
+            self.dispatch(&head)?;
+        }
+        if let Mode::Gzip(dec) = &mut self.mode {
+            let fin = dec.try_finish();
+            let out = std::mem::take(dec.get_mut());
+            if let Err(e) = fin {
+                // Keep what inflated; the parser reports the JSON as truncated.
+                self.parser.b.diag.warn(
+                    "gzip_truncated",
+                    || format!("the gzip stream is cut off or damaged ({e}); kept what inflated"),
+                    String::new,
+                );
+            }
+            self.json(&out, false)?;
+        }
+        let rest = std::mem::take(&mut self.pending);
+        let used = self.parser.feed(&rest, true)?;
+        let json_bytes = self.json_bytes;
+        let mut parser = self.parser;
+        parser.b.diag.bytes_read = json_bytes;
+        parser.b.diag.format = match self.mode {
+            Mode::Gzip(_) => "Chrome trace JSON (gzip)".into(),
+            _ => "Chrome trace JSON".into(),
+        };
+        parser.finish(&rest[used.min(rest.len())..])
+    }
+}
+
+/// Imports a whole file held in memory.
+pub fn import_bytes(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportError> {
+    let mut imp = Importer::new(opts);
+    imp.push(bytes)?;
+    imp.finish()
+}

@@ -1,0 +1,36 @@
+//! tracelane's core: the trace model, importers, CPU→runtime→device linking
+//! and PyTorch's op table — everything that runs natively, with no web
+//! dependency, so the browser app and the CLI show the same numbers.
+//!
+//! How a trace flows through it:
+//!
+//! ```text
+//! bytes ──► import::Importer (sniff, gunzip, stream-parse Chrome JSON)
+//!       ──► model::Trace (columnar slices per track, interned strings, i64 ns)
+//!       ──► link (device event → runtime call → cpu_op), counted in Diagnostics
+//!       ──► ops::op_table (key_averages semantics) ──► rows for the CLI / app
+//! ```
+//!
+//! ```
+//! use tracelane_core::{import_bytes, ImportOptions, ops::{op_table, OpTableOptions}};
+//! let json = br#"{"traceEvents":[
+//!   {"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":10.0,"dur":5.5,
+//!    "args":{"External id":7}}]}"#;
+//! let trace = import_bytes(json, ImportOptions::default()).unwrap();
+//! let table = op_table(&trace, OpTableOptions::default());
+//! assert_eq!(table.rows[0].name, "aten::mul");
+//! assert_eq!(table.rows[0].cpu_total_ns, 5_500);
+//! ```
+
+pub mod category;
+pub mod error;
+pub mod import;
+pub mod info;
+pub mod link;
+pub mod model;
+pub mod ops;
+pub mod synth;
+
+pub use error::{Diagnostics, ImportError};
+pub use import::{import_bytes, ImportOptions, Importer};
+pub use model::Trace;

@@ -1,0 +1,247 @@
+//! CPU op → runtime call → device work, resolved once after import.
+//!
+//! The rules, in the order they are tried:
+//! 1. A device event's launch is the host runtime/driver call with the same
+//!    `args.correlation` (CUPTI / roctracer correlation id); only when that
+//!    is missing, the call an `ac2g` (or legacy `launch`) flow points from.
+//! 2. A runtime call belongs to the `cpu_op` whose `External id` it carries,
+//!    preferring the one that encloses it on its own thread; never a
+//!    `user_annotation`.
+//! 3. Old Kineto wrote `External id == correlation` for calls it could not
+//!    link; then (and when a call has no External id) the op is the innermost
+//!    `cpu_op` enclosing the call on its thread.
+//! 4. A device event with no launch found links straight to the `cpu_op`
+//!    its `External id` names (what TorchNeuron's device windows need).
+//! 5. `gpu_user_annotation` mirrors the `user_annotation` with its External id.
+//!
+//! Every outcome is counted in [`crate::error::LinkCounts`].
+
+use rustc_hash::FxHashMap;
+
+use crate::category::Category;
+use crate::error::Diagnostics;
+use crate::model::*;
+
+/// Sorted `(key, slice)` pairs, looked up by binary search.
+struct Index(Vec<(i64, u32)>);
+
+impl Index {
+    fn build(pairs: Vec<(i64, u32)>) -> Index {
+        let mut v = pairs;
+        v.sort_unstable();
+        Index(v)
+    }
+    fn get(&self, key: i64) -> &[(i64, u32)] {
+        let lo = self.0.partition_point(|&(k, _)| k < key);
+        let hi = lo + self.0[lo..].partition_point(|&(k, _)| k == key);
+        &self.0[lo..hi]
+    }
+}
+
+fn encloses(s: &Slices, outer: usize, inner: usize) -> bool {
+    s.track[outer] == s.track[inner]
+        && s.start_ns[outer] <= s.start_ns[inner]
+        && s.end_ns(inner) <= s.end_ns(outer)
+}
+
+/// Innermost `cpu_op` ancestor of slice `i` on its own track.
+fn enclosing_op(s: &Slices, i: usize) -> Option<usize> {
+    let mut p = s.parent[i];
+    while p != NO_SLICE {
+        if s.category[p as usize] == Category::CpuOp {
+            return Some(p as usize);
+        }
+        p = s.parent[p as usize];
+    }
+    None
+}
+
+pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
+    let s = &t.slices;
+    let n = s.len();
+    let host = |i: usize| t.tracks[s.track[i].idx()].kind == TrackKind::HostThread;
+
+    let mut ops = Vec::new();
+    let mut annotations = Vec::new();
+    let mut runtimes = Vec::new();
+    for i in 0..n {
+        match s.category[i] {
+            Category::CpuOp if s.external_id[i] != NONE_I64 => {
+                ops.push((s.external_id[i], i as u32))
+            }
+            Category::UserAnnotation if s.external_id[i] != NONE_I64 => {
+                annotations.push((s.external_id[i], i as u32))
+            }
+            Category::Runtime if s.correlation[i] != NONE_I64 && host(i) => {
+                runtimes.push((s.correlation[i], i as u32))
+            }
+            _ => {}
+        }
+    }
+    let ops = Index::build(ops);
+    let annotations = Index::build(annotations);
+    let runtimes = Index::build(runtimes);
+    let dup = runtimes.0.windows(2).filter(|w| w[0].0 == w[1].0).count() as u64;
+    diag.links.duplicate_correlation_ids = dup;
+    diag.warn_n(
+        "duplicate_correlation",
+        dup,
+        "several runtime calls carry the same correlation id; the first one is taken as the launch"
+            .into(),
+        String::new(),
+    );
+
+    // Flows that end on a slice: to → from.
+    let mut flow_from: FxHashMap<u32, u32> = FxHashMap::default();
+    for k in 0..t.flows.id.len() {
+        flow_from.entry(t.flows.to[k]).or_insert(t.flows.from[k]);
+    }
+
+    let mut launch = vec![NO_SLICE; n];
+    let mut op = vec![NO_SLICE; n];
+    let mut state = vec![LinkState::NotApplicable; n];
+    let lc = &mut diag.links;
+
+    // Runtime calls → ops.
+    for i in 0..n {
+        if s.category[i] != Category::Runtime || !host(i) {
+            continue;
+        }
+        let (ext, corr) = (s.external_id[i], s.correlation[i]);
+        let mut found = None;
+        if ext != NONE_I64 {
+            let cands = ops.get(ext);
+            let enclosing = cands
+                .iter()
+                .map(|&(_, o)| o as usize)
+                .find(|&o| encloses(s, o, i));
+            found = if ext == corr {
+                // Old Kineto's "not linked" marker: trust it only if it really encloses.
+                enclosing.map(|o| (o, LinkState::ByArgs))
+            } else {
+                enclosing
+                    .or_else(|| cands.first().map(|&(_, o)| o as usize))
+                    .map(|o| (o, LinkState::ByArgs))
+            };
+        }
+        if found.is_none() {
+            found = enclosing_op(s, i).map(|o| (o, LinkState::ByContainment));
+        }
+        match found {
+            Some((o, st)) => {
+                op[i] = o as u32;
+                state[i] = st;
+                if st == LinkState::ByArgs {
+                    lc.runtime_by_args += 1;
+                } else {
+                    lc.runtime_by_containment += 1;
+                }
+            }
+            None => {
+                state[i] = LinkState::Unlinked;
+                lc.runtime_without_op += 1;
+            }
+        }
+    }
+
+    // Device events → launch → op.
+    let mut example_unlinked = String::new();
+    for i in 0..n {
+        let c = s.category[i];
+        if !c.is_device() {
+            continue;
+        }
+        if c == Category::DeviceAnnotation {
+            if let Some(&(_, a)) = annotations.get(s.external_id[i]).first() {
+                op[i] = a;
+                lc.device_annotations_linked += 1;
+            }
+            continue;
+        }
+        let corr = s.correlation[i];
+        let mut st = LinkState::Unlinked;
+        if corr != NONE_I64 {
+            if let Some(&(_, r)) = runtimes.get(corr).first() {
+                launch[i] = r;
+                st = LinkState::ByArgs;
+            }
+        }
+        if launch[i] == NO_SLICE {
+            if let Some(&r) = flow_from.get(&(i as u32)) {
+                if s.category[r as usize] == Category::Runtime {
+                    launch[i] = r;
+                    st = LinkState::ByFlow;
+                }
+            }
+        }
+        match st {
+            LinkState::ByArgs => lc.device_by_args += 1,
+            LinkState::ByFlow => lc.device_by_flow += 1,
+            _ if corr != NONE_I64 => {
+                st = LinkState::Dangling;
+                lc.device_dangling += 1;
+            }
+            _ => {}
+        }
+        if launch[i] != NO_SLICE {
+            op[i] = op[launch[i] as usize];
+            if op[i] != NO_SLICE
+                && state[launch[i] as usize] == LinkState::ByContainment
+                && st == LinkState::ByArgs
+            {
+                st = LinkState::ByContainment;
+            }
+        }
+        if op[i] == NO_SLICE {
+            let ext = s.external_id[i];
+            if ext != NONE_I64 && ext != corr {
+                if let Some(&(_, o)) = ops.get(ext).first() {
+                    op[i] = o;
+                    lc.device_by_external_id += 1;
+                    if st != LinkState::ByFlow {
+                        st = LinkState::ByArgs;
+                    }
+                }
+            }
+        }
+        if op[i] == NO_SLICE {
+            lc.device_without_op += 1;
+            if example_unlinked.is_empty() {
+                example_unlinked = format!(
+                    "{} ({}) at {} ns, correlation {}",
+                    t.strings.get(s.name[i]),
+                    t.strings.get(s.cat[i]),
+                    s.start_ns[i],
+                    if corr == NONE_I64 {
+                        "none".to_string()
+                    } else {
+                        corr.to_string()
+                    }
+                );
+            }
+        }
+        state[i] = st;
+    }
+    let dangling = lc.device_dangling;
+    let without = lc.device_without_op;
+    let rt_without = lc.runtime_without_op;
+    diag.warn_n(
+        "device_dangling",
+        dangling,
+        "device events name a correlation id that no runtime call in the trace carries".into(),
+        String::new(),
+    );
+    diag.warn_n(
+        "device_without_op",
+        without,
+        "device events with no launching op; counted in the table's \"no op\" device time".into(),
+        example_unlinked,
+    );
+    diag.warn_n(
+        "runtime_without_op",
+        rt_without,
+        "runtime calls outside every op (their device work has no op)".into(),
+        String::new(),
+    );
+    t.links = Links { launch, op, state };
+}

@@ -1,0 +1,315 @@
+//! The one columnar trace model every importer produces.
+//!
+//! Slices are stored struct-of-arrays, grouped by track and sorted by start
+//! time within a track, so a track is a contiguous index range
+//! (`Track::slices`). Strings are interned once (`StrId`); time is `i64`
+//! nanoseconds on the trace's own clock (`Trace::clock_offset_ns` turns it
+//! into epoch nanoseconds where the file says how).
+
+use rustc_hash::FxHashMap;
+use std::ops::Range;
+
+use crate::category::Category;
+
+/// Index into [`Interner`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StrId(pub u32);
+
+/// Index into [`Slices`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SliceIdx(pub u32);
+
+/// Index into [`Trace::tracks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TrackIdx(pub u32);
+
+/// Index into [`Trace::processes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ProcessIdx(pub u32);
+
+impl SliceIdx {
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+impl TrackIdx {
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One string table for names, categories, lane names and shapes.
+#[derive(Default, Debug, Clone)]
+pub struct Interner {
+    strings: Vec<Box<str>>,
+    ids: FxHashMap<Box<str>, StrId>,
+    bytes: usize,
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = StrId(self.strings.len() as u32);
+        let boxed: Box<str> = s.into();
+        self.bytes += boxed.len();
+        self.strings.push(boxed.clone());
+        self.ids.insert(boxed, id);
+        id
+    }
+    pub fn lookup(&self, s: &str) -> Option<StrId> {
+        self.ids.get(s).copied()
+    }
+    pub fn get(&self, id: StrId) -> &str {
+        &self.strings[id.0 as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+    /// Approximate heap bytes held (both copies of each string plus tables).
+    pub fn heap_bytes(&self) -> usize {
+        self.bytes * 2 + self.strings.capacity() * 16 + self.ids.capacity() * 24
+    }
+}
+
+/// A `pid` or `tid` as the file wrote it: an integer, or a string that is not
+/// one (`"Spans"`, `"stream 7"`). A string holding only an integer (`"25738"`
+/// in 2021 traces) is stored as that integer, so it names the same lane as
+/// the integer form used elsewhere in the same file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LaneId {
+    Int(i64),
+    Str(StrId),
+}
+
+/// What a track carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TrackKind {
+    /// A host thread: ops, annotations, runtime calls.
+    HostThread,
+    /// A device stream / queue / NeuronCore lane: kernels, copies, device windows.
+    DeviceStream,
+}
+
+#[derive(Clone, Debug)]
+pub struct Process {
+    pub pid: LaneId,
+    pub name: Option<StrId>,
+    /// `process_labels` (e.g. `CPU`, `GPU 0`, `NeuronCore 0`).
+    pub labels: Option<StrId>,
+    pub sort_index: Option<i64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Track {
+    pub process: ProcessIdx,
+    pub tid: LaneId,
+    pub kind: TrackKind,
+    pub name: Option<StrId>,
+    pub sort_index: Option<i64>,
+    /// The slices of this track: a contiguous range of [`Slices`], sorted by
+    /// start (then longest first).
+    pub slices: Range<u32>,
+    /// Deepest nesting level on this track (0 = top level only).
+    pub max_depth: u16,
+}
+
+/// Value of `args.stream` / `args.device` etc. when absent.
+pub const NONE_I64: i64 = i64::MIN;
+/// "No slice" in index columns.
+pub const NO_SLICE: u32 = u32::MAX;
+/// "No string" in string columns.
+pub const NO_STR: StrId = StrId(u32::MAX);
+
+/// All duration events (`X` and matched `B`/`E`), struct-of-arrays.
+#[derive(Default, Debug, Clone)]
+pub struct Slices {
+    pub track: Vec<TrackIdx>,
+    pub start_ns: Vec<i64>,
+    pub dur_ns: Vec<i64>,
+    pub name: Vec<StrId>,
+    pub cat: Vec<StrId>,
+    pub category: Vec<Category>,
+    pub depth: Vec<u16>,
+    /// Enclosing slice on the same track ([`NO_SLICE`] at top level).
+    pub parent: Vec<u32>,
+    /// `args["External id"]` (or legacy `external id`), [`NONE_I64`] if absent.
+    pub external_id: Vec<i64>,
+    /// `args.correlation`, [`NONE_I64`] if absent.
+    pub correlation: Vec<i64>,
+    /// `args.stream` (device events), [`NONE_I64`] if absent or not an integer.
+    pub stream: Vec<i64>,
+    /// `args["Input Dims"]` as compact JSON, [`NO_STR`] if absent.
+    pub input_dims: Vec<StrId>,
+    /// `args["Sequence number"]`, [`NONE_I64`] if absent.
+    pub sequence_nr: Vec<i64>,
+    /// Raw `args` JSON text: `args_arena[args_range.0 .. args_range.0 + args_range.1]`.
+    pub args_range: Vec<(u64, u32)>,
+    /// Position of the event in the file (0-based among all events), for
+    /// stable ordering and for pointing at the source in diagnostics.
+    pub file_order: Vec<u32>,
+}
+
+impl Slices {
+    pub fn len(&self) -> usize {
+        self.start_ns.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.start_ns.is_empty()
+    }
+    pub fn end_ns(&self, i: usize) -> i64 {
+        self.start_ns[i].saturating_add(self.dur_ns[i])
+    }
+    pub fn heap_bytes(&self) -> usize {
+        let n = self.start_ns.capacity();
+        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 8 + 16 + 4)
+    }
+}
+
+/// Instant events (`i`/`I`), e.g. `[memory]`.
+#[derive(Default, Debug, Clone)]
+pub struct Instants {
+    pub track: Vec<TrackIdx>,
+    pub ts_ns: Vec<i64>,
+    pub name: Vec<StrId>,
+    pub cat: Vec<StrId>,
+    pub args_range: Vec<(u64, u32)>,
+}
+
+/// Counter samples (`C`): one row per (event, series).
+#[derive(Default, Debug, Clone)]
+pub struct Counters {
+    pub process: Vec<ProcessIdx>,
+    /// Series name: `"<event name>.<arg key>"` or the event name for `value`.
+    pub series: Vec<StrId>,
+    pub ts_ns: Vec<i64>,
+    pub value: Vec<f64>,
+}
+
+/// Flow arrows resolved to slices (`s`/`t`/`f` with the same id and category).
+#[derive(Default, Debug, Clone)]
+pub struct Flows {
+    pub cat: Vec<StrId>,
+    pub id: Vec<u64>,
+    pub from: Vec<u32>,
+    pub to: Vec<u32>,
+}
+
+/// How a device event found the op that launched it, or why it did not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LinkState {
+    /// Not a device event (or not a runtime call, for the launch column).
+    NotApplicable,
+    /// Linked through `args` ids (correlation, External id).
+    ByArgs,
+    /// Linked through an `ac2g` / `launch` flow because the args were missing.
+    ByFlow,
+    /// Linked by time containment on the launching thread (old Kineto's
+    /// `External id == correlation` "not linked" marker, or no External id).
+    ByContainment,
+    /// The event names a correlation id that no runtime call carries.
+    Dangling,
+    /// No launch could be found at all.
+    Unlinked,
+}
+
+/// CPU op ↔ runtime call ↔ device event links, resolved once at import.
+#[derive(Default, Debug, Clone)]
+pub struct Links {
+    /// For device events: the runtime/driver call that launched it ([`NO_SLICE`] if none).
+    pub launch: Vec<u32>,
+    /// For runtime calls and device events: the CPU op they belong to ([`NO_SLICE`] if none).
+    /// For `gpu_user_annotation`: the `user_annotation` it mirrors.
+    pub op: Vec<u32>,
+    /// How `op` was found for device events and runtime calls.
+    pub state: Vec<LinkState>,
+}
+
+/// The imported trace.
+#[derive(Default, Debug, Clone)]
+pub struct Trace {
+    pub strings: Interner,
+    pub processes: Vec<Process>,
+    pub tracks: Vec<Track>,
+    pub slices: Slices,
+    pub instants: Instants,
+    pub counters: Counters,
+    pub flows: Flows,
+    pub links: Links,
+    /// Raw `args` texts, indexed by `Slices::args_range` / `Instants::args_range`.
+    pub args_arena: Vec<u8>,
+    /// Add to a timestamp to get epoch nanoseconds (`baseTimeNanoseconds`,
+    /// or 0 when timestamps are already absolute).
+    pub clock_offset_ns: i64,
+    /// Header keys other than `traceEvents` that the importer kept
+    /// (`schemaVersion`, `displayTimeUnit`, `deviceProperties`, …) as JSON text.
+    pub header: Vec<(String, String)>,
+    /// What the importer and linker counted, repaired and decided.
+    pub diagnostics: crate::error::Diagnostics,
+}
+
+impl Trace {
+    pub fn str(&self, id: StrId) -> &str {
+        if id == NO_STR {
+            ""
+        } else {
+            self.strings.get(id)
+        }
+    }
+    pub fn slice_name(&self, i: usize) -> &str {
+        self.str(self.slices.name[i])
+    }
+    /// The raw `args` JSON of a slice (`{}` when it had none).
+    pub fn slice_args_json(&self, i: usize) -> &str {
+        let (off, len) = self.slices.args_range[i];
+        self.arena_str(off, len)
+    }
+    pub fn instant_args_json(&self, i: usize) -> &str {
+        let (off, len) = self.instants.args_range[i];
+        self.arena_str(off, len)
+    }
+    fn arena_str(&self, off: u64, len: u32) -> &str {
+        if len == 0 {
+            return "{}";
+        }
+        let bytes = &self.args_arena[off as usize..off as usize + len as usize];
+        std::str::from_utf8(bytes).unwrap_or("{}")
+    }
+    /// First start and last end over all slices, instants and counters.
+    pub fn time_span_ns(&self) -> Option<(i64, i64)> {
+        let mut lo = i64::MAX;
+        let mut hi = i64::MIN;
+        for i in 0..self.slices.len() {
+            lo = lo.min(self.slices.start_ns[i]);
+            hi = hi.max(self.slices.end_ns(i));
+        }
+        for &t in self.instants.ts_ns.iter().chain(self.counters.ts_ns.iter()) {
+            lo = lo.min(t);
+            hi = hi.max(t);
+        }
+        (lo <= hi).then_some((lo, hi))
+    }
+    pub fn track_of(&self, slice: usize) -> &Track {
+        &self.tracks[self.slices.track[slice].idx()]
+    }
+    /// Approximate heap bytes of the model (for the memory figures).
+    pub fn heap_bytes(&self) -> usize {
+        self.strings.heap_bytes()
+            + self.slices.heap_bytes()
+            + self.args_arena.capacity()
+            + self.instants.ts_ns.capacity() * (4 + 8 + 4 + 4 + 12)
+            + self.counters.ts_ns.capacity() * (4 + 4 + 8 + 8)
+            + self.flows.id.capacity() * (4 + 8 + 4 + 4)
+            + self.links.launch.capacity() * (4 + 4 + 1)
+    }
+    pub fn lane_label(&self, id: LaneId) -> String {
+        match id {
+            LaneId::Int(v) => v.to_string(),
+            LaneId::Str(s) => self.str(s).to_string(),
+        }
+    }
+}

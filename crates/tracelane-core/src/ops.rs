@@ -1,0 +1,456 @@
+//! PyTorch's `key_averages()` table, computed from the trace file alone.
+//!
+//! This follows `torch/autograd/profiler.py::_parse_kineto_results` and
+//! `EventList` / `FunctionEvent` / `FunctionEventAvg` in
+//! `torch/autograd/profiler_util.py`:
+//!
+//! * events PyTorch drops by name are dropped (`_filter_name`);
+//!   `ProfilerStep#N` is renamed `ProfilerStep*` (`_rewrite_name`);
+//! * host events (ops, annotations, Python frames, runtime/driver calls)
+//!   form a containment tree per thread; a runtime call joins the thread of
+//!   the op it belongs to; a child lies entirely inside its parent
+//!   (`_populate_cpu_children`, ties broken by recording order);
+//! * a node whose parent has the same name and no other child is merged into
+//!   it, the parent taking the node's children and device events
+//!   (`_remove_dup_nodes`);
+//! * CPU total = duration; CPU self = duration − children's durations;
+//!   device self = the node's own device events; device total = device self +
+//!   children's device totals; device events are rows of their own with
+//!   device time only (`gpu_user_annotation` mirrors count for the
+//!   annotation they belong to, as in PyTorch, but are flagged as
+//!   annotations and left out of the totals);
+//! * `[memory]` instants outside every host event become `[memory]` rows,
+//!   and `[OutOfMemory]` instants always do;
+//! * rows are keyed by name, device-or-host, annotation-or-not, and — when
+//!   grouping by shape — the `Input Dims` text.
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::category::Category;
+use crate::model::*;
+
+/// Names `_filter_name` drops before building anything.
+pub const FILTERED_NAMES: &[&str] = &[
+    "[memory]",
+    "[OutOfMemory]",
+    "profiler::_record_function_enter",
+    "profiler::_record_function_enter_new",
+    "profiler::_record_function_exit",
+    "aten::is_leaf",
+    "aten::output_nr",
+    "aten::_version",
+];
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpTableOptions {
+    /// Group by name and `Input Dims` (`group_by_input_shape=True`).
+    pub by_shape: bool,
+    /// Only events that start inside `[from, to)` (ns); `None`: everything.
+    pub range_ns: Option<(i64, i64)>,
+}
+
+/// One row of the table, times in nanoseconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpRow {
+    pub name: String,
+    /// Compact `Input Dims` JSON (`[]` when none) when grouping by shape.
+    pub input_shapes: Option<String>,
+    /// A device event row (kernel, copy, set, sync, device window).
+    pub is_device: bool,
+    pub is_user_annotation: bool,
+    pub calls: u64,
+    pub cpu_total_ns: i64,
+    pub cpu_self_ns: i64,
+    pub device_total_ns: i64,
+    pub device_self_ns: i64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct OpTable {
+    /// In PyTorch's order: first appearance in start-time order.
+    pub rows: Vec<OpRow>,
+    /// Sum of CPU self time over all rows (PyTorch's "Self CPU time total").
+    pub self_cpu_total_ns: i64,
+    /// Sum of device self time over device rows that are not annotations
+    /// (PyTorch's "Self CUDA time total").
+    pub self_device_total_ns: i64,
+    /// Duration of all device events (annotations included).
+    pub device_events_ns: i64,
+    /// Device events with no launching op.
+    pub device_without_op_ns: i64,
+    /// Device time PyTorch's same-name merge drops from a parent that had
+    /// device events of its own (kept to show nothing vanishes silently).
+    pub device_dropped_by_merge_ns: i64,
+}
+
+/// A node of the host containment tree.
+struct Node {
+    slice: u32,
+    parent: u32,
+    children: u32,
+    child_dur: i64,
+    own_device: i64,
+    device_total: i64,
+}
+
+const NONE: u32 = u32::MAX;
+
+pub fn rewrite_name(name: &str) -> &str {
+    if name.starts_with("ProfilerStep#") {
+        "ProfilerStep*"
+    } else {
+        name
+    }
+}
+
+pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
+    let s = &t.slices;
+    let n = s.len();
+    let in_range = |i: usize| match opts.range_ns {
+        None => true,
+        Some((a, b)) => s.start_ns[i] >= a && s.start_ns[i] < b,
+    };
+    let filtered: Vec<StrId> = FILTERED_NAMES
+        .iter()
+        .filter_map(|f| t.strings.lookup(f))
+        .collect();
+    let is_filtered = |i: usize| filtered.contains(&s.name[i]);
+
+    // Host events, grouped by the thread PyTorch would put them on.
+    let mut host: Vec<u32> = Vec::new();
+    let mut tree_track: Vec<TrackIdx> = Vec::new();
+    for i in 0..n {
+        if !s.category[i].is_counted_host()
+            || t.tracks[s.track[i].idx()].kind != TrackKind::HostThread
+            || is_filtered(i)
+            || !in_range(i)
+        {
+            continue;
+        }
+        let track = match (s.category[i], t.links.op.get(i)) {
+            (Category::Runtime, Some(&o)) if o != NO_SLICE => s.track[o as usize],
+            _ => s.track[i],
+        };
+        host.push(i as u32);
+        tree_track.push(track);
+    }
+    let mut order: Vec<u32> = (0..host.len() as u32).collect();
+    let key = |k: u32| {
+        let i = host[k as usize] as usize;
+        (
+            tree_track[k as usize],
+            s.start_ns[i],
+            std::cmp::Reverse(s.end_ns(i)),
+            if s.category[i] == Category::Runtime {
+                1u8
+            } else {
+                0
+            },
+            s.file_order[i],
+        )
+    };
+    order.sort_unstable_by_key(|&k| key(k));
+
+    let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
+    let mut node_of_slice: FxHashMap<u32, u32> = FxHashMap::default();
+    node_of_slice.reserve(order.len());
+    let mut stack: Vec<u32> = Vec::new();
+    let mut cur_track = None;
+    for &k in &order {
+        let i = host[k as usize] as usize;
+        if cur_track != Some(tree_track[k as usize]) {
+            cur_track = Some(tree_track[k as usize]);
+            stack.clear();
+        }
+        let (st, en) = (s.start_ns[i], s.end_ns(i));
+        let me = nodes.len() as u32;
+        let mut parent = NONE;
+        while let Some(&top) = stack.last() {
+            let ts = nodes[top as usize].slice as usize;
+            let top_end = s.end_ns(ts);
+            if st >= top_end || en > top_end {
+                stack.pop();
+            } else {
+                parent = top;
+                break;
+            }
+        }
+        if parent != NONE {
+            nodes[parent as usize].children += 1;
+            nodes[parent as usize].child_dur += s.dur_ns[i];
+        }
+        nodes.push(Node {
+            slice: i as u32,
+            parent,
+            children: 0,
+            child_dur: 0,
+            own_device: 0,
+            device_total: 0,
+        });
+        node_of_slice.insert(i as u32, me);
+        stack.push(me);
+    }
+
+    // Device events: rows of their own, and device time of the op that launched them.
+    let mut table = OpTable::default();
+    let mut device_rows: Vec<u32> = Vec::new();
+    for i in 0..n {
+        if !s.category[i].is_device() || is_filtered(i) || !in_range(i) {
+            continue;
+        }
+        device_rows.push(i as u32);
+        let d = s.dur_ns[i];
+        table.device_events_ns += d;
+        let o = t.links.op.get(i).copied().unwrap_or(NO_SLICE);
+        match node_of_slice.get(&o) {
+            Some(&node) if o != NO_SLICE => nodes[node as usize].own_device += d,
+            _ => table.device_without_op_ns += d,
+        }
+    }
+
+    // _remove_dup_nodes: children follow their parents in `nodes`, so one
+    // forward pass sees every merge; `redirect` re-points children of a
+    // merged node to the surviving parent.
+    let mut alive = vec![true; nodes.len()];
+    let mut redirect: Vec<u32> = (0..nodes.len() as u32).collect();
+    fn find(redirect: &mut [u32], mut x: u32) -> u32 {
+        while redirect[x as usize] != x {
+            let next = redirect[x as usize];
+            redirect[x as usize] = redirect[next as usize];
+            x = next;
+        }
+        x
+    }
+    loop {
+        let mut merged = false;
+        for me in 0..nodes.len() {
+            if !alive[me] || nodes[me].parent == NONE {
+                continue;
+            }
+            let p = find(&mut redirect, nodes[me].parent);
+            nodes[me].parent = p;
+            let (pi, mi) = (nodes[p as usize].slice as usize, nodes[me].slice as usize);
+            if rewrite_name(t.str(s.name[pi])) == rewrite_name(t.str(s.name[mi]))
+                && nodes[p as usize].children == 1
+            {
+                let (children, child_dur, own) = (
+                    nodes[me].children,
+                    nodes[me].child_dur,
+                    nodes[me].own_device,
+                );
+                let parent = &mut nodes[p as usize];
+                table.device_dropped_by_merge_ns += parent.own_device;
+                parent.children = children;
+                parent.child_dur = child_dur;
+                parent.own_device = own;
+                alive[me] = false;
+                redirect[me] = p;
+                merged = true;
+            }
+        }
+        if !merged {
+            break;
+        }
+    }
+    for me in 0..nodes.len() {
+        if alive[me] && nodes[me].parent != NONE {
+            nodes[me].parent = find(&mut redirect, nodes[me].parent);
+        }
+    }
+    // Device totals bottom-up (children come after parents).
+    for me in (0..nodes.len()).rev() {
+        if !alive[me] {
+            continue;
+        }
+        nodes[me].device_total += nodes[me].own_device;
+        let p = nodes[me].parent;
+        if p != NONE {
+            let d = nodes[me].device_total;
+            nodes[p as usize].device_total += d;
+        }
+    }
+
+    // Memory instants PyTorch reports as rows of their own.
+    let mem_rows = memory_rows(t, &nodes, opts);
+
+    // Rows in PyTorch's order: all events sorted by (start, -end).
+    enum Ev {
+        Host(u32),
+        Device(u32),
+        Memory(usize),
+    }
+    let mut events: Vec<(i64, i64, u32, Ev)> = Vec::with_capacity(nodes.len() + device_rows.len());
+    for (me, node) in nodes.iter().enumerate() {
+        if alive[me] {
+            let i = node.slice as usize;
+            events.push((
+                s.start_ns[i],
+                -s.end_ns(i),
+                s.file_order[i],
+                Ev::Host(me as u32),
+            ));
+        }
+    }
+    for &i in &device_rows {
+        let i = i as usize;
+        events.push((
+            s.start_ns[i],
+            -s.end_ns(i),
+            s.file_order[i],
+            Ev::Device(i as u32),
+        ));
+    }
+    for (k, &(ts, _)) in mem_rows.iter().enumerate() {
+        events.push((ts, -ts, u32::MAX, Ev::Memory(k)));
+    }
+    events.sort_by_key(|e| (e.0, e.1, e.2));
+
+    type Key = (StrId, bool, bool, StrId);
+    let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+    let mut add = |table: &mut OpTable, name: &str, k: Key, dims: StrId, vals: [i64; 4]| {
+        let row = *index.entry(k).or_insert_with(|| {
+            table.rows.push(OpRow {
+                name: name.to_string(),
+                input_shapes: opts.by_shape.then(|| {
+                    if dims == NO_STR {
+                        "[]".to_string()
+                    } else {
+                        t.str(dims).to_string()
+                    }
+                }),
+                is_device: k.1,
+                is_user_annotation: k.2,
+                calls: 0,
+                cpu_total_ns: 0,
+                cpu_self_ns: 0,
+                device_total_ns: 0,
+                device_self_ns: 0,
+            });
+            table.rows.len() - 1
+        });
+        let r = &mut table.rows[row];
+        r.calls += 1;
+        r.cpu_total_ns += vals[0];
+        r.cpu_self_ns += vals[1];
+        r.device_total_ns += vals[2];
+        r.device_self_ns += vals[3];
+    };
+    let profiler_step = t.strings.lookup("ProfilerStep*");
+    for (_, _, _, ev) in &events {
+        match *ev {
+            Ev::Host(me) => {
+                let node = &nodes[me as usize];
+                let i = node.slice as usize;
+                let raw = t.str(s.name[i]);
+                let name = rewrite_name(raw);
+                let name_id = if name == raw {
+                    s.name[i]
+                } else {
+                    profiler_step.unwrap_or(StrId(u32::MAX - 1))
+                };
+                let dims = if opts.by_shape {
+                    s.input_dims[i]
+                } else {
+                    NO_STR
+                };
+                let is_ua = s.category[i] == Category::UserAnnotation;
+                let dur = s.dur_ns[i];
+                let vals = [
+                    dur,
+                    dur - node.child_dur,
+                    node.device_total,
+                    node.own_device,
+                ];
+                table.self_cpu_total_ns += vals[1];
+                add(&mut table, name, (name_id, false, is_ua, dims), dims, vals);
+            }
+            Ev::Device(i) => {
+                let i = i as usize;
+                let raw = t.str(s.name[i]);
+                let name = rewrite_name(raw);
+                let name_id = if name == raw {
+                    s.name[i]
+                } else {
+                    profiler_step.unwrap_or(StrId(u32::MAX - 1))
+                };
+                let dims = if opts.by_shape {
+                    s.input_dims[i]
+                } else {
+                    NO_STR
+                };
+                let is_ua = s.category[i] == Category::DeviceAnnotation;
+                let d = s.dur_ns[i];
+                if !is_ua {
+                    table.self_device_total_ns += d;
+                }
+                add(
+                    &mut table,
+                    name,
+                    (name_id, true, is_ua, dims),
+                    dims,
+                    [0, 0, d, d],
+                );
+            }
+            Ev::Memory(k) => {
+                let (_, name) = mem_rows[k];
+                let id = t.strings.lookup(name).unwrap_or(NO_STR);
+                add(
+                    &mut table,
+                    name,
+                    (id, false, false, NO_STR),
+                    NO_STR,
+                    [0, 0, 0, 0],
+                );
+            }
+        }
+    }
+    table
+}
+
+/// `[memory]` instants not inside any host event's `[start, end]` (any
+/// thread, as `MemRecordsAcc.in_interval` checks), and every `[OutOfMemory]`.
+fn memory_rows(t: &Trace, nodes: &[Node], opts: OpTableOptions) -> Vec<(i64, &'static str)> {
+    let inst = &t.instants;
+    let mem = t.strings.lookup("[memory]");
+    let oom = t.strings.lookup("[OutOfMemory]");
+    if mem.is_none() && oom.is_none() {
+        return Vec::new();
+    }
+    let in_range = |ts: i64| opts.range_ns.is_none_or(|(a, b)| ts >= a && ts < b);
+    let mut mem_ts: Vec<i64> = Vec::new();
+    let mut out: Vec<(i64, &'static str)> = Vec::new();
+    for k in 0..inst.ts_ns.len() {
+        if !in_range(inst.ts_ns[k]) {
+            continue;
+        }
+        if Some(inst.name[k]) == mem {
+            mem_ts.push(inst.ts_ns[k]);
+        } else if Some(inst.name[k]) == oom {
+            out.push((inst.ts_ns[k], "[OutOfMemory]"));
+        }
+    }
+    mem_ts.sort_unstable();
+    // Coverage by a difference array over the sorted instants.
+    let mut cover = vec![0i32; mem_ts.len() + 1];
+    let s = &t.slices;
+    // Every host CPU event PyTorch checks, merged ones included (they were
+    // FunctionEvents when the memory records were matched).
+    for node in nodes {
+        let i = node.slice as usize;
+        let lo = mem_ts.partition_point(|&x| x < s.start_ns[i]);
+        let hi = mem_ts.partition_point(|&x| x <= s.end_ns(i));
+        if lo < hi {
+            cover[lo] += 1;
+            cover[hi] -= 1;
+        }
+    }
+    let mut run = 0;
+    for (k, &ts) in mem_ts.iter().enumerate() {
+        run += cover[k];
+        if run == 0 {
+            out.push((ts, "[memory]"));
+        }
+    }
+    out
+}
