@@ -166,6 +166,11 @@ impl ChromeParser {
                     reason: "the JSON ends before a traceEvents array was found".into(),
                 })
             }
+            _ if self.b.events_seen == 0 => {
+                return Err(ImportError::NotATrace {
+                    reason: "the JSON is cut off before the first complete event".into(),
+                })
+            }
             _ => {
                 self.b.diag.truncated = true;
                 let events = self.b.events_seen;
@@ -629,6 +634,20 @@ impl Builder {
     ) -> Option<i64> {
         let (s, e) = span?;
         let v = micros_text_to_ns(&b[s..e]);
+        let finite = || {
+            std::str::from_utf8(&b[s..e])
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+                .is_some_and(f64::is_finite)
+        };
+        if v.is_none() && what == "bad_dur" && finite() {
+            self.diag.warn(
+                "huge_dur",
+                || "an event lasts longer than a year; skipped as implausible".into(),
+                || excerpt(ev),
+            );
+            return None;
+        }
         if v.is_none() {
             self.diag.warn(
                 what,
@@ -1119,15 +1138,15 @@ fn sort_slices(t: &mut Trace) {
     apply(&mut s.sequence_nr, &perm);
     apply(&mut s.args_range, &perm);
     apply(&mut s.file_order, &perm);
+    // Tracks are numbered in sort order, so each range starts where the
+    // previous one ended (empty tracks get an empty range there).
     let mut i = 0usize;
-    while i < n {
-        let tr = s.track[i];
-        let mut j = i;
-        while j < n && s.track[j] == tr {
-            j += 1;
+    for (k, track) in t.tracks.iter_mut().enumerate() {
+        let start = i;
+        while i < n && s.track[i].idx() == k {
+            i += 1;
         }
-        t.tracks[tr.idx()].slices = i as u32..j as u32;
-        i = j;
+        track.slices = start as u32..i as u32;
     }
 }
 

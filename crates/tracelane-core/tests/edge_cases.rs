@@ -1,0 +1,348 @@
+//! One small fixture per edge case (`tests/fixtures/edge/`), plus inputs
+//! generated here (deep nesting, a gzip bomb), and the promise that feeding
+//! bytes in any chunking gives the same model.
+
+mod common;
+
+use std::io::Write;
+
+use tracelane_core::category::Category;
+use tracelane_core::model::*;
+use tracelane_core::ops::{op_table, OpTableOptions};
+use tracelane_core::{import_bytes, ImportError, ImportOptions, Importer, Trace};
+
+fn edge(name: &str) -> Result<Trace, ImportError> {
+    let bytes = std::fs::read(common::fixtures().join("edge").join(name)).unwrap();
+    import_bytes(&bytes, ImportOptions::default())
+}
+
+fn names(t: &Trace) -> Vec<&str> {
+    (0..t.slices.len()).map(|i| t.slice_name(i)).collect()
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(data).unwrap();
+    enc.finish().unwrap()
+}
+
+#[test]
+fn empty_file_is_reported_as_empty() {
+    assert_eq!(edge("empty.json").unwrap_err(), ImportError::Empty);
+    assert_eq!(
+        edge("whitespace_only.json").unwrap_err(),
+        ImportError::Empty
+    );
+    assert_eq!(
+        import_bytes(&gzip(b""), ImportOptions::default()).unwrap_err(),
+        ImportError::Empty
+    );
+}
+
+#[test]
+fn png_is_named_as_a_png() {
+    let e = edge("image.png").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "not a trace: the file is a PNG image, not JSON"
+    );
+    let e = edge("plain_text.txt").unwrap_err();
+    assert!(matches!(e, ImportError::NotJson { .. }), "{e}");
+}
+
+#[test]
+fn json_that_is_not_a_trace_says_so() {
+    let e = edge("not_a_trace.json").unwrap_err();
+    assert!(matches!(e, ImportError::NotATrace { .. }), "{e}");
+    assert!(e.to_string().contains("traceEvents"), "{e}");
+    for text in [&b"42"[..], b"\"hello\"", b"[1, 2, 3]", b"null"] {
+        assert!(
+            import_bytes(text, ImportOptions::default()).is_err(),
+            "{:?}",
+            String::from_utf8_lossy(text)
+        );
+    }
+}
+
+#[test]
+fn truncated_json_keeps_complete_events_and_warns() {
+    let t = edge("truncated.json").unwrap();
+    assert_eq!(names(&t), ["aten::mm", "aten::add"]);
+    assert!(t.diagnostics.truncated);
+    assert_eq!(t.diagnostics.warning_count("truncated"), 1);
+    // A truncated .gz (a killed job) does the same.
+    let full = std::fs::read(common::fixtures().join("public/hta_triton_example.json.gz")).unwrap();
+    let t = import_bytes(&full[..full.len() * 2 / 3], ImportOptions::default()).unwrap();
+    assert!(t.diagnostics.truncated && t.slices.len() > 0);
+    assert_eq!(t.diagnostics.warning_count("gzip_truncated"), 1);
+}
+
+#[test]
+fn trailing_commas_are_tolerated() {
+    let t = edge("trailing_commas.json").unwrap();
+    assert_eq!(names(&t), ["a", "b"]);
+    assert_eq!(t.slices.external_id[0], 1);
+}
+
+#[test]
+fn nesting_100k_deep_does_not_overflow_the_stack() {
+    let mut deep = b"{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"deep\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, \"args\": {\"x\": ".to_vec();
+    deep.extend(std::iter::repeat_n(b'[', 100_000));
+    deep.extend(std::iter::repeat_n(b']', 100_000));
+    deep.extend(b"}}]}");
+    let t = import_bytes(&deep, ImportOptions::default()).unwrap();
+    assert_eq!(names(&t), ["deep"]);
+    // As a whole document, and cut off in the middle.
+    let mut bare = vec![b'['; 100_000];
+    bare.extend(vec![b']'; 100_000]);
+    assert!(matches!(
+        import_bytes(&bare, ImportOptions::default()),
+        Err(ImportError::NotATrace { .. })
+    ));
+    assert!(matches!(
+        import_bytes(&bare[..150_000], ImportOptions::default()),
+        Err(ImportError::NotATrace { .. })
+    ));
+}
+
+#[test]
+fn gzip_bomb_stops_at_the_callers_limit() {
+    // 200 MB of whitespace inside a valid trace compresses to ~200 KB.
+    let mut body = b"{\"traceEvents\": [".to_vec();
+    body.extend(std::iter::repeat_n(b' ', 200_000_000));
+    body.extend(b"]}");
+    let bomb = gzip(&body);
+    drop(body);
+    assert!(bomb.len() < 1_000_000);
+    let e = import_bytes(
+        &bomb,
+        ImportOptions {
+            max_json_bytes: 10_000_000,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        ImportError::TooLarge {
+            limit_bytes: 10_000_000
+        }
+    );
+    assert!(e.to_string().contains("10 MB limit"), "{e}");
+}
+
+#[test]
+fn invalid_utf8_in_a_name_is_replaced_and_counted() {
+    let t = edge("invalid_utf8_name.json").unwrap();
+    assert_eq!(t.slice_name(0), "bad\u{FFFD}\u{FFFD}name");
+    assert_eq!(t.diagnostics.warning_count("invalid_utf8"), 1);
+}
+
+#[test]
+fn nan_negative_and_huge_durations_are_counted_not_fatal() {
+    let t = edge("bad_durations.json").unwrap();
+    assert_eq!(names(&t), ["negative", "fine"]);
+    let d = &t.diagnostics;
+    assert_eq!(
+        (
+            d.warning_count("bad_dur"),
+            d.warning_count("negative_dur"),
+            d.warning_count("huge_dur")
+        ),
+        (1, 1, 1)
+    );
+    assert_eq!(t.slices.dur_ns[0], 0);
+}
+
+#[test]
+fn e_without_b_is_skipped_and_unclosed_b_is_closed_at_the_end() {
+    let t = edge("e_without_b.json").unwrap();
+    assert_eq!(names(&t), ["outer", "inner", "never_closed", "last"]);
+    assert_eq!(t.slices.dur_ns[..2], [10_000, 4_000]);
+    assert_eq!(t.slices.depth[1], 1);
+    // Closed at the last timestamp seen (40 + 2 µs).
+    assert_eq!(t.slices.end_ns(2), 42_000);
+    let d = &t.diagnostics;
+    assert_eq!(
+        (
+            d.warning_count("e_without_b"),
+            d.warning_count("unclosed_b")
+        ),
+        (1, 1)
+    );
+}
+
+#[test]
+fn duplicate_correlation_ids_are_counted() {
+    let t = edge("duplicate_correlation.json").unwrap();
+    assert_eq!(t.diagnostics.links.duplicate_correlation_ids, 1);
+    let k = (0..t.slices.len())
+        .find(|&i| t.slices.category[i] == Category::Kernel)
+        .unwrap();
+    assert_eq!(t.slice_name(t.links.op[k] as usize), "aten::mm");
+}
+
+#[test]
+fn bare_array_form_and_exact_decimal_microseconds() {
+    let t = edge("bare_array.json").unwrap();
+    assert_eq!(t.slices.start_ns[0], 10_500);
+    assert_eq!(t.slices.dur_ns[0], 5_250);
+    assert_eq!(t.instants.ts_ns, [11_000]);
+}
+
+#[test]
+fn header_keys_after_trace_events_are_read_and_display_unit_never_rescales() {
+    let t = edge("header_after_events.json").unwrap();
+    assert_eq!(t.clock_offset_ns, 1_700_000_000_000_000_000);
+    assert_eq!(
+        (t.slices.start_ns[0], t.slices.dur_ns[0]),
+        (1_000_500, 1_250)
+    );
+    assert!(t
+        .header
+        .iter()
+        .any(|(k, v)| k == "displayTimeUnit" && v == "\"ns\""));
+}
+
+#[test]
+fn string_pids_and_tids_name_lanes_and_integer_strings_join_integer_lanes() {
+    let t = edge("string_pids.json").unwrap();
+    let lanes: Vec<String> = t.tracks.iter().map(|tr| t.lane_label(tr.tid)).collect();
+    assert!(
+        lanes.contains(&"PyTorch Profiler".to_string()) && lanes.contains(&"stream 7".to_string())
+    );
+    let op = names(&t).iter().position(|n| *n == "aten::empty").unwrap();
+    assert_eq!(t.track_of(op).tid, LaneId::Int(25738));
+    assert_eq!(t.instants.track[0], t.slices.track[op]);
+    let k = names(&t).iter().position(|n| *n == "k").unwrap();
+    assert_eq!(t.track_of(k).kind, TrackKind::DeviceStream);
+    // Legacy lower-case "external id" links the kernel to the op.
+    assert_eq!(t.links.op[k] as usize, op);
+}
+
+#[test]
+fn flows_bind_to_enclosing_slices_and_link_device_work_without_args() {
+    let t = edge("flows.json").unwrap();
+    let k = names(&t).iter().position(|n| *n == "gemm").unwrap();
+    assert_eq!(t.links.state[k], LinkState::ByFlow);
+    assert_eq!(t.slice_name(t.links.launch[k] as usize), "cudaLaunchKernel");
+    assert_eq!(t.slice_name(t.links.op[k] as usize), "aten::mm");
+    assert_eq!(t.diagnostics.links.device_by_flow, 1);
+    assert_eq!(t.diagnostics.links.flows_unmatched, 1);
+    // fwdbwd flows are kept for display.
+    let fwdbwd = t.strings.lookup("fwdbwd").unwrap();
+    let f = t.flows.cat.iter().position(|&c| c == fwdbwd).unwrap();
+    assert_eq!(t.slice_name(t.flows.to[f] as usize), "MmBackward0");
+}
+
+#[test]
+fn counters_become_series() {
+    let t = edge("counters.json").unwrap();
+    let series: Vec<&str> = t.counters.series.iter().map(|&s| t.str(s)).collect();
+    assert_eq!(series, ["memory.allocated", "memory.reserved", "bandwidth"]);
+    assert_eq!(t.counters.value, [10.0, 20.0, 3.5]);
+}
+
+#[test]
+fn unknown_phases_are_counted_not_fatal() {
+    let t = edge("unknown_phases.json").unwrap();
+    assert_eq!(names(&t), ["kept"]);
+    assert_eq!(t.diagnostics.warning_count("unknown_phase"), 3);
+}
+
+#[test]
+fn old_kineto_marker_naming_a_foreign_op_falls_back_to_containment() {
+    let t = edge("old_kineto_unlinked_marker.json").unwrap();
+    let k = names(&t).iter().position(|n| *n == "add_kernel").unwrap();
+    assert_eq!(t.slice_name(t.links.op[k] as usize), "aten::add");
+    assert_eq!(t.links.state[k], LinkState::ByContainment);
+}
+
+#[test]
+fn runtime_call_on_another_thread_counts_under_its_op() {
+    let t = edge("runtime_on_other_thread.json").unwrap();
+    let table = op_table(&t, OpTableOptions::default());
+    let mm = table.rows.iter().find(|r| r.name == "aten::mm").unwrap();
+    // PyTorch moves the launch to the op's thread: a child, so not op self time.
+    assert_eq!(
+        (mm.cpu_total_ns, mm.cpu_self_ns, mm.device_total_ns),
+        (20_000, 17_000, 4_000)
+    );
+}
+
+#[test]
+fn same_name_child_merges_into_its_parent() {
+    let t = edge("same_name_merge.json").unwrap();
+    let table = op_table(&t, OpTableOptions::default());
+    let div = table.rows.iter().find(|r| r.name == "aten::div_").unwrap();
+    // One call: the inner div_ merged away; the outer keeps its duration,
+    // takes the inner one's children (copy_, the launch) and device time.
+    assert_eq!(
+        (div.calls, div.cpu_total_ns, div.cpu_self_ns),
+        (1, 20_000, 13_000)
+    );
+    assert_eq!((div.device_self_ns, div.device_total_ns), (4_000, 4_000));
+}
+
+#[test]
+fn html_in_names_is_kept_as_plain_text() {
+    let t = edge("xss_name.json").unwrap();
+    assert_eq!(t.slice_name(0), "<img src=x onerror=alert(1)>");
+}
+
+fn summary(t: &Trace) -> String {
+    let table = op_table(
+        t,
+        OpTableOptions {
+            by_shape: true,
+            range_ns: None,
+        },
+    );
+    format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        t.slices.start_ns,
+        t.slices.dur_ns,
+        t.links.op,
+        t.diagnostics.links,
+        t.diagnostics.warnings.keys().collect::<Vec<_>>(),
+        table.rows,
+        t.args_arena.len()
+    )
+}
+
+#[test]
+fn any_chunking_of_the_input_gives_the_same_model() {
+    for rel in [
+        "public/hta_triton_example.json.gz",
+        "public/hta_amd_mi250_rocm.json.gz",
+        "torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz",
+        "edge/e_without_b.json",
+        "edge/trailing_commas.json",
+        "edge/flows.json",
+    ] {
+        let bytes = std::fs::read(common::fixtures().join(rel)).unwrap();
+        let whole = summary(&import_bytes(&bytes, ImportOptions::default()).unwrap());
+        for chunk in [1usize, 3, 7, 64, 4097] {
+            let mut imp = Importer::new(ImportOptions::default());
+            for c in bytes.chunks(chunk) {
+                imp.push(c).unwrap();
+            }
+            assert_eq!(
+                summary(&imp.finish().unwrap()),
+                whole,
+                "{rel} in chunks of {chunk}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_failed_import_can_be_retried_with_a_new_importer() {
+    let mut imp = Importer::new(ImportOptions::default());
+    assert!(imp.push(b"\x89PNG\r\n\x1a\n....").is_err());
+    assert!(imp.push(b"more").is_err(), "a failed importer stays failed");
+    assert!(import_bytes(
+        br#"[{"ph":"X","name":"ok","ts":1,"dur":1}]"#,
+        ImportOptions::default()
+    )
+    .is_ok());
+}
