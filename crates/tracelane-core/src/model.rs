@@ -147,8 +147,16 @@ pub struct Slices {
     pub input_dims: Vec<StrId>,
     /// `args["Sequence number"]`, [`NONE_I64`] if absent.
     pub sequence_nr: Vec<i64>,
-    /// Raw `args` JSON text: `args_arena[args_range.0 .. args_range.0 + args_range.1]`.
+    /// `args["Input type"]` as compact JSON, [`NO_STR`] if absent.
+    pub input_types: Vec<StrId>,
+    /// Raw `args` JSON text, `args_arena[off .. off + len]`, kept for device
+    /// events, runtime calls and unknown categories (grid, block, bytes,
+    /// stream…). Ops, annotations and Python frames keep their shapes and
+    /// types above; the rest of their args is read back from `source`.
     pub args_range: Vec<(u64, u32)>,
+    /// Where the whole event's JSON text sits in the (decompressed) input:
+    /// byte offset and length, for the details panel to read it back.
+    pub source: Vec<(u64, u32)>,
     /// Position of the event in the file (0-based among all events), for
     /// stable ordering and for pointing at the source in diagnostics.
     pub file_order: Vec<u32>,
@@ -165,8 +173,8 @@ impl Slices {
         self.start_ns[i].saturating_add(self.dur_ns[i])
     }
     pub fn heap_bytes(&self) -> usize {
-        let n = self.start_ns.capacity();
-        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 8 + 16 + 4)
+        let n = self.start_ns.len();
+        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 16 + 16 + 4)
     }
 }
 
@@ -178,6 +186,8 @@ pub struct Instants {
     pub name: Vec<StrId>,
     pub cat: Vec<StrId>,
     pub args_range: Vec<(u64, u32)>,
+    /// Offset and length of the event's JSON text in the input.
+    pub source: Vec<(u64, u32)>,
 }
 
 /// Counter samples (`C`): one row per (event, series).
@@ -263,7 +273,8 @@ impl Trace {
     pub fn slice_name(&self, i: usize) -> &str {
         self.str(self.slices.name[i])
     }
-    /// The raw `args` JSON of a slice (`{}` when it had none).
+    /// The raw `args` JSON of a slice as kept at import (`{}` when it had
+    /// none or when it was left in the source; see [`Slices::source`]).
     pub fn slice_args_json(&self, i: usize) -> &str {
         let (off, len) = self.slices.args_range[i];
         self.arena_str(off, len)
@@ -296,15 +307,15 @@ impl Trace {
     pub fn track_of(&self, slice: usize) -> &Track {
         &self.tracks[self.slices.track[slice].idx()]
     }
-    /// Approximate heap bytes of the model (for the memory figures).
+    /// Bytes the model's data occupies (lengths, not reserved capacity).
     pub fn heap_bytes(&self) -> usize {
         self.strings.heap_bytes()
             + self.slices.heap_bytes()
-            + self.args_arena.capacity()
-            + self.instants.ts_ns.capacity() * (4 + 8 + 4 + 4 + 12)
-            + self.counters.ts_ns.capacity() * (4 + 4 + 8 + 8)
-            + self.flows.id.capacity() * (4 + 8 + 4 + 4)
-            + self.links.launch.capacity() * (4 + 4 + 1)
+            + self.args_arena.len()
+            + self.instants.ts_ns.len() * (4 + 8 + 4 + 4 + 12 + 12)
+            + self.counters.ts_ns.len() * (4 + 4 + 8 + 8)
+            + self.flows.id.len() * (4 + 8 + 4 + 4)
+            + self.links.launch.len() * (4 + 4 + 1)
     }
     pub fn lane_label(&self, id: LaneId) -> String {
         match id {

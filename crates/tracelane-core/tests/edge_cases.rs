@@ -73,7 +73,7 @@ fn truncated_json_keeps_complete_events_and_warns() {
     // A truncated .gz (a killed job) does the same.
     let full = std::fs::read(common::fixtures().join("public/hta_triton_example.json.gz")).unwrap();
     let t = import_bytes(&full[..full.len() * 2 / 3], ImportOptions::default()).unwrap();
-    assert!(t.diagnostics.truncated && t.slices.len() > 0);
+    assert!(t.diagnostics.truncated && !t.slices.is_empty());
     assert_eq!(t.diagnostics.warning_count("gzip_truncated"), 1);
 }
 

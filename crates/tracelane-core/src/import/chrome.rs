@@ -62,6 +62,7 @@ struct RawEvent {
     stream: Option<i64>,
     seq: Option<i64>,
     input_dims: Option<(usize, usize)>,
+    input_types: Option<(usize, usize)>,
     arg_name: Option<StrSpan>,
     arg_labels: Option<StrSpan>,
     sort_index: Option<i64>,
@@ -73,17 +74,21 @@ enum RawLane {
     Str(StrSpan),
 }
 
-struct OpenB {
+/// A slice row waiting for its duration (an open `B`, or an `X` being added).
+struct Row {
     start_ns: i64,
     name: StrId,
     cat: StrId,
+    category: Category,
     args: (u64, u32),
     ext: i64,
     corr: i64,
     stream: i64,
     dims: StrId,
+    types: StrId,
     seq: i64,
     order: u32,
+    source: (u64, u32),
 }
 
 struct FlowEvent {
@@ -278,7 +283,7 @@ impl ChromeParser {
                 b'{' => {
                     let mut ev = RawEvent::default();
                     let end = parse_event(b, i, last, &mut ev)?;
-                    self.b.add_event(b, &ev, i, end);
+                    self.b.add_event(b, &ev, i, end, self.consumed);
                     Ok(Some(end))
                 }
                 _ => {
@@ -490,6 +495,11 @@ fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize
                 ev.input_dims = Some((v, e));
                 Ok(e)
             }
+            b"Input type" => {
+                let e = scan::skip_value(b, v, last)?;
+                ev.input_types = Some((v, e));
+                Ok(e)
+            }
             b"name" if b[v] == b'"' => {
                 let (s, e) = scan::string(b, v)?;
                 ev.arg_name = Some(s);
@@ -513,7 +523,7 @@ pub(crate) struct Builder {
     pub(crate) diag: Diagnostics,
     proc_map: FxHashMap<LaneId, ProcessIdx>,
     track_map: FxHashMap<(LaneId, LaneId), TrackIdx>,
-    open_b: FxHashMap<TrackIdx, Vec<OpenB>>,
+    open_b: FxHashMap<TrackIdx, Vec<Row>>,
     flows: Vec<FlowEvent>,
     pub(crate) events_seen: u64,
     non_object_entries: u64,
@@ -528,6 +538,31 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
+    /// Sizes the columns for about `json_bytes` of Kineto JSON (~250 bytes
+    /// an event). Untouched capacity costs address space, not memory.
+    pub(crate) fn reserve_for(&mut self, json_bytes: u64) {
+        let slices = (json_bytes / 250).min(64 << 20) as usize;
+        let s = &mut self.trace.slices;
+        s.track.reserve(slices);
+        s.start_ns.reserve(slices);
+        s.dur_ns.reserve(slices);
+        s.name.reserve(slices);
+        s.cat.reserve(slices);
+        s.category.reserve(slices);
+        s.external_id.reserve(slices);
+        s.correlation.reserve(slices);
+        s.stream.reserve(slices);
+        s.input_dims.reserve(slices);
+        s.input_types.reserve(slices);
+        s.sequence_nr.reserve(slices);
+        s.args_range.reserve(slices);
+        s.source.reserve(slices);
+        s.file_order.reserve(slices);
+        self.trace
+            .args_arena
+            .reserve((json_bytes / 4).min(1 << 32) as usize);
+    }
+
     fn header_value(&mut self, key: &str, raw: &[u8]) {
         let text = String::from_utf8_lossy(raw).into_owned();
         if key == "baseTimeNanoseconds" {
@@ -663,8 +698,12 @@ impl Builder {
         v
     }
 
-    fn add_event(&mut self, b: &[u8], ev: &RawEvent, start: usize, end: usize) {
+    fn add_event(&mut self, b: &[u8], ev: &RawEvent, start: usize, end: usize, buf_offset: u64) {
         let order = self.events_seen as u32;
+        let source = (
+            buf_offset + start as u64,
+            (end - start).min(u32::MAX as usize) as u32,
+        );
         self.events_seen += 1;
         if self.phase_counts.is_empty() {
             self.phase_counts = vec![0; 256];
@@ -731,25 +770,12 @@ impl Builder {
                 let Some(dur) = self.check_dur(ts, dur, raw) else {
                     return;
                 };
-                let args = self.store_args(b, ev.args);
-                let dims = self.dims(b, ev);
-                self.push_slice(track, ts, dur, name, cat, args, ev, dims, order);
+                let row = self.row(b, ev, ts, name, cat, order, source);
+                self.push_row(track, row, dur);
             }
             b'B' => {
-                let args = self.store_args(b, ev.args);
-                let dims = self.dims(b, ev);
-                self.open_b.entry(track).or_default().push(OpenB {
-                    start_ns: ts,
-                    name,
-                    cat,
-                    args,
-                    ext: ev.external_id.unwrap_or(NONE_I64),
-                    corr: ev.correlation.unwrap_or(NONE_I64),
-                    stream: ev.stream.unwrap_or(NONE_I64),
-                    dims,
-                    seq: ev.seq.unwrap_or(NONE_I64),
-                    order,
-                });
+                let row = self.row(b, ev, ts, name, cat, order, source);
+                self.open_b.entry(track).or_default().push(row);
             }
             b'E' => {
                 let open = self.open_b.get_mut(&track).and_then(|s| s.pop());
@@ -766,12 +792,13 @@ impl Builder {
                         let Some(dur) = self.check_dur(o.start_ns, ts - o.start_ns, raw) else {
                             return;
                         };
-                        self.push_open(track, o, dur);
+                        self.push_row(track, o, dur);
                     }
                 }
             }
             b'i' | b'I' | b'R' => {
                 let args = self.store_args(b, ev.args);
+                self.trace.instants.source.push(source);
                 let t = &mut self.trace.instants;
                 t.track.push(track);
                 t.ts_ns.push(ts);
@@ -837,8 +864,8 @@ impl Builder {
         Some(dur)
     }
 
-    fn dims(&mut self, b: &[u8], ev: &RawEvent) -> StrId {
-        match ev.input_dims {
+    fn compact(&mut self, b: &[u8], span: Option<(usize, usize)>) -> StrId {
+        match span {
             Some((s, e)) => {
                 let compact = scan::compact_json(&b[s..e]);
                 self.trace.strings.intern(&compact)
@@ -848,76 +875,60 @@ impl Builder {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push_slice(
+    fn row(
         &mut self,
-        track: TrackIdx,
+        b: &[u8],
+        ev: &RawEvent,
         ts: i64,
-        dur: i64,
         name: StrId,
         cat: StrId,
-        args: (u64, u32),
-        ev: &RawEvent,
-        dims: StrId,
         order: u32,
-    ) {
-        self.push_row(
-            track,
-            ts,
-            dur,
+        source: (u64, u32),
+    ) -> Row {
+        let category = self.category(cat);
+        // Ops keep shapes and types; their other args stay in the source.
+        let args = match category {
+            Category::CpuOp | Category::UserAnnotation | Category::PythonFunction => (0, 0),
+            _ => self.store_args(b, ev.args),
+        };
+        Row {
+            start_ns: ts,
             name,
             cat,
+            category,
             args,
-            ev.external_id.unwrap_or(NONE_I64),
-            ev.correlation.unwrap_or(NONE_I64),
-            ev.stream.unwrap_or(NONE_I64),
-            dims,
-            ev.seq.unwrap_or(NONE_I64),
+            ext: ev.external_id.unwrap_or(NONE_I64),
+            corr: ev.correlation.unwrap_or(NONE_I64),
+            stream: ev.stream.unwrap_or(NONE_I64),
+            dims: self.compact(b, ev.input_dims),
+            types: self.compact(b, ev.input_types),
+            seq: ev.seq.unwrap_or(NONE_I64),
             order,
-        );
+            source,
+        }
     }
 
-    fn push_open(&mut self, track: TrackIdx, o: OpenB, dur: i64) {
-        self.push_row(
-            track, o.start_ns, dur, o.name, o.cat, o.args, o.ext, o.corr, o.stream, o.dims, o.seq,
-            o.order,
-        );
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn push_row(
-        &mut self,
-        track: TrackIdx,
-        ts: i64,
-        dur: i64,
-        name: StrId,
-        cat: StrId,
-        args: (u64, u32),
-        ext: i64,
-        corr: i64,
-        stream: i64,
-        dims: StrId,
-        seq: i64,
-        order: u32,
-    ) {
-        let category = self.category(cat);
-        if Category::marks_device_lane(self.trace.strings.get(cat)) {
+    fn push_row(&mut self, track: TrackIdx, r: Row, dur: i64) {
+        if r.category.is_device() && Category::marks_device_lane(self.trace.strings.get(r.cat)) {
             self.device_marked[track.idx()] = true;
         }
-        self.max_ts_ns = self.max_ts_ns.max(ts.saturating_add(dur));
+        self.max_ts_ns = self.max_ts_ns.max(r.start_ns.saturating_add(dur));
         let s = &mut self.trace.slices;
         s.track.push(track);
-        s.start_ns.push(ts);
+        s.start_ns.push(r.start_ns);
         s.dur_ns.push(dur);
-        s.name.push(name);
-        s.cat.push(cat);
-        s.category.push(category);
-        s.external_id.push(ext);
-        s.correlation.push(corr);
-        s.stream.push(stream);
-        s.input_dims.push(dims);
-        s.sequence_nr.push(seq);
-        s.args_range.push(args);
-        s.file_order.push(order);
+        s.name.push(r.name);
+        s.cat.push(r.cat);
+        s.category.push(r.category);
+        s.external_id.push(r.ext);
+        s.correlation.push(r.corr);
+        s.stream.push(r.stream);
+        s.input_dims.push(r.dims);
+        s.input_types.push(r.types);
+        s.sequence_nr.push(r.seq);
+        s.args_range.push(r.args);
+        s.source.push(r.source);
+        s.file_order.push(r.order);
     }
 
     fn metadata(&mut self, b: &[u8], ev: &RawEvent, pid: LaneId, tid: LaneId) {
@@ -1020,18 +1031,30 @@ impl Builder {
             Some(b) => format!("ts and dur read as microseconds (displayTimeUnit is only a display hint); ts is relative to baseTimeNanoseconds = {b}"),
             None => "ts and dur read as microseconds (displayTimeUnit is only a display hint); ts is absolute (no baseTimeNanoseconds)".to_string(),
         };
+        let timing = std::env::var_os("TRACELANE_TIMING").is_some();
+        let mut t0 = std::time::Instant::now();
+        let mut lap = |what: &str| {
+            if timing {
+                eprintln!("  {what}: {:.3}s", t0.elapsed().as_secs_f64());
+                t0 = std::time::Instant::now();
+            }
+        };
         self.classify_tracks();
         sort_slices(&mut self.trace);
+        lap("sort");
         nest(&mut self.trace, &mut self.diag);
+        lap("nest");
         let flows = std::mem::take(&mut self.flows);
         bind_flows(&mut self.trace, &mut self.diag, flows);
+        lap("flows");
         crate::link::link(&mut self.trace, &mut self.diag);
+        lap("link");
         self.trace.diagnostics = self.diag;
         self.trace
     }
 
     fn close_open_b(&mut self) {
-        let mut open: Vec<(TrackIdx, OpenB)> = Vec::new();
+        let mut open: Vec<(TrackIdx, Row)> = Vec::new();
         for (t, stack) in std::mem::take(&mut self.open_b) {
             open.extend(stack.into_iter().map(|o| (t, o)));
         }
@@ -1045,7 +1068,7 @@ impl Builder {
                 || n,
             );
             let dur = (end - o.start_ns).max(0);
-            self.push_open(t, o, dur);
+            self.push_row(t, o, dur);
         }
     }
 
@@ -1137,6 +1160,8 @@ fn sort_slices(t: &mut Trace) {
     apply(&mut s.input_dims, &perm);
     apply(&mut s.sequence_nr, &perm);
     apply(&mut s.args_range, &perm);
+    apply(&mut s.source, &perm);
+    apply(&mut s.input_types, &perm);
     apply(&mut s.file_order, &perm);
     // Tracks are numbered in sort order, so each range starts where the
     // previous one ended (empty tracks get an empty range there).

@@ -139,6 +139,12 @@ impl Importer {
         }
     }
 
+    /// Tells the importer roughly how many bytes of JSON to expect, so the
+    /// model's columns are allocated once instead of grown by copying.
+    pub fn set_size_hint(&mut self, json_bytes: u64) {
+        self.parser.b.reserve_for(json_bytes);
+    }
+
     /// Bytes of the file pushed so far.
     pub fn bytes_in(&self) -> u64 {
         self.input_bytes
@@ -261,6 +267,26 @@ impl Importer {
 /// Imports a whole file held in memory.
 pub fn import_bytes(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportError> {
     let mut imp = Importer::new(opts);
+    imp.set_size_hint(json_size_estimate(
+        bytes.len() as u64,
+        bytes.get(bytes.len().saturating_sub(4)..),
+    ));
     imp.push(bytes)?;
     imp.finish()
+}
+
+/// Expected JSON size of a file from its length and last four bytes (gzip's
+/// ISIZE trailer: the inflated size modulo 2^32).
+pub fn json_size_estimate(file_len: u64, last4: Option<&[u8]>) -> u64 {
+    match last4 {
+        Some(t) if t.len() == 4 && file_len > 18 => {
+            let isize = u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as u64;
+            if isize >= file_len {
+                isize
+            } else {
+                file_len * 8
+            }
+        }
+        _ => file_len,
+    }
 }

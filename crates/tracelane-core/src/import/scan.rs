@@ -38,6 +38,26 @@ pub struct StrSpan {
 pub fn string(b: &[u8], i: usize) -> R<(StrSpan, usize)> {
     debug_assert_eq!(b.get(i), Some(&b'"'));
     let start = i + 1;
+    // Most strings in a trace are short keys and names: look at the first
+    // bytes directly before paying for a vectorised search.
+    let quick_end = (start + 24).min(b.len());
+    for (k, &c) in b[start..quick_end].iter().enumerate() {
+        match c {
+            b'"' => {
+                let end = start + k;
+                return Ok((
+                    StrSpan {
+                        start,
+                        end,
+                        escaped: false,
+                    },
+                    end + 1,
+                ));
+            }
+            b'\\' => break,
+            _ => {}
+        }
+    }
     let mut j = start;
     let mut escaped = false;
     loop {
@@ -118,12 +138,11 @@ pub fn decode(b: &[u8], s: StrSpan) -> Decoded<'_> {
                     continue;
                 };
                 k += 4;
-                if (0xD800..0xDC00).contains(&cp) {
-                    if raw.get(k) == Some(&b'\\') && raw.get(k + 1) == Some(&b'u') {
-                        if let Some(lo) = hex(k + 2).filter(|lo| (0xDC00..0xE000).contains(lo)) {
-                            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                            k += 6;
-                        }
+                let low_follows = raw.get(k) == Some(&b'\\') && raw.get(k + 1) == Some(&b'u');
+                if (0xD800..0xDC00).contains(&cp) && low_follows {
+                    if let Some(lo) = hex(k + 2).filter(|lo| (0xDC00..0xE000).contains(lo)) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        k += 6;
                     }
                 }
                 match char::from_u32(cp) {

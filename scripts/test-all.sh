@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every check and test tracelane has. This is the README's test command
+# and what CI (.ci/run) runs. It installs what it needs when it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "toolchain: rustfmt, clippy, wasm32 target"
+if ! command -v cargo >/dev/null; then
+  echo "cargo is not installed: install Rust with rustup (https://rustup.rs)" >&2
+  exit 1
+fi
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "core has no web dependency"
+bash scripts/check-core-deps.sh
+
+step "clippy (native, all targets)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "clippy (wasm32: the core compiles for the browser)"
+cargo clippy -p tracelane-core --target wasm32-unknown-unknown --locked -- -D warnings
+
+step "docs build without warnings"
+RUSTDOCFLAGS="-D warnings" cargo doc -p tracelane-core --no-deps --locked --quiet
+
+step "tests (native)"
+cargo test --workspace --locked
+
+step "CLI smoke test on a real trace"
+cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz --top 3
+if cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/edge/image.png 2>/tmp/tracelane-err.txt; then
+  echo "expected the CLI to refuse a PNG" >&2
+  exit 1
+fi
+grep -q "not a trace: the file is a PNG image" /tmp/tracelane-err.txt
+echo "bad input gives: $(cat /tmp/tracelane-err.txt)"
