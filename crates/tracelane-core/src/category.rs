@@ -85,14 +85,13 @@ impl Category {
     }
 
     /// Host events PyTorch builds its containment tree from (and so rows of
-    /// the op table with CPU time).
+    /// the op table with CPU time). Python tracer frames are not among them:
+    /// the profiler removes them from its events and exposes them only as
+    /// stacks.
     pub fn is_counted_host(self) -> bool {
         matches!(
             self,
-            Category::CpuOp
-                | Category::UserAnnotation
-                | Category::PythonFunction
-                | Category::Runtime
+            Category::CpuOp | Category::UserAnnotation | Category::Runtime
         )
     }
 

@@ -6,8 +6,9 @@
 //!
 //! * events PyTorch drops by name are dropped (`_filter_name`);
 //!   `ProfilerStep#N` is renamed `ProfilerStep*` (`_rewrite_name`);
-//! * host events (ops, annotations, Python frames, runtime/driver calls)
-//!   form a containment tree per thread; a runtime call joins the thread of
+//! * host events (ops, annotations, runtime/driver calls; not Python tracer
+//!   frames, which the profiler keeps out of its events) form a containment
+//!   tree per thread; a runtime call joins the thread of
 //!   the op it belongs to; a child lies entirely inside its parent
 //!   (`_populate_cpu_children`, ties broken by recording order);
 //! * a node whose parent has the same name and no other child is merged into

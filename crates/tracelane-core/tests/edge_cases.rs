@@ -346,3 +346,14 @@ fn a_failed_import_can_be_retried_with_a_new_importer() {
     )
     .is_ok());
 }
+
+#[test]
+fn python_tracer_frames_are_on_the_timeline_but_not_in_the_op_table() {
+    let t = edge("python_frames.json").unwrap();
+    assert_eq!(t.slices.len(), 4);
+    let table = op_table(&t, OpTableOptions::default());
+    let names: Vec<&str> = table.rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["MyFn", "aten::mul"]);
+    // PyTorch's tree has no Python frames: aten::mul is MyFn's child.
+    assert_eq!(table.rows[0].cpu_self_ns, 50_000);
+}
