@@ -154,8 +154,7 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
     order.sort_unstable_by_key(|&k| key(k));
 
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
-    let mut node_of_slice: FxHashMap<u32, u32> = FxHashMap::default();
-    node_of_slice.reserve(order.len());
+    let mut node_of_slice: Vec<u32> = vec![NONE; n];
     let mut stack: Vec<u32> = Vec::new();
     let mut cur_track = None;
     for &k in &order {
@@ -189,7 +188,7 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
             own_device: 0,
             device_total: 0,
         });
-        node_of_slice.insert(i as u32, me);
+        node_of_slice[i] = me;
         stack.push(me);
     }
 
@@ -204,8 +203,8 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
         let d = s.dur_ns[i];
         table.device_events_ns += d;
         let o = t.links.op.get(i).copied().unwrap_or(NO_SLICE);
-        match node_of_slice.get(&o) {
-            Some(&node) if o != NO_SLICE => nodes[node as usize].own_device += d,
+        match node_of_slice.get(o as usize) {
+            Some(&node) if node != NONE => nodes[node as usize].own_device += d,
             _ => table.device_without_op_ns += d,
         }
     }
@@ -275,42 +274,16 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
     // Memory instants PyTorch reports as rows of their own.
     let mem_rows = memory_rows(t, &nodes, opts);
 
-    // Rows in PyTorch's order: all events sorted by (start, -end).
-    enum Ev {
-        Host(u32),
-        Device(u32),
-        Memory(usize),
-    }
-    let mut events: Vec<(i64, i64, u32, Ev)> = Vec::with_capacity(nodes.len() + device_rows.len());
-    for (me, node) in nodes.iter().enumerate() {
-        if alive[me] {
-            let i = node.slice as usize;
-            events.push((
-                s.start_ns[i],
-                -s.end_ns(i),
-                s.file_order[i],
-                Ev::Host(me as u32),
-            ));
-        }
-    }
-    for &i in &device_rows {
-        let i = i as usize;
-        events.push((
-            s.start_ns[i],
-            -s.end_ns(i),
-            s.file_order[i],
-            Ev::Device(i as u32),
-        ));
-    }
-    for (k, &(ts, _)) in mem_rows.iter().enumerate() {
-        events.push((ts, -ts, u32::MAX, Ev::Memory(k)));
-    }
-    events.sort_by_key(|e| (e.0, e.1, e.2));
-
+    // Rows come out in PyTorch's order, the first appearance of each key in
+    // (start, -end) order: each row remembers its earliest event, and the
+    // rows are sorted by it at the end (cheaper than sorting every event).
     type Key = (StrId, bool, bool, StrId);
+    type First = (i64, i64, u32);
     let mut index: FxHashMap<Key, usize> = FxHashMap::default();
-    let mut add = |table: &mut OpTable, name: &str, k: Key, dims: StrId, vals: [i64; 4]| {
+    let mut first: Vec<First> = Vec::new();
+    let mut add = |table: &mut OpTable, name: &str, k: Key, at: First, vals: [i64; 4]| {
         let row = *index.entry(k).or_insert_with(|| {
+            let dims = k.3;
             table.rows.push(OpRow {
                 name: name.to_string(),
                 input_shapes: opts.by_shape.then(|| {
@@ -328,8 +301,10 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
                 device_total_ns: 0,
                 device_self_ns: 0,
             });
+            first.push(at);
             table.rows.len() - 1
         });
+        first[row] = first[row].min(at);
         let r = &mut table.rows[row];
         r.calls += 1;
         r.cpu_total_ns += vals[0];
@@ -337,75 +312,70 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
         r.device_total_ns += vals[2];
         r.device_self_ns += vals[3];
     };
-    let profiler_step = t.strings.lookup("ProfilerStep*");
-    for (_, _, _, ev) in &events {
-        match *ev {
-            Ev::Host(me) => {
-                let node = &nodes[me as usize];
-                let i = node.slice as usize;
-                let raw = t.str(s.name[i]);
-                let name = rewrite_name(raw);
-                let name_id = if name == raw {
-                    s.name[i]
-                } else {
-                    profiler_step.unwrap_or(StrId(u32::MAX - 1))
-                };
-                let dims = if opts.by_shape {
-                    s.input_dims[i]
-                } else {
-                    NO_STR
-                };
-                let is_ua = s.category[i] == Category::UserAnnotation;
-                let dur = s.dur_ns[i];
-                let vals = [
-                    dur,
-                    dur - node.child_dur,
-                    node.device_total,
-                    node.own_device,
-                ];
-                table.self_cpu_total_ns += vals[1];
-                add(&mut table, name, (name_id, false, is_ua, dims), dims, vals);
-            }
-            Ev::Device(i) => {
-                let i = i as usize;
-                let raw = t.str(s.name[i]);
-                let name = rewrite_name(raw);
-                let name_id = if name == raw {
-                    s.name[i]
-                } else {
-                    profiler_step.unwrap_or(StrId(u32::MAX - 1))
-                };
-                let dims = if opts.by_shape {
-                    s.input_dims[i]
-                } else {
-                    NO_STR
-                };
-                let is_ua = s.category[i] == Category::DeviceAnnotation;
-                let d = s.dur_ns[i];
-                if !is_ua {
-                    table.self_device_total_ns += d;
-                }
-                add(
-                    &mut table,
-                    name,
-                    (name_id, true, is_ua, dims),
-                    dims,
-                    [0, 0, d, d],
-                );
-            }
-            Ev::Memory(k) => {
-                let (_, name) = mem_rows[k];
-                let id = t.strings.lookup(name).unwrap_or(NO_STR);
-                add(
-                    &mut table,
-                    name,
-                    (id, false, false, NO_STR),
-                    NO_STR,
-                    [0, 0, 0, 0],
-                );
-            }
+    let profiler_step = t
+        .strings
+        .lookup("ProfilerStep*")
+        .unwrap_or(StrId(u32::MAX - 1));
+    let key_of = |i: usize, device: bool, annotation: bool| -> (&str, Key) {
+        let raw = t.str(s.name[i]);
+        let name = rewrite_name(raw);
+        let name_id = if name == raw {
+            s.name[i]
+        } else {
+            profiler_step
+        };
+        let dims = if opts.by_shape {
+            s.input_dims[i]
+        } else {
+            NO_STR
+        };
+        (name, (name_id, device, annotation, dims))
+    };
+    let at = |i: usize| (s.start_ns[i], -s.end_ns(i), s.file_order[i]);
+    for (me, node) in nodes.iter().enumerate() {
+        if !alive[me] {
+            continue;
         }
+        let i = node.slice as usize;
+        let (name, key) = key_of(i, false, s.category[i] == Category::UserAnnotation);
+        let dur = s.dur_ns[i];
+        let vals = [
+            dur,
+            dur - node.child_dur,
+            node.device_total,
+            node.own_device,
+        ];
+        table.self_cpu_total_ns += vals[1];
+        add(&mut table, name, key, at(i), vals);
     }
+    for &i in &device_rows {
+        let i = i as usize;
+        let is_annotation = s.category[i] == Category::DeviceAnnotation;
+        let (name, key) = key_of(i, true, is_annotation);
+        let d = s.dur_ns[i];
+        if !is_annotation {
+            table.self_device_total_ns += d;
+        }
+        add(&mut table, name, key, at(i), [0, 0, d, d]);
+    }
+    for &(ts, name) in &mem_rows {
+        let id = t.strings.lookup(name).unwrap_or(NO_STR);
+        add(
+            &mut table,
+            name,
+            (id, false, false, NO_STR),
+            (ts, -ts, u32::MAX),
+            [0, 0, 0, 0],
+        );
+    }
+    drop(add);
+    let mut order: Vec<usize> = (0..table.rows.len()).collect();
+    order.sort_by_key(|&r| first[r]);
+    let mut rows: Vec<Option<OpRow>> = std::mem::take(&mut table.rows)
+        .into_iter()
+        .map(Some)
+        .collect();
+    table.rows = order.into_iter().filter_map(|r| rows[r].take()).collect();
     table
 }
 

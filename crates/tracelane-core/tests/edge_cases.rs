@@ -357,3 +357,41 @@ fn python_tracer_frames_are_on_the_timeline_but_not_in_the_op_table() {
     // PyTorch's tree has no Python frames: aten::mul is MyFn's child.
     assert_eq!(table.rows[0].cpu_self_ns, 50_000);
 }
+
+#[test]
+fn two_thread_import_of_a_large_file_equals_the_sequential_one() {
+    use std::io::Read;
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for rel in [
+        "public/hta_large_216k_events.json.gz",
+        "public/kineto_legacy_2021_resnet50.pt.trace.json.gz",
+    ] {
+        let gz = std::fs::read(common::fixtures().join(rel)).unwrap();
+        let mut json = Vec::new();
+        flate2::read::MultiGzDecoder::new(&gz[..])
+            .read_to_end(&mut json)
+            .unwrap();
+        cases.push((rel.to_string(), json));
+    }
+    let mut synth = Vec::new();
+    tracelane_core::synth::write_kineto_trace(&mut synth, 20_000_000, 7).unwrap();
+    cases.push(("synth 20 MB".into(), synth));
+    for (name, json) in &cases {
+        let parallel = import_bytes(json, ImportOptions::default()).unwrap();
+        let sequential =
+            tracelane_core::import::import_bytes_sequential(json, ImportOptions::default())
+                .unwrap();
+        assert_eq!(summary(&parallel), summary(&sequential), "{name}");
+        assert_eq!(parallel.slices.source, sequential.slices.source, "{name}");
+        assert_eq!(
+            parallel.slices.file_order, sequential.slices.file_order,
+            "{name}"
+        );
+        assert_eq!(parallel.diagnostics, sequential.diagnostics, "{name}");
+        let (pa, sa) = (
+            parallel.slice_args_json(parallel.slices.len() - 1),
+            sequential.slice_args_json(sequential.slices.len() - 1),
+        );
+        assert_eq!(pa, sa, "{name}");
+    }
+}

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use super::scan::{self, decode, int_text, micros_text_to_ns, Scan, StrSpan};
 use crate::category::Category;
-use crate::error::{excerpt, Diagnostics, ImportError};
+use crate::error::{excerpt, Diagnostics, ImportError, Warning};
 use crate::model::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,8 +129,23 @@ impl ChromeParser {
     /// bytes were consumed; the caller keeps the rest and passes it again
     /// with more bytes appended. `last` says no more bytes will come.
     pub fn feed(&mut self, buf: &[u8], last: bool) -> Result<usize, ImportError> {
+        self.feed_until(buf, last, usize::MAX)
+    }
+
+    /// Like [`ChromeParser::feed`], but stops before the first value that
+    /// starts at or after `stop_at` and returns where it stopped.
+    pub(crate) fn feed_until(
+        &mut self,
+        buf: &[u8],
+        last: bool,
+        stop_at: usize,
+    ) -> Result<usize, ImportError> {
         let mut i = 0usize;
         loop {
+            if stop_at != usize::MAX && scan::skip_ws(buf, i) >= stop_at {
+                i = scan::skip_ws(buf, i).min(buf.len());
+                break;
+            }
             let step = self.step(buf, i, last);
             match step {
                 Ok(Some(next)) => i = next,
@@ -159,6 +174,36 @@ impl ChromeParser {
         }
         self.consumed += i as u64;
         Ok(i)
+    }
+
+    /// A parser that starts inside the event list, at byte `offset` of the
+    /// input (for parsing the second half of a file on another thread).
+    pub(crate) fn in_events(bare: bool, offset: u64) -> Self {
+        ChromeParser {
+            state: State::Events { bare },
+            b: Builder::default(),
+            consumed: offset,
+            saw_trace_events: true,
+        }
+    }
+
+    /// Whether the parser stands between events of the event list.
+    pub(crate) fn between_events(&self) -> bool {
+        matches!(self.state, State::Events { .. }) && self.b.open_b.values().all(|v| v.is_empty())
+    }
+
+    /// Appends what `later` parsed from the bytes right after this parser's
+    /// last event, and takes over its position in the file.
+    pub(crate) fn absorb(&mut self, later: ChromeParser) {
+        self.state = later.state;
+        self.consumed = later.consumed;
+        self.b.absorb(later.b);
+    }
+
+    /// Whether this parser, started mid-file, met an `E` whose `B` may lie
+    /// before its start (then its work cannot be merged).
+    pub(crate) fn needs_earlier_context(&self) -> bool {
+        self.b.diag.warning_count("e_without_b") > 0
     }
 
     /// Called once all bytes were fed; `rest` is what `feed` did not consume.
@@ -527,17 +572,150 @@ pub(crate) struct Builder {
     flows: Vec<FlowEvent>,
     pub(crate) events_seen: u64,
     non_object_entries: u64,
-    /// Category string id → classification (few distinct categories).
-    cat_cache: FxHashMap<StrId, Category>,
+    /// Category classification by category string id (few distinct ones).
+    cat_cache: Vec<Option<Category>>,
+    /// Raw `Input Dims` / `Input type` text → its compact interned form.
+    compact_cache: FxHashMap<Box<[u8]>, StrId>,
+    /// The last (pid, tid) → track lookup: consecutive events share a lane.
+    last_track: Option<((LaneId, LaneId), TrackIdx)>,
     /// Tracks that hold an event of a device-only category.
     device_marked: Vec<bool>,
     phase_counts: Vec<u64>,
-    cat_counts: FxHashMap<StrId, u64>,
+    /// Events by category string id.
+    cat_counts: Vec<u64>,
     base_time_ns: Option<i64>,
     max_ts_ns: i64,
 }
 
 impl Builder {
+    /// Appends another builder's rows (parsed from later bytes of the same
+    /// file), re-interning its strings and re-numbering its lanes.
+    fn absorb(&mut self, o: Builder) {
+        let ids: Vec<StrId> = (0..o.trace.strings.len())
+            .map(|k| {
+                self.trace
+                    .strings
+                    .intern(o.trace.strings.get(StrId(k as u32)))
+            })
+            .collect();
+        let map = |id: StrId| {
+            if id == NO_STR {
+                NO_STR
+            } else {
+                ids[id.0 as usize]
+            }
+        };
+        let lane = |l: LaneId| match l {
+            LaneId::Str(s) => LaneId::Str(map(s)),
+            int => int,
+        };
+        let procs: Vec<ProcessIdx> = o
+            .trace
+            .processes
+            .iter()
+            .map(|p| {
+                let me = self.process(lane(p.pid));
+                let mine = &mut self.trace.processes[me.0 as usize];
+                mine.name = p.name.map(map).or(mine.name);
+                mine.labels = p.labels.map(map).or(mine.labels);
+                mine.sort_index = p.sort_index.or(mine.sort_index);
+                me
+            })
+            .collect();
+        let tracks: Vec<TrackIdx> = o
+            .trace
+            .tracks
+            .iter()
+            .enumerate()
+            .map(|(k, tr)| {
+                let pid = self.trace.processes[procs[tr.process.0 as usize].0 as usize].pid;
+                let me = self.track(pid, lane(tr.tid));
+                let mine = &mut self.trace.tracks[me.idx()];
+                mine.name = tr.name.map(map).or(mine.name);
+                mine.sort_index = tr.sort_index.or(mine.sort_index);
+                self.device_marked[me.idx()] |= o.device_marked[k];
+                me
+            })
+            .collect();
+        let order_base = self.events_seen as u32;
+        let arena_base = self.trace.args_arena.len() as u64;
+        let shift = |r: (u64, u32)| if r.1 == 0 { r } else { (r.0 + arena_base, r.1) };
+        let (a, b) = (&mut self.trace.slices, o.trace.slices);
+        a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
+        a.start_ns.extend(b.start_ns);
+        a.dur_ns.extend(b.dur_ns);
+        a.name.extend(b.name.iter().map(|&x| map(x)));
+        a.cat.extend(b.cat.iter().map(|&x| map(x)));
+        a.category.extend(b.category);
+        a.external_id.extend(b.external_id);
+        a.correlation.extend(b.correlation);
+        a.stream.extend(b.stream);
+        a.input_dims.extend(b.input_dims.iter().map(|&x| map(x)));
+        a.input_types.extend(b.input_types.iter().map(|&x| map(x)));
+        a.sequence_nr.extend(b.sequence_nr);
+        a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
+        a.source.extend(b.source);
+        a.file_order
+            .extend(b.file_order.iter().map(|&x| x + order_base));
+        let (a, b) = (&mut self.trace.instants, o.trace.instants);
+        a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
+        a.ts_ns.extend(b.ts_ns);
+        a.name.extend(b.name.iter().map(|&x| map(x)));
+        a.cat.extend(b.cat.iter().map(|&x| map(x)));
+        a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
+        a.source.extend(b.source);
+        let (a, b) = (&mut self.trace.counters, o.trace.counters);
+        a.process
+            .extend(b.process.iter().map(|p| procs[p.0 as usize]));
+        a.series.extend(b.series.iter().map(|&x| map(x)));
+        a.ts_ns.extend(b.ts_ns);
+        a.value.extend(b.value);
+        self.trace.args_arena.extend_from_slice(&o.trace.args_arena);
+        self.trace.header.extend(o.trace.header);
+        self.flows.extend(o.flows.into_iter().map(|f| FlowEvent {
+            cat: map(f.cat),
+            track: tracks[f.track.idx()],
+            ..f
+        }));
+        for (t, rows) in o.open_b {
+            let mine = self.open_b.entry(tracks[t.idx()]).or_default();
+            mine.extend(rows.into_iter().map(|r| Row {
+                name: map(r.name),
+                cat: map(r.cat),
+                dims: map(r.dims),
+                types: map(r.types),
+                args: shift(r.args),
+                order: r.order + order_base,
+                ..r
+            }));
+        }
+        self.events_seen += o.events_seen;
+        self.non_object_entries += o.non_object_entries;
+        if self.phase_counts.len() < o.phase_counts.len() {
+            self.phase_counts.resize(o.phase_counts.len(), 0);
+        }
+        for (k, n) in o.phase_counts.iter().enumerate() {
+            self.phase_counts[k] += n;
+        }
+        for (k, &n) in o.cat_counts.iter().enumerate().filter(|(_, &n)| n > 0) {
+            let id = ids[k].0 as usize;
+            if self.cat_counts.len() <= id {
+                self.cat_counts.resize(id + 1, 0);
+            }
+            self.cat_counts[id] += n;
+        }
+        self.base_time_ns = o.base_time_ns.or(self.base_time_ns);
+        self.max_ts_ns = self.max_ts_ns.max(o.max_ts_ns);
+        self.diag.truncated |= o.diag.truncated;
+        for (k, w) in o.diag.warnings {
+            let mine = self.diag.warnings.entry(k).or_insert_with(|| Warning {
+                count: 0,
+                ..w.clone()
+            });
+            mine.count += w.count;
+        }
+    }
+
     /// Sizes the columns for about `json_bytes` of Kineto JSON (~250 bytes
     /// an event). Untouched capacity costs address space, not memory.
     pub(crate) fn reserve_for(&mut self, json_bytes: u64) {
@@ -620,7 +798,13 @@ impl Builder {
     }
 
     fn track(&mut self, pid: LaneId, tid: LaneId) -> TrackIdx {
+        if let Some((key, t)) = self.last_track {
+            if key == (pid, tid) {
+                return t;
+            }
+        }
         if let Some(&t) = self.track_map.get(&(pid, tid)) {
+            self.last_track = Some(((pid, tid), t));
             return t;
         }
         let process = self.process(pid);
@@ -652,11 +836,15 @@ impl Builder {
     }
 
     fn category(&mut self, cat: StrId) -> Category {
-        if let Some(&c) = self.cat_cache.get(&cat) {
-            return c;
+        let k = cat.0 as usize;
+        if let Some(Some(c)) = self.cat_cache.get(k) {
+            return *c;
         }
         let c = Category::from_cat(self.trace.strings.get(cat));
-        self.cat_cache.insert(cat, c);
+        if self.cat_cache.len() <= k {
+            self.cat_cache.resize(k + 1, None);
+        }
+        self.cat_cache[k] = Some(c);
         c
     }
 
@@ -747,7 +935,11 @@ impl Builder {
             None => self.trace.strings.intern(""),
         };
         if ev.ph != b'C' && ev.ph != b's' && ev.ph != b't' && ev.ph != b'f' {
-            *self.cat_counts.entry(cat).or_insert(0) += 1;
+            let k = cat.0 as usize;
+            if self.cat_counts.len() <= k {
+                self.cat_counts.resize(k + 1, 0);
+            }
+            self.cat_counts[k] += 1;
         }
         let track = self.track(pid, tid);
         self.max_ts_ns = self.max_ts_ns.max(ts);
@@ -867,8 +1059,13 @@ impl Builder {
     fn compact(&mut self, b: &[u8], span: Option<(usize, usize)>) -> StrId {
         match span {
             Some((s, e)) => {
-                let compact = scan::compact_json(&b[s..e]);
-                self.trace.strings.intern(&compact)
+                let raw = &b[s..e];
+                if let Some(&id) = self.compact_cache.get(raw) {
+                    return id;
+                }
+                let id = self.trace.strings.intern(&scan::compact_json(raw));
+                self.compact_cache.insert(raw.into(), id);
+                id
             }
             None => NO_STR,
         }
@@ -1021,8 +1218,8 @@ impl Builder {
                 )
             })
             .collect();
-        for (&cat, &n) in &self.cat_counts {
-            let label = self.trace.strings.get(cat);
+        for (cat, &n) in self.cat_counts.iter().enumerate().filter(|(_, &n)| n > 0) {
+            let label = self.trace.strings.get(StrId(cat as u32));
             let label = if label.is_empty() { "(none)" } else { label };
             self.diag.events_by_category.insert(label.to_string(), n);
         }
@@ -1126,24 +1323,37 @@ impl Builder {
 fn sort_slices(t: &mut Trace) {
     let s = &mut t.slices;
     let n = s.len();
-    let mut perm: Vec<u32> = (0..n as u32).collect();
-    perm.sort_unstable_by(|&a, &b| {
-        let (a, b) = (a as usize, b as usize);
+    // Bucket by track (a stable counting sort keeps file order inside each
+    // track), then sort a track only if its events are out of order: most
+    // producers write each thread's events in time order already.
+    let mut offsets = vec![0usize; t.tracks.len() + 1];
+    for tr in &s.track {
+        offsets[tr.idx() + 1] += 1;
+    }
+    for k in 1..offsets.len() {
+        offsets[k] += offsets[k - 1];
+    }
+    let mut perm: Vec<u32> = vec![0; n];
+    let mut next = offsets.clone();
+    for (i, tr) in s.track.iter().enumerate() {
+        perm[next[tr.idx()]] = i as u32;
+        next[tr.idx()] += 1;
+    }
+    let key = |i: u32| {
+        let i = i as usize;
         (
-            s.track[a],
-            s.start_ns[a],
-            std::cmp::Reverse(s.dur_ns[a]),
-            host_rank(s.category[a]),
-            s.file_order[a],
+            s.start_ns[i],
+            std::cmp::Reverse(s.dur_ns[i]),
+            host_rank(s.category[i]),
+            s.file_order[i],
         )
-            .cmp(&(
-                s.track[b],
-                s.start_ns[b],
-                std::cmp::Reverse(s.dur_ns[b]),
-                host_rank(s.category[b]),
-                s.file_order[b],
-            ))
-    });
+    };
+    for w in offsets.windows(2) {
+        let bucket = &mut perm[w[0]..w[1]];
+        if !bucket.windows(2).all(|p| key(p[0]) <= key(p[1])) {
+            bucket.sort_unstable_by_key(|&i| key(i));
+        }
+    }
     fn apply<T: Copy>(v: &mut Vec<T>, perm: &[u32]) {
         let out: Vec<T> = perm.iter().map(|&i| v[i as usize]).collect();
         *v = out;

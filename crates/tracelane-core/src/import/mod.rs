@@ -7,6 +7,8 @@
 //! one-call form.
 
 pub mod chrome;
+#[cfg(not(target_arch = "wasm32"))]
+mod parallel;
 pub mod scan;
 
 use std::io::Write;
@@ -265,7 +267,21 @@ impl Importer {
 }
 
 /// Imports a whole file held in memory.
+///
+/// Natively, a large uncompressed file is parsed by two threads, one from
+/// each half; the result is the same model as the sequential import (the
+/// second half is only used when the first thread ends exactly where it
+/// began, between two events).
 pub fn import_bytes(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(result) = parallel::import(bytes, opts) {
+        return result;
+    }
+    import_bytes_sequential(bytes, opts)
+}
+
+/// [`import_bytes`] on the calling thread only.
+pub fn import_bytes_sequential(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportError> {
     let mut imp = Importer::new(opts);
     imp.set_size_hint(json_size_estimate(
         bytes.len() as u64,
