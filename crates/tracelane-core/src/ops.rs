@@ -368,7 +368,6 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
             [0, 0, 0, 0],
         );
     }
-    drop(add);
     let mut order: Vec<usize> = (0..table.rows.len()).collect();
     order.sort_by_key(|&r| first[r]);
     let mut rows: Vec<Option<OpRow>> = std::mem::take(&mut table.rows)
