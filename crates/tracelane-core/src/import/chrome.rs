@@ -134,6 +134,8 @@ impl ChromeParser {
 
     /// Like [`ChromeParser::feed`], but stops before the first value that
     /// starts at or after `stop_at` and returns where it stopped.
+    // Used by the two-thread import, which wasm builds leave out.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn feed_until(
         &mut self,
         buf: &[u8],
@@ -178,6 +180,8 @@ impl ChromeParser {
 
     /// A parser that starts inside the event list, at byte `offset` of the
     /// input (for parsing the second half of a file on another thread).
+    // Used by the two-thread import, which wasm builds leave out.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn in_events(bare: bool, offset: u64) -> Self {
         ChromeParser {
             state: State::Events { bare },
@@ -188,12 +192,16 @@ impl ChromeParser {
     }
 
     /// Whether the parser stands between events of the event list.
+    // Used by the two-thread import, which wasm builds leave out.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn between_events(&self) -> bool {
         matches!(self.state, State::Events { .. }) && self.b.open_b.values().all(|v| v.is_empty())
     }
 
     /// Appends what `later` parsed from the bytes right after this parser's
     /// last event, and takes over its position in the file.
+    // Used by the two-thread import, which wasm builds leave out.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn absorb(&mut self, later: ChromeParser) {
         self.state = later.state;
         self.consumed = later.consumed;
@@ -202,6 +210,8 @@ impl ChromeParser {
 
     /// Whether this parser, started mid-file, met an `E` whose `B` may lie
     /// before its start (then its work cannot be merged).
+    // Used by the two-thread import, which wasm builds leave out.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn needs_earlier_context(&self) -> bool {
         self.b.diag.warning_count("e_without_b") > 0
     }
@@ -590,6 +600,8 @@ pub(crate) struct Builder {
 impl Builder {
     /// Appends another builder's rows (parsed from later bytes of the same
     /// file), re-interning its strings and re-numbering its lanes.
+    // Used by the two-thread import, which wasm builds leave out.
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     fn absorb(&mut self, o: Builder) {
         let ids: Vec<StrId> = (0..o.trace.strings.len())
             .map(|k| {
