@@ -125,23 +125,34 @@ fn one_file(flags: &Flags) -> Result<&str, String> {
     }
 }
 
-/// Streams the file through the importer in 1 MiB chunks (as the page does).
+/// Files up to this size are read whole and imported on two threads;
+/// larger ones are streamed in 1 MiB chunks so memory holds only the model.
+const READ_WHOLE_MAX: u64 = 4 << 30;
+
 fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
-    let mut file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let fail = |e: &dyn std::fmt::Display| format!("{path}: {e}");
+    let mut file = std::fs::File::open(path).map_err(|e| fail(&e))?;
     let mut opts = ImportOptions::default();
     if let Some(mb) = flags.max_mb {
         opts.max_json_bytes = mb * 1_000_000;
     }
+    let len = file.metadata().map_err(|e| fail(&e))?.len();
+    if len <= READ_WHOLE_MAX {
+        let mut bytes = Vec::with_capacity(len as usize);
+        file.read_to_end(&mut bytes).map_err(|e| fail(&e))?;
+        return tracelane_core::import_bytes(&bytes, opts).map_err(|e| fail(&e));
+    }
     let mut imp = Importer::new(opts);
+    imp.set_size_hint(len);
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = file.read(&mut buf).map_err(|e| format!("{path}: {e}"))?;
+        let n = file.read(&mut buf).map_err(|e| fail(&e))?;
         if n == 0 {
             break;
         }
-        imp.push(&buf[..n]).map_err(|e| format!("{path}: {e}"))?;
+        imp.push(&buf[..n]).map_err(|e| fail(&e))?;
     }
-    imp.finish().map_err(|e| format!("{path}: {e}"))
+    imp.finish().map_err(|e| fail(&e))
 }
 
 fn us(ns: i64) -> f64 {
@@ -150,13 +161,17 @@ fn us(ns: i64) -> f64 {
 
 /// `1.234ms`-style durations, as PyTorch's table prints them.
 fn human(ns: i64) -> String {
-    let a = ns.unsigned_abs();
-    if a >= 1_000_000_000 {
-        format!("{:.3}s", ns as f64 / 1e9)
-    } else if a >= 1_000_000 {
-        format!("{:.3}ms", ns as f64 / 1e6)
+    human_f(ns as f64)
+}
+
+fn human_f(ns: f64) -> String {
+    let a = ns.abs();
+    if a >= 1e9 {
+        format!("{:.3}s", ns / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3}ms", ns / 1e6)
     } else {
-        format!("{:.3}us", ns as f64 / 1e3)
+        format!("{:.3}us", ns / 1e3)
     }
 }
 
@@ -285,11 +300,11 @@ fn cmd_ops(flags: &Flags) -> Result<(), String> {
                         human(r.cpu_self_ns),
                         pct(r.cpu_total_ns, table.self_cpu_total_ns),
                         human(r.cpu_total_ns),
-                        human(r.cpu_total_ns / calls),
+                        human_f(r.cpu_total_ns as f64 / calls as f64),
                         human(r.device_self_ns),
                         pct(r.device_self_ns, table.self_device_total_ns),
                         human(r.device_total_ns),
-                        human(r.device_total_ns / calls),
+                        human_f(r.device_total_ns as f64 / calls as f64),
                         r.calls.to_string(),
                     ]);
                     v

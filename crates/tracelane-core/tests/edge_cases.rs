@@ -395,3 +395,18 @@ fn two_thread_import_of_a_large_file_equals_the_sequential_one() {
         assert_eq!(pa, sa, "{name}");
     }
 }
+
+#[test]
+fn broken_json_after_some_events_keeps_them_and_reports_once() {
+    let text = br#"{"traceEvents": [{"ph": "X", "name": "ok", "pid": 1, "tid": 1, "ts": 1, "dur": 1}, {"ph": "X", "name": }, {"ph": "X", "name": "later", "ts": 5, "dur": 1}]}"#;
+    for chunk in [1usize, 8, text.len()] {
+        let mut imp = Importer::new(ImportOptions::default());
+        for c in text.chunks(chunk) {
+            imp.push(c).unwrap();
+        }
+        let t = imp.finish().unwrap();
+        assert_eq!(names(&t), ["ok"]);
+        assert_eq!(t.diagnostics.warning_count("syntax_after_events"), 1);
+        assert!(t.diagnostics.warnings.get("trailing_data").is_none());
+    }
+}

@@ -22,8 +22,13 @@ use crate::model::*;
 enum State {
     Start,
     ObjectKey,
-    Events { bare: bool },
+    Events {
+        bare: bool,
+    },
     Done,
+    /// Broken JSON after some events: the rest of the input is ignored
+    /// (already reported once).
+    Abandoned,
 }
 
 /// The header keys worth keeping (others are skipped without parsing).
@@ -163,7 +168,7 @@ impl ChromeParser {
                             || excerpt(&buf[i..]),
                         );
                         self.b.diag.truncated = true;
-                        self.state = State::Done;
+                        self.state = State::Abandoned;
                         self.consumed += buf.len() as u64;
                         return Ok(buf.len());
                     }
@@ -219,7 +224,7 @@ impl ChromeParser {
     /// Called once all bytes were fed; `rest` is what `feed` did not consume.
     pub fn finish(mut self, rest: &[u8]) -> Result<Trace, ImportError> {
         match self.state {
-            State::Done => {}
+            State::Done | State::Abandoned => {}
             State::Start => return Err(ImportError::Empty),
             State::ObjectKey if !self.saw_trace_events => {
                 return Err(ImportError::NotATrace {
@@ -352,6 +357,7 @@ impl ChromeParser {
                     Ok(Some(end))
                 }
             },
+            State::Abandoned => Ok(Some(b.len())),
             State::Done => {
                 let end = b.len();
                 self.b.diag.warn(

@@ -1,0 +1,139 @@
+//! The `tracelane` binary: output formats and error behaviour.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn fixture(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn tracelane(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tracelane"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn ops_json_has_exactly_the_documented_keys() {
+    let (code, out, err) = tracelane(&[
+        "ops",
+        &fixture("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 14);
+    for r in rows {
+        let mut keys: Vec<&str> = r.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "calls",
+                "cpu_self_us",
+                "cpu_total_us",
+                "device_self_us",
+                "device_total_us",
+                "name"
+            ]
+        );
+    }
+    let mul = rows.iter().find(|r| r["name"] == "aten::mul").unwrap();
+    assert_eq!(mul["calls"], 10);
+    assert!((mul["cpu_self_us"].as_f64().unwrap() - 42511.0).abs() < 1.0);
+}
+
+#[test]
+fn ops_by_shape_adds_compact_input_shapes() {
+    let (code, out, _) = tracelane(&[
+        "ops",
+        &fixture("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz"),
+        "--by-shape",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let shapes: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["input_shapes"].as_str().unwrap())
+        .collect();
+    assert!(shapes.contains(&"[[64,4096],[]]"), "{shapes:?}");
+    assert!(shapes.contains(&"[]"));
+}
+
+#[test]
+fn sort_top_and_other_formats() {
+    let f = fixture("public/hta_triton_example.json.gz");
+    let (code, out, _) = tracelane(&[
+        "ops",
+        &f,
+        "--sort",
+        "device_self",
+        "--top",
+        "1",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "name,calls,cpu_total_us,cpu_self_us,device_total_us,device_self_us"
+    );
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[1].starts_with("triton_poi_fused_add_cos_sin_0,1,"),
+        "{}",
+        lines[1]
+    );
+    let (code, out, _) = tracelane(&["ops", &f, "--format", "md"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("| Name | Self CPU %"));
+    let (code, out, _) = tracelane(&["info", &f, "--format", "json"]);
+    assert_eq!(code, 0);
+    let info: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(info["links"]["device_by_args"], 1);
+}
+
+#[test]
+fn errors_are_one_line_and_exit_non_zero() {
+    for (file, says) in [
+        (
+            fixture("edge/image.png"),
+            "not a trace: the file is a PNG image, not JSON",
+        ),
+        (fixture("edge/empty.json"), "the file is empty"),
+        (
+            fixture("edge/not_a_trace.json"),
+            "not a trace: a JSON object without a traceEvents array",
+        ),
+        ("/nonexistent/trace.json".to_string(), "No such file"),
+    ] {
+        let (code, out, err) = tracelane(&["ops", &file]);
+        assert_eq!(code, 2, "{file}");
+        assert!(out.is_empty());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("tracelane: ") && err.contains(says),
+            "{err}"
+        );
+    }
+    let (code, _, err) = tracelane(&["ops", &fixture("edge/bare_array.json"), "--sort", "bogus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown --sort"));
+}
