@@ -73,8 +73,9 @@ pub fn info(t: &Trace) -> Info {
         counter_samples: t.counters.ts_ns.len(),
         flows: t.flows.id.len(),
         tracks: t
-            .tracks
-            .iter()
+            .lane_order()
+            .into_iter()
+            .map(|k| &t.tracks[k.idx()])
             .map(|tr| TrackInfo {
                 process: t.lane_label(t.processes[tr.process.0 as usize].pid),
                 thread: t.lane_label(tr.tid),

@@ -147,6 +147,10 @@ pub struct Slices {
     pub input_dims: Vec<StrId>,
     /// `args["Sequence number"]`, [`NONE_I64`] if absent.
     pub sequence_nr: Vec<i64>,
+    /// `args.device` (device events' device index), [`NONE_I64`] if absent.
+    pub device: Vec<i64>,
+    /// `args["Fwd thread id"]` (backward ops: the forward's thread), [`NONE_I64`] if absent.
+    pub fwd_thread: Vec<i64>,
     /// `args["Input type"]` as compact JSON, [`NO_STR`] if absent.
     pub input_types: Vec<StrId>,
     /// Raw `args` JSON text, `args_arena[off .. off + len]`, kept for device
@@ -174,7 +178,7 @@ impl Slices {
     }
     pub fn heap_bytes(&self) -> usize {
         let n = self.start_ns.len();
-        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 16 + 16 + 4)
+        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 16 + 16 + 4)
     }
 }
 
@@ -317,6 +321,28 @@ impl Trace {
             + self.flows.id.len() * (4 + 8 + 4 + 4)
             + self.links.launch.len() * (4 + 4 + 1)
     }
+    /// Tracks in display order: host lanes before device lanes, then by
+    /// `process_sort_index` (else pid), `thread_sort_index` (else tid).
+    pub fn lane_order(&self) -> Vec<TrackIdx> {
+        let mut order: Vec<TrackIdx> = (0..self.tracks.len() as u32).map(TrackIdx).collect();
+        let lane_key = |id: LaneId| match id {
+            LaneId::Int(v) => (0u8, v, String::new()),
+            LaneId::Str(s) => (1u8, 0, self.str(s).to_string()),
+        };
+        order.sort_by_cached_key(|t| {
+            let tr = &self.tracks[t.idx()];
+            let p = &self.processes[tr.process.0 as usize];
+            (
+                tr.kind == TrackKind::DeviceStream,
+                p.sort_index.unwrap_or(i64::MAX),
+                lane_key(p.pid),
+                tr.sort_index.unwrap_or(i64::MAX),
+                lane_key(tr.tid),
+            )
+        });
+        order
+    }
+
     pub fn lane_label(&self, id: LaneId) -> String {
         match id {
             LaneId::Int(v) => v.to_string(),

@@ -66,6 +66,8 @@ struct RawEvent {
     correlation: Option<i64>,
     stream: Option<i64>,
     seq: Option<i64>,
+    device: Option<i64>,
+    fwd_thread: Option<i64>,
     input_dims: Option<(usize, usize)>,
     input_types: Option<(usize, usize)>,
     arg_name: Option<StrSpan>,
@@ -92,6 +94,8 @@ struct Row {
     dims: StrId,
     types: StrId,
     seq: i64,
+    device: i64,
+    fwd_thread: i64,
     order: u32,
     source: (u64, u32),
 }
@@ -546,6 +550,16 @@ fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize
                 ev.seq = x;
                 Ok(e)
             }
+            b"device" => {
+                let (x, e) = int_value(b, v, last)?;
+                ev.device = x;
+                Ok(e)
+            }
+            b"Fwd thread id" => {
+                let (x, e) = int_value(b, v, last)?;
+                ev.fwd_thread = x;
+                Ok(e)
+            }
             b"sort_index" => {
                 let (x, e) = int_value(b, v, last)?;
                 ev.sort_index = x;
@@ -671,6 +685,8 @@ impl Builder {
         a.input_dims.extend(b.input_dims.iter().map(|&x| map(x)));
         a.input_types.extend(b.input_types.iter().map(|&x| map(x)));
         a.sequence_nr.extend(b.sequence_nr);
+        a.device.extend(b.device);
+        a.fwd_thread.extend(b.fwd_thread);
         a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
         a.source.extend(b.source);
         a.file_order
@@ -751,6 +767,8 @@ impl Builder {
         s.input_dims.reserve(slices);
         s.input_types.reserve(slices);
         s.sequence_nr.reserve(slices);
+        s.device.reserve(slices);
+        s.fwd_thread.reserve(slices);
         s.args_range.reserve(slices);
         s.source.reserve(slices);
         s.file_order.reserve(slices);
@@ -1118,6 +1136,8 @@ impl Builder {
             dims: self.compact(b, ev.input_dims),
             types: self.compact(b, ev.input_types),
             seq: ev.seq.unwrap_or(NONE_I64),
+            device: ev.device.unwrap_or(NONE_I64),
+            fwd_thread: ev.fwd_thread.unwrap_or(NONE_I64),
             order,
             source,
         }
@@ -1141,6 +1161,8 @@ impl Builder {
         s.input_dims.push(r.dims);
         s.input_types.push(r.types);
         s.sequence_nr.push(r.seq);
+        s.device.push(r.device);
+        s.fwd_thread.push(r.fwd_thread);
         s.args_range.push(r.args);
         s.source.push(r.source);
         s.file_order.push(r.order);
@@ -1387,6 +1409,8 @@ fn sort_slices(t: &mut Trace) {
     apply(&mut s.stream, &perm);
     apply(&mut s.input_dims, &perm);
     apply(&mut s.sequence_nr, &perm);
+    apply(&mut s.device, &perm);
+    apply(&mut s.fwd_thread, &perm);
     apply(&mut s.args_range, &perm);
     apply(&mut s.source, &perm);
     apply(&mut s.input_types, &perm);
