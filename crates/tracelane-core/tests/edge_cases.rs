@@ -410,3 +410,16 @@ fn broken_json_after_some_events_keeps_them_and_reports_once() {
         assert!(!t.diagnostics.warnings.contains_key("trailing_data"));
     }
 }
+
+/// Found by the fuzzer: a UTF-8 byte-order mark split across chunks was
+/// taken for non-JSON text.
+#[test]
+fn byte_order_mark_split_across_chunks() {
+    let bytes = std::fs::read(common::fixtures().join("edge/utf8_bom.json")).unwrap();
+    let whole = import_bytes(&bytes, ImportOptions::default()).map(|t| t.slices.len());
+    let mut imp = Importer::new(ImportOptions::default());
+    for c in bytes.chunks(1) {
+        imp.push(c).unwrap();
+    }
+    assert_eq!(imp.finish().map(|t| t.slices.len()), whole);
+}

@@ -86,6 +86,9 @@ pub fn sniff(head: &[u8]) -> Sniffed {
             return Sniffed::Other(what);
         }
     }
+    if head.len() < 3 && b"\xEF\xBB\xBF".starts_with(head) {
+        return Sniffed::Unknown;
+    }
     let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     let first = body.iter().find(|c| !c.is_ascii_whitespace());
     match first {
@@ -283,26 +286,32 @@ pub fn import_bytes(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportEr
 /// [`import_bytes`] on the calling thread only.
 pub fn import_bytes_sequential(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportError> {
     let mut imp = Importer::new(opts);
+    let last4 = bytes.get(bytes.len().saturating_sub(4)..);
     imp.set_size_hint(json_size_estimate(
         bytes.len() as u64,
-        bytes.get(bytes.len().saturating_sub(4)..),
+        &bytes[..bytes.len().min(8)],
+        last4,
     ));
     imp.push(bytes)?;
     imp.finish()
 }
 
-/// Expected JSON size of a file from its length and last four bytes (gzip's
-/// ISIZE trailer: the inflated size modulo 2^32).
-pub fn json_size_estimate(file_len: u64, last4: Option<&[u8]>) -> u64 {
+/// Expected JSON size of a file from its length, first bytes and last four
+/// bytes (gzip's ISIZE trailer: the inflated size modulo 2^32). Deflate
+/// cannot expand more than ~1032×, so a larger claim is not believed.
+pub fn json_size_estimate(file_len: u64, head: &[u8], last4: Option<&[u8]>) -> u64 {
+    if sniff(head) != Sniffed::Gzip {
+        return file_len;
+    }
     match last4 {
-        Some(t) if t.len() == 4 && file_len > 18 => {
-            let isize = u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as u64;
-            if isize >= file_len {
+        Some(&[a, b, c, d]) => {
+            let isize = u32::from_le_bytes([a, b, c, d]) as u64;
+            if isize >= file_len && isize <= file_len.saturating_mul(1032) {
                 isize
             } else {
-                file_len * 8
+                file_len.saturating_mul(8)
             }
         }
-        _ => file_len,
+        _ => file_len.saturating_mul(8),
     }
 }
