@@ -529,60 +529,39 @@ fn parse_event(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usiz
 fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize, Scan> {
     object(b, i, |b, key, v| {
         let k = &b[key.start..key.end];
+        let int_slot = match k {
+            b"External id" | b"external id" => Some(&mut ev.external_id),
+            b"correlation" => Some(&mut ev.correlation),
+            b"stream" => Some(&mut ev.stream),
+            b"Sequence number" => Some(&mut ev.seq),
+            b"device" => Some(&mut ev.device),
+            b"Fwd thread id" => Some(&mut ev.fwd_thread),
+            b"sort_index" => Some(&mut ev.sort_index),
+            _ => None,
+        };
+        if let Some(slot) = int_slot {
+            let (x, e) = int_value(b, v, last)?;
+            *slot = x;
+            return Ok(e);
+        }
+        let span_slot = match k {
+            b"Input Dims" => Some(&mut ev.input_dims),
+            b"Input type" => Some(&mut ev.input_types),
+            _ => None,
+        };
+        if let Some(slot) = span_slot {
+            let e = scan::skip_value(b, v, last)?;
+            *slot = Some((v, e));
+            return Ok(e);
+        }
         match k {
-            b"External id" | b"external id" => {
-                let (x, e) = int_value(b, v, last)?;
-                ev.external_id = x;
-                Ok(e)
-            }
-            b"correlation" => {
-                let (x, e) = int_value(b, v, last)?;
-                ev.correlation = x;
-                Ok(e)
-            }
-            b"stream" => {
-                let (x, e) = int_value(b, v, last)?;
-                ev.stream = x;
-                Ok(e)
-            }
-            b"Sequence number" => {
-                let (x, e) = int_value(b, v, last)?;
-                ev.seq = x;
-                Ok(e)
-            }
-            b"device" => {
-                let (x, e) = int_value(b, v, last)?;
-                ev.device = x;
-                Ok(e)
-            }
-            b"Fwd thread id" => {
-                let (x, e) = int_value(b, v, last)?;
-                ev.fwd_thread = x;
-                Ok(e)
-            }
-            b"sort_index" => {
-                let (x, e) = int_value(b, v, last)?;
-                ev.sort_index = x;
-                Ok(e)
-            }
-            b"Input Dims" => {
-                let e = scan::skip_value(b, v, last)?;
-                ev.input_dims = Some((v, e));
-                Ok(e)
-            }
-            b"Input type" => {
-                let e = scan::skip_value(b, v, last)?;
-                ev.input_types = Some((v, e));
-                Ok(e)
-            }
-            b"name" if b[v] == b'"' => {
+            b"name" | b"labels" if b[v] == b'"' => {
                 let (s, e) = scan::string(b, v)?;
-                ev.arg_name = Some(s);
-                Ok(e)
-            }
-            b"labels" if b[v] == b'"' => {
-                let (s, e) = scan::string(b, v)?;
-                ev.arg_labels = Some(s);
+                if k == b"name" {
+                    ev.arg_name = Some(s);
+                } else {
+                    ev.arg_labels = Some(s);
+                }
                 Ok(e)
             }
             _ => scan::skip_value(b, v, last),
