@@ -277,22 +277,35 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
     // Rows come out in PyTorch's order, the first appearance of each key in
     // (start, -end) order: each row remembers its earliest event, and the
     // rows are sorted by it at the end (cheaper than sorting every event).
-    type Key = (StrId, bool, bool, StrId);
+    // By shape, PyTorch keys on `str(input_shapes)`, where a TensorList input
+    // (a list of shapes in the file's `Input Dims`) is an empty list.
+    let mut shape_texts: Vec<String> = vec!["[]".to_string()];
+    let mut shape_of_dims: FxHashMap<StrId, u32> = FxHashMap::default();
+    if opts.by_shape {
+        let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+        ids.insert("[]".to_string(), 0);
+        for &d in &s.input_dims {
+            if d == NO_STR || shape_of_dims.contains_key(&d) {
+                continue;
+            }
+            let text = pytorch_shapes_key(t.str(d));
+            let next = ids.len() as u32;
+            let id = *ids.entry(text.clone()).or_insert_with(|| {
+                shape_texts.push(text);
+                next
+            });
+            shape_of_dims.insert(d, id);
+        }
+    }
+    type Key = (StrId, bool, bool, u32);
     type First = (i64, i64, u32);
     let mut index: FxHashMap<Key, usize> = FxHashMap::default();
     let mut first: Vec<First> = Vec::new();
     let mut add = |table: &mut OpTable, name: &str, k: Key, at: First, vals: [i64; 4]| {
         let row = *index.entry(k).or_insert_with(|| {
-            let dims = k.3;
             table.rows.push(OpRow {
                 name: name.to_string(),
-                input_shapes: opts.by_shape.then(|| {
-                    if dims == NO_STR {
-                        "[]".to_string()
-                    } else {
-                        t.str(dims).to_string()
-                    }
-                }),
+                input_shapes: opts.by_shape.then(|| shape_texts[k.3 as usize].clone()),
                 is_device: k.1,
                 is_user_annotation: k.2,
                 calls: 0,
@@ -324,12 +337,8 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
         } else {
             profiler_step
         };
-        let dims = if opts.by_shape {
-            s.input_dims[i]
-        } else {
-            NO_STR
-        };
-        (name, (name_id, device, annotation, dims))
+        let shapes = shape_of_dims.get(&s.input_dims[i]).copied().unwrap_or(0);
+        (name, (name_id, device, annotation, shapes))
     };
     let at = |i: usize| (s.start_ns[i], -s.end_ns(i), s.file_order[i]);
     for (me, node) in nodes.iter().enumerate() {
@@ -363,7 +372,7 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
         add(
             &mut table,
             name,
-            (id, false, false, NO_STR),
+            (id, false, false, 0),
             (ts, -ts, u32::MAX),
             [0, 0, 0, 0],
         );
@@ -376,6 +385,40 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
         .collect();
     table.rows = order.into_iter().filter_map(|r| rows[r].take()).collect();
     table
+}
+
+/// The grouping key PyTorch uses for an event's `Input Dims` (compact
+/// JSON): each top-level input that is a list of shapes (a TensorList) is
+/// written as `[]`, as `KinetoEvent::shapes()` records it.
+pub fn pytorch_shapes_key(dims: &str) -> String {
+    let b = dims.as_bytes();
+    if b.first() != Some(&b'[') {
+        return dims.to_string();
+    }
+    let mut out = String::with_capacity(dims.len());
+    out.push('[');
+    let mut depth = 0usize;
+    let mut elem_start = 1usize;
+    let mut in_str = false;
+    for (k, &c) in b.iter().enumerate().skip(1) {
+        if in_str {
+            in_str = c != b'"' || b[k - 1] == b'\\';
+            continue;
+        }
+        match c {
+            b'"' => in_str = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' if depth > 0 => depth -= 1,
+            b',' | b']' if depth == 0 => {
+                let elem = &dims[elem_start..k];
+                out.push_str(if elem.starts_with("[[") { "[]" } else { elem });
+                out.push(c as char);
+                elem_start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// `[memory]` instants not inside any host event's `[start, end]` (any
@@ -423,4 +466,18 @@ fn memory_rows(t: &Trace, nodes: &[Node], opts: OpTableOptions) -> Vec<(i64, &'s
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pytorch_shapes_key;
+
+    #[test]
+    fn tensor_list_inputs_key_as_empty_lists() {
+        assert_eq!(pytorch_shapes_key("[[[256,256],[256,256]],[]]"), "[[],[]]");
+        assert_eq!(pytorch_shapes_key("[[[256,256],[256,256]]]"), "[[]]");
+        assert_eq!(pytorch_shapes_key("[[64,4096],[]]"), "[[64,4096],[]]");
+        assert_eq!(pytorch_shapes_key("[]"), "[]");
+        assert_eq!(pytorch_shapes_key("[[],[3]]"), "[[],[3]]");
+    }
 }

@@ -1,7 +1,7 @@
 //! The op table must equal PyTorch's own `key_averages()` for the same run:
 //! every row, calls exactly, times within 1 µs.
 //!
-//! Oracles: `tests/fixtures/torch-cpu/<case>.key_averages{,_by_shape}.json`
+//! Oracles: `tests/fixtures/torch-cpu{,-extra}/<case>.key_averages{,_by_shape}.json`
 //! beside `<case>.pt.trace.json.gz`. Set `TRACELANE_ORACLE_DIRS` (paths
 //! separated by `:`) to check more directories laid out the same way.
 
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use tracelane_core::ops::{op_table, OpTableOptions};
 
 fn oracle_dirs() -> Vec<PathBuf> {
-    let mut dirs = vec![common::fixtures().join("torch-cpu")];
+    let mut dirs = vec![common::fixtures().join("torch-cpu"), common::fixtures().join("torch-cpu-extra")];
     if let Ok(extra) = std::env::var("TRACELANE_ORACLE_DIRS") {
         dirs.extend(
             extra
