@@ -423,3 +423,19 @@ fn byte_order_mark_split_across_chunks() {
     }
     assert_eq!(imp.finish().map(|t| t.slices.len()), whole);
 }
+
+#[test]
+fn an_event_much_larger_than_the_chunks_is_read_in_linear_time() {
+    // One 8 MB event pushed in 64-byte chunks: re-parsing it from the start
+    // on every chunk would take ~10^12 byte reads; doubling keeps it ~10^7.
+    let mut text = br#"{"traceEvents": [{"ph": "X", "name": "big", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"blob": ""#.to_vec();
+    text.extend(std::iter::repeat_n(b'a', 8_000_000));
+    text.extend(br#""}}]}"#);
+    let mut imp = Importer::new(ImportOptions::default());
+    for c in text.chunks(64) {
+        imp.push(c).unwrap();
+    }
+    let t = imp.finish().unwrap();
+    // (A quadratic importer would keep this test running for many minutes.)
+    assert_eq!(names(&t), ["big"]);
+}

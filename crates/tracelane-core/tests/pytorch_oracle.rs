@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 use tracelane_core::ops::{op_table, OpTableOptions};
 
 fn oracle_dirs() -> Vec<PathBuf> {
-    let mut dirs = vec![common::fixtures().join("torch-cpu"), common::fixtures().join("torch-cpu-extra")];
+    let mut dirs = vec![
+        common::fixtures().join("torch-cpu"),
+        common::fixtures().join("torch-cpu-extra"),
+    ];
     if let Ok(extra) = std::env::var("TRACELANE_ORACLE_DIRS") {
         dirs.extend(
             extra

@@ -118,6 +118,8 @@ pub struct Importer {
     pending: Vec<u8>,
     json_bytes: u64,
     input_bytes: u64,
+    /// Don't re-parse `pending` before it holds this many bytes.
+    retry_at: usize,
     failed: Option<ImportError>,
 }
 
@@ -140,6 +142,7 @@ impl Importer {
             pending: Vec::new(),
             json_bytes: 0,
             input_bytes: 0,
+            retry_at: 0,
             failed: None,
         }
     }
@@ -224,8 +227,15 @@ impl Importer {
             self.pending.extend_from_slice(&data[used..]);
         } else {
             self.pending.extend_from_slice(data);
+            // An event larger than the chunks is re-parsed from its start on
+            // every chunk; waiting until the held bytes double keeps the total
+            // work linear in the file size.
+            if !last && self.pending.len() < self.retry_at {
+                return Ok(());
+            }
             let used = self.parser.feed(&self.pending, last)?;
             self.pending.drain(..used);
+            self.retry_at = if used == 0 { self.pending.len() * 2 } else { 0 };
         }
         Ok(())
     }
