@@ -77,3 +77,43 @@ def stepped(prof):
         opt.zero_grad(); loss.backward(); opt.step()
         prof.step()
 record("profiler_steps_cpu", stepped, schedule=schedule(wait=0, warmup=1, active=3, repeat=1))
+
+def nested_same_name(prof):
+    for i in range(3):
+        with record_function("outer"):
+            with record_function("outer"):
+                with record_function("inner"):
+                    y = x.add(1).div_(2)
+            with record_function("outer"):
+                y = y.mul(2)
+
+record("nested_same_name_cpu", nested_same_name)
+
+def conv_lstm_train(prof):
+    torch.manual_seed(0)
+    conv = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.AdaptiveAvgPool2d(1))
+    lstm = nn.LSTM(8, 16, batch_first=True)
+    opt = torch.optim.AdamW(list(conv.parameters()) + list(lstm.parameters()), foreach=True)
+    img = torch.randn(4, 3, 32, 32)
+    for step in range(2):
+        with record_function(f"## step {step} ##"):
+            feat = conv(img).flatten(1).unsqueeze(1).repeat(1, 5, 1)
+            out, _ = lstm(feat)
+            loss = out.pow(2).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+
+record("conv_lstm_train_cpu", conv_lstm_train)
+
+def compiled_mlp(prof):
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Linear(256, 256), nn.GELU(), nn.Linear(256, 256))
+    cm = torch.compile(m)
+    for _ in range(2):
+        cm(x)  # compile outside the profile window would be ideal; warm here
+    for i in range(3):
+        with record_function("compiled_mlp"):
+            cm(x).sum()
+
+# warm-up compile before profiling
+_m = None
+record("compiled_mlp_cpu", compiled_mlp)
