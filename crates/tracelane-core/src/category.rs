@@ -26,6 +26,9 @@ pub enum Category {
     DeviceWindow,
     /// `gpu_user_annotation`: a user annotation mirrored on a device stream.
     DeviceAnnotation,
+    /// `overhead`: the profiler's own host-side work (`Activity Buffer
+    /// Request`), which PyTorch counts as a CPU event.
+    Overhead,
     /// `Trace` spans and anything else that is not counted in the op table.
     Other,
 }
@@ -55,6 +58,7 @@ impl Category {
             "gpu_memset" | "Memset" | "memset" => Category::Memset,
             "cuda_sync" => Category::DeviceSync,
             "gpu_user_annotation" => Category::DeviceAnnotation,
+            "overhead" | "Overhead" => Category::Overhead,
             _ => Category::Other,
         }
     }
@@ -91,7 +95,7 @@ impl Category {
     pub fn is_counted_host(self) -> bool {
         matches!(
             self,
-            Category::CpuOp | Category::UserAnnotation | Category::Runtime
+            Category::CpuOp | Category::UserAnnotation | Category::Runtime | Category::Overhead
         )
     }
 
@@ -107,6 +111,7 @@ impl Category {
             Category::DeviceSync => "sync",
             Category::DeviceWindow => "device window",
             Category::DeviceAnnotation => "device annotation",
+            Category::Overhead => "profiler overhead",
             Category::Other => "other",
         }
     }

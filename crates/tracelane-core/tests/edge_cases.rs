@@ -439,3 +439,18 @@ fn an_event_much_larger_than_the_chunks_is_read_in_linear_time() {
     // (A quadratic importer would keep this test running for many minutes.)
     assert_eq!(names(&t), ["big"]);
 }
+
+#[test]
+fn profiler_overhead_is_a_cpu_row_of_its_own() {
+    let t = edge("profiler_overhead.json").unwrap();
+    let table = op_table(&t, OpTableOptions::default());
+    let oh = table
+        .rows
+        .iter()
+        .find(|r| r.name == "Activity Buffer Request")
+        .unwrap();
+    assert_eq!((oh.is_device, oh.calls, oh.cpu_self_ns), (false, 1, 5_000));
+    // On its own lane, so not a child of the op it overlaps.
+    let mm = table.rows.iter().find(|r| r.name == "aten::mm").unwrap();
+    assert_eq!(mm.cpu_self_ns, 20_000);
+}
