@@ -91,11 +91,17 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
         String::new(),
     );
 
-    // Flows that end on a slice: to → from.
-    let mut flow_from: FxHashMap<u32, u32> = FxHashMap::default();
-    for k in 0..t.flows.id.len() {
-        flow_from.entry(t.flows.to[k]).or_insert(t.flows.from[k]);
-    }
+    // Flows that end on a slice (to → from), built only if some device
+    // event has no launch by correlation: real traces rarely need it.
+    let mut flow_from: Option<FxHashMap<u32, u32>> = None;
+    let flows = &t.flows;
+    let build_flow_from = || {
+        let mut m: FxHashMap<u32, u32> = FxHashMap::default();
+        for k in 0..flows.id.len() {
+            m.entry(flows.to[k]).or_insert(flows.from[k]);
+        }
+        m
+    };
 
     let mut launch = vec![NO_SLICE; n];
     let mut op = vec![NO_SLICE; n];
@@ -167,7 +173,10 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
             }
         }
         if launch[i] == NO_SLICE {
-            if let Some(&r) = flow_from.get(&(i as u32)) {
+            if let Some(&r) = flow_from
+                .get_or_insert_with(build_flow_from)
+                .get(&(i as u32))
+            {
                 if s.category[r as usize] == Category::Runtime {
                     launch[i] = r;
                     st = LinkState::ByFlow;

@@ -118,49 +118,65 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
         .collect();
     let is_filtered = |i: usize| filtered.contains(&s.name[i]);
 
-    // Host events, grouped by the thread PyTorch would put them on.
-    let mut host: Vec<u32> = Vec::new();
-    let mut tree_track: Vec<TrackIdx> = Vec::new();
+    // Host events, grouped by the thread PyTorch would put them on. The
+    // model keeps each track sorted by (start, longest first, ops before
+    // runtime calls, file order), which is PyTorch's order too; only runtime
+    // calls that join their op's thread from another one need sorting in.
+    let counted = |i: usize| {
+        s.category[i].is_counted_host()
+            && t.tracks[s.track[i].idx()].kind == TrackKind::HostThread
+            && !is_filtered(i)
+            && in_range(i)
+    };
+    let mut moved: Vec<Vec<u32>> = vec![Vec::new(); t.tracks.len()];
+    let mut any_moved = false;
     for i in 0..n {
-        if !s.category[i].is_counted_host()
-            || t.tracks[s.track[i].idx()].kind != TrackKind::HostThread
-            || is_filtered(i)
-            || !in_range(i)
-        {
-            continue;
+        if s.category[i] == Category::Runtime && counted(i) {
+            if let Some(&o) = t.links.op.get(i) {
+                if o != NO_SLICE && s.track[o as usize] != s.track[i] {
+                    moved[s.track[o as usize].idx()].push(i as u32);
+                    any_moved = true;
+                }
+            }
         }
-        let track = match (s.category[i], t.links.op.get(i)) {
-            (Category::Runtime, Some(&o)) if o != NO_SLICE => s.track[o as usize],
-            _ => s.track[i],
-        };
-        host.push(i as u32);
-        tree_track.push(track);
     }
-    let mut order: Vec<u32> = (0..host.len() as u32).collect();
-    let key = |k: u32| {
-        let i = host[k as usize] as usize;
+    let sort_key = |i: u32| {
+        let i = i as usize;
         (
-            tree_track[k as usize],
             s.start_ns[i],
             std::cmp::Reverse(s.end_ns(i)),
-            if s.category[i] == Category::Runtime {
-                1u8
-            } else {
-                0
-            },
+            u8::from(s.category[i] == Category::Runtime),
             s.file_order[i],
         )
     };
-    order.sort_unstable_by_key(|&k| key(k));
+    // (tree track, slice) in tree order.
+    let mut order: Vec<(u32, u32)> = Vec::new();
+    for (k, tr) in t.tracks.iter().enumerate() {
+        let own = (tr.slices.start..tr.slices.end).filter(|&i| {
+            let i = i as usize;
+            counted(i)
+                && !(any_moved
+                    && s.category[i] == Category::Runtime
+                    && t.links.op[i] != NO_SLICE
+                    && s.track[t.links.op[i] as usize] != s.track[i])
+        });
+        if moved[k].is_empty() {
+            order.extend(own.map(|i| (k as u32, i)));
+        } else {
+            let mut all: Vec<u32> = own.chain(moved[k].iter().copied()).collect();
+            all.sort_by_key(|&i| sort_key(i));
+            order.extend(all.into_iter().map(|i| (k as u32, i)));
+        }
+    }
 
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
     let mut node_of_slice: Vec<u32> = vec![NONE; n];
     let mut stack: Vec<u32> = Vec::new();
     let mut cur_track = None;
-    for &k in &order {
-        let i = host[k as usize] as usize;
-        if cur_track != Some(tree_track[k as usize]) {
-            cur_track = Some(tree_track[k as usize]);
+    for &(track, i) in &order {
+        let i = i as usize;
+        if cur_track != Some(track) {
+            cur_track = Some(track);
             stack.clear();
         }
         let (st, en) = (s.start_ns[i], s.end_ns(i));

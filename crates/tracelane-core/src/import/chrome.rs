@@ -526,18 +526,49 @@ fn parse_event(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usiz
     })
 }
 
+#[derive(Clone, Copy)]
+enum ArgKey {
+    ExternalId,
+    Correlation,
+    Stream,
+    SequenceNr,
+    Device,
+    FwdThread,
+    SortIndex,
+    Other,
+}
+
+/// Classifies an args key by length first, then as a fixed-size array, so
+/// the many keys no analysis needs are rejected without calling `memcmp`.
+#[inline]
+fn arg_key(k: &[u8]) -> ArgKey {
+    fn is<const N: usize>(k: &[u8], lit: &[u8; N]) -> bool {
+        <&[u8; N]>::try_from(k).is_ok_and(|a| a == lit)
+    }
+    match k.len() {
+        6 if is(k, b"stream") => ArgKey::Stream,
+        6 if is(k, b"device") => ArgKey::Device,
+        10 if is(k, b"sort_index") => ArgKey::SortIndex,
+        11 if is(k, b"External id") || is(k, b"external id") => ArgKey::ExternalId,
+        11 if is(k, b"correlation") => ArgKey::Correlation,
+        13 if is(k, b"Fwd thread id") => ArgKey::FwdThread,
+        15 if is(k, b"Sequence number") => ArgKey::SequenceNr,
+        _ => ArgKey::Other,
+    }
+}
+
 fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize, Scan> {
     object(b, i, |b, key, v| {
         let k = &b[key.start..key.end];
-        let int_slot = match k {
-            b"External id" | b"external id" => Some(&mut ev.external_id),
-            b"correlation" => Some(&mut ev.correlation),
-            b"stream" => Some(&mut ev.stream),
-            b"Sequence number" => Some(&mut ev.seq),
-            b"device" => Some(&mut ev.device),
-            b"Fwd thread id" => Some(&mut ev.fwd_thread),
-            b"sort_index" => Some(&mut ev.sort_index),
-            _ => None,
+        let int_slot = match arg_key(k) {
+            ArgKey::ExternalId => Some(&mut ev.external_id),
+            ArgKey::Correlation => Some(&mut ev.correlation),
+            ArgKey::Stream => Some(&mut ev.stream),
+            ArgKey::SequenceNr => Some(&mut ev.seq),
+            ArgKey::Device => Some(&mut ev.device),
+            ArgKey::FwdThread => Some(&mut ev.fwd_thread),
+            ArgKey::SortIndex => Some(&mut ev.sort_index),
+            ArgKey::Other => None,
         };
         if let Some(slot) = int_slot {
             let (x, e) = int_value(b, v, last)?;
@@ -583,6 +614,8 @@ pub(crate) struct Builder {
     non_object_entries: u64,
     /// Category classification by category string id (few distinct ones).
     cat_cache: Vec<Option<Category>>,
+    /// Raw bytes of plain strings already interned (names, categories).
+    raw_strings: FxHashMap<Box<[u8]>, StrId>,
     /// Raw `Input Dims` / `Input type` text → its compact interned form.
     compact_cache: FxHashMap<Box<[u8]>, StrId>,
     /// The last (pid, tid) → track lookup: consecutive events share a lane.
@@ -772,6 +805,13 @@ impl Builder {
     }
 
     fn intern_span(&mut self, b: &[u8], s: StrSpan) -> StrId {
+        // Names repeat: find a plain (unescaped) one by its bytes, skipping
+        // UTF-8 validation after the first time.
+        if !s.escaped {
+            if let Some(&id) = self.raw_strings.get(&b[s.start..s.end]) {
+                return id;
+            }
+        }
         let d = decode(b, s);
         if d.lossy {
             self.diag.warn(
@@ -780,7 +820,11 @@ impl Builder {
                 || excerpt(&b[s.start..s.end]),
             );
         }
-        self.trace.strings.intern(&d.text)
+        let id = self.trace.strings.intern(&d.text);
+        if !s.escaped && !d.lossy {
+            self.raw_strings.insert(b[s.start..s.end].into(), id);
+        }
+        id
     }
 
     fn lane_id(&mut self, b: &[u8], l: Option<RawLane>) -> LaneId {
