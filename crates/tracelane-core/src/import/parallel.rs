@@ -7,7 +7,8 @@
 //! start up to the cut. The second half is merged only if the first thread
 //! arrives exactly at the cut, between two events, with no `B` left open;
 //! otherwise the first thread simply goes on alone. Either way the model is
-//! the one the sequential import builds.
+//! the one the sequential import builds. `TRACELANE_THREADS=1` turns this
+//! off (to measure the one-thread speed the browser gets).
 
 use super::chrome::ChromeParser;
 use super::{sniff, ImportOptions, Sniffed};
@@ -27,7 +28,8 @@ pub(super) fn import(bytes: &[u8], opts: ImportOptions) -> Option<Result<Trace, 
     {
         return None;
     }
-    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+    let one_thread = std::env::var("TRACELANE_THREADS").is_ok_and(|v| v.trim() == "1");
+    if one_thread || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
         return None;
     }
     let cut = find_cut(bytes, bytes.len() / 2)?;
