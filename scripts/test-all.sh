@@ -32,7 +32,8 @@ step "docs build without warnings"
 RUSTDOCFLAGS="-D warnings" cargo doc -p tracelane-core --no-deps --locked --quiet
 
 step "tests (native)"
-cargo test --workspace --locked
+log=$(mktemp)
+cargo test --workspace --locked 2>&1 | tee "$log"
 
 step "CLI smoke test on a real trace"
 cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz --top 3
@@ -42,3 +43,8 @@ if cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/edge/i
 fi
 grep -q "not a trace: the file is a PNG image" /tmp/tracelane-err.txt
 echo "bad input gives: $(cat /tmp/tracelane-err.txt)"
+
+# One closing line for whoever reads the log: all cargo test binaries summed.
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+rm -f "$log"
