@@ -1,14 +1,12 @@
-//! Placeholder for the tracelane web app (a leptos page built by Trunk).
-//! The page itself arrives with the next issue; this binary only proves the
-//! app links against the core on every target.
+//! The tracelane page: mounts the leptos app (see `tracelane_app::web`).
 
+#[cfg(target_arch = "wasm32")]
 fn main() {
-    let demo = br#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":0,"dur":1}]}"#;
-    match tracelane_core::import_bytes(demo, tracelane_core::ImportOptions::default()) {
-        Ok(t) => println!(
-            "tracelane app placeholder: demo trace has {} slices",
-            t.slices.len()
-        ),
-        Err(e) => eprintln!("tracelane: {e}"),
-    }
+    tracelane_app::web::start();
+}
+
+/// The page only runs in a browser; natively this binary just says so.
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("tracelane-app is the browser app: build it with `trunk build` (see README)");
 }

@@ -52,7 +52,7 @@ pub struct OpTableOptions {
 }
 
 /// One row of the table, times in nanoseconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct OpRow {
     pub name: String,
     /// Compact `Input Dims` JSON (`[]` when none) when grouping by shape.

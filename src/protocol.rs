@@ -1,0 +1,143 @@
+//! Messages between the page and the import worker, as JSON text, and the
+//! summary the worker computes from an imported trace.
+//!
+//! File bytes travel as `Uint8Array` messages (transferred, not copied);
+//! everything else is one of these enums serialised to a string.
+
+use serde::{Deserialize, Serialize};
+use tracelane_core::ops::{op_table, OpRow, OpTableOptions};
+use tracelane_core::Trace;
+
+/// Page → worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    /// A new file starts; its bytes follow as `Uint8Array` messages.
+    Begin { id: u32, name: String, size: u64 },
+    /// All bytes were sent.
+    Finish { id: u32 },
+}
+
+/// Worker → page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromWorker {
+    /// The worker's wasm is loaded and it listens.
+    Ready,
+    /// Bytes of the file consumed so far.
+    Progress {
+        id: u32,
+        bytes: u64,
+    },
+    Done {
+        id: u32,
+        summary: Box<Summary>,
+    },
+    /// The file could not be imported; `message` is for the user.
+    Failed {
+        id: u32,
+        message: String,
+    },
+}
+
+/// What the page shows about one imported trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub name: String,
+    /// Size of the file as dropped (compressed if gzip).
+    pub file_bytes: u64,
+    /// Bytes of JSON read.
+    pub json_bytes: u64,
+    pub events: u64,
+    pub slices: u64,
+    pub span_ns: i64,
+    /// Device lanes, labelled (e.g. `GPU 0 / stream 7`).
+    pub devices: Vec<String>,
+    pub import_ms: f64,
+    pub rows_by_name: Vec<OpRow>,
+    pub rows_by_shape: Vec<OpRow>,
+    pub self_cpu_total_ns: i64,
+    pub self_device_total_ns: i64,
+    pub device_without_op_ns: i64,
+    pub diagnostics: DiagnosticsView,
+}
+
+/// The import-diagnostics panel's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct DiagnosticsView {
+    pub format: String,
+    pub time_unit_decision: String,
+    pub truncated: bool,
+    pub events_by_phase: Vec<(String, u64)>,
+    pub events_by_category: Vec<(String, u64)>,
+    pub links: Vec<(String, u64)>,
+    pub warnings: Vec<WarningView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WarningView {
+    pub kind: String,
+    pub count: u64,
+    pub message: String,
+    pub example: String,
+}
+
+/// Computes everything the page shows for a trace.
+pub fn summarize(trace: &Trace, name: &str, file_bytes: u64, import_ms: f64) -> Summary {
+    let by_name = op_table(trace, OpTableOptions::default());
+    let by_shape = op_table(
+        trace,
+        OpTableOptions {
+            by_shape: true,
+            range_ns: None,
+        },
+    );
+    let info = tracelane_core::info::info(trace);
+    let devices = info
+        .tracks
+        .iter()
+        .filter(|t| t.kind == "device" && t.slices > 0)
+        .map(|t| match &t.name {
+            Some(n) => format!("device {} / {}", t.process, n.trim()),
+            None => format!("device {} / {}", t.process, t.thread),
+        })
+        .collect();
+    let d = &trace.diagnostics;
+    Summary {
+        name: name.to_string(),
+        file_bytes,
+        json_bytes: d.bytes_read,
+        events: d.events_by_phase.values().sum(),
+        slices: trace.slices.len() as u64,
+        span_ns: info.span_ns.unwrap_or(0),
+        devices,
+        import_ms,
+        self_cpu_total_ns: by_name.self_cpu_total_ns,
+        self_device_total_ns: by_name.self_device_total_ns,
+        device_without_op_ns: by_name.device_without_op_ns,
+        rows_by_name: by_name.rows,
+        rows_by_shape: by_shape.rows,
+        diagnostics: DiagnosticsView {
+            format: info.format.clone(),
+            time_unit_decision: info.time_unit_decision.clone(),
+            truncated: info.truncated,
+            events_by_phase: info.events_by_phase.into_iter().collect(),
+            events_by_category: info.events_by_category.into_iter().collect(),
+            links: info
+                .links
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            warnings: info
+                .warnings
+                .into_iter()
+                .map(|w| WarningView {
+                    kind: w.kind.to_string(),
+                    count: w.count,
+                    message: w.message,
+                    example: w.example,
+                })
+                .collect(),
+        },
+    }
+}

@@ -1,0 +1,917 @@
+//! The page: drop zone, import queue, tabs, op table, diagnostics.
+//!
+//! The worker owns the import; this side reads files in chunks, shows
+//! progress, and renders the [`Summary`] it gets back. Names from a trace are
+//! always inserted as text (leptos escapes them), never as HTML.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{File, MessageEvent, Worker};
+
+use crate::protocol::{FromWorker, Summary, ToWorker};
+use crate::table::{self, Column};
+use tracelane_core::ops::OpRow;
+
+/// Bytes read from a file and handed to the worker at a time.
+const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
+/// Chunks allowed in flight before waiting for the worker to catch up.
+const CHUNKS_IN_FLIGHT: u64 = 2;
+const ROW_PX: f64 = 28.0;
+
+/// Where a trace comes from.
+enum Source {
+    File(File),
+    Bytes { name: String, bytes: Vec<u8> },
+    Url(String),
+}
+
+impl Source {
+    fn name(&self) -> String {
+        match self {
+            Source::File(f) => f.name(),
+            Source::Bytes { name, .. } => name.clone(),
+            Source::Url(u) => u.rsplit('/').next().unwrap_or(u).to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Status {
+    Idle,
+    Loading {
+        name: String,
+        bytes: u64,
+        total: u64,
+    },
+    Failed {
+        name: String,
+        message: String,
+    },
+}
+
+/// The page's state: plain signals, shared through context.
+#[derive(Clone, Copy)]
+struct Ui {
+    traces: RwSignal<Vec<Summary>>,
+    active: RwSignal<usize>,
+    status: RwSignal<Status>,
+    demo: RwSignal<bool>,
+    dragging: RwSignal<bool>,
+}
+
+thread_local! {
+    static IMPORTS: RefCell<Imports> = RefCell::new(Imports::default());
+}
+
+/// The worker and the queue of sources waiting for it.
+#[derive(Default)]
+struct Imports {
+    worker: Option<Worker>,
+    ready: bool,
+    queue: VecDeque<Source>,
+    busy: bool,
+    next_id: u32,
+    current: u32,
+    /// Bytes the worker has consumed of the current file.
+    progress: u64,
+    cancelled: bool,
+}
+
+fn window() -> web_sys::Window {
+    web_sys::window().expect("a browser window")
+}
+
+fn performance_mark(name: &str) {
+    if let Some(p) = window().performance() {
+        let _ = p.mark(name);
+    }
+}
+
+fn performance_measure(name: &str, start: &str, end: &str) {
+    if let Some(p) = window().performance() {
+        let _ = p.measure_with_start_mark_and_end_mark(name, start, end);
+    }
+}
+
+async fn sleep_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+fn spawn_worker(ui: Ui) {
+    let worker = match Worker::new("./worker_loader.js") {
+        Ok(w) => w,
+        Err(_) => {
+            ui.status.set(Status::Failed {
+                name: String::new(),
+                message: "this browser could not start the import worker".into(),
+            });
+            return;
+        }
+    };
+    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let Some(text) = e.data().as_string() else {
+            return;
+        };
+        let Ok(msg) = serde_json::from_str::<FromWorker>(&text) else {
+            return;
+        };
+        on_worker_message(ui, msg);
+    });
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        // A panic inside the worker ends it: report, restart, keep going.
+        let name = match ui.status.get_untracked() {
+            Status::Loading { name, .. } => name,
+            _ => String::new(),
+        };
+        ui.status.set(Status::Failed {
+            name,
+            message: "internal error while importing this file (please report it with the file if you can)".into(),
+        });
+        IMPORTS.with(|i| {
+            let mut i = i.borrow_mut();
+            if let Some(w) = i.worker.take() {
+                w.terminate();
+            }
+            i.ready = false;
+            i.busy = false;
+        });
+        spawn_worker(ui);
+    });
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    onerror.forget();
+    IMPORTS.with(|i| i.borrow_mut().worker = Some(worker));
+}
+
+fn on_worker_message(ui: Ui, msg: FromWorker) {
+    match msg {
+        FromWorker::Ready => {
+            IMPORTS.with(|i| i.borrow_mut().ready = true);
+            pump(ui);
+        }
+        FromWorker::Progress { id, bytes } => {
+            let current = IMPORTS.with(|i| {
+                let mut i = i.borrow_mut();
+                if i.current == id {
+                    i.progress = bytes;
+                }
+                i.current
+            });
+            if current == id {
+                ui.status.update(|s| {
+                    if let Status::Loading { bytes: b, .. } = s {
+                        *b = bytes;
+                    }
+                });
+            }
+        }
+        FromWorker::Done { id, summary } => {
+            if !finish_job(id) {
+                return;
+            }
+            performance_mark("tracelane:import:end");
+            performance_measure(
+                "tracelane:import",
+                "tracelane:import:start",
+                "tracelane:import:end",
+            );
+            ui.traces.update(|t| t.push(*summary));
+            ui.active.set(ui.traces.with_untracked(|t| t.len() - 1));
+            ui.status.set(Status::Idle);
+            pump(ui);
+        }
+        FromWorker::Failed { id, message } => {
+            if !finish_job(id) {
+                return;
+            }
+            let name = match ui.status.get_untracked() {
+                Status::Loading { name, .. } => name,
+                _ => String::new(),
+            };
+            ui.status.set(Status::Failed { name, message });
+            pump(ui);
+        }
+    }
+}
+
+/// Marks the job done if it is the current one.
+fn finish_job(id: u32) -> bool {
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        if i.current != id || !i.busy {
+            return false;
+        }
+        i.busy = false;
+        true
+    })
+}
+
+fn enqueue(ui: Ui, sources: Vec<Source>) {
+    IMPORTS.with(|i| i.borrow_mut().queue.extend(sources));
+    pump(ui);
+}
+
+/// Starts the next queued import if the worker is free.
+fn pump(ui: Ui) {
+    let next = IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        if i.busy || !i.ready {
+            return None;
+        }
+        let src = i.queue.pop_front()?;
+        i.busy = true;
+        i.cancelled = false;
+        i.next_id += 1;
+        i.current = i.next_id;
+        i.progress = 0;
+        Some((src, i.current, i.worker.clone()?))
+    });
+    let Some((src, id, worker)) = next else {
+        return;
+    };
+    leptos::task::spawn_local(async move {
+        let name = src.name();
+        ui.status.set(Status::Loading {
+            name: name.clone(),
+            bytes: 0,
+            total: 0,
+        });
+        performance_mark("tracelane:import:start");
+        if let Err(message) = send(ui, &worker, id, &name, src).await {
+            if finish_job(id) {
+                ui.status.set(Status::Failed { name, message });
+                pump(ui);
+            }
+        }
+    });
+}
+
+fn post_json(worker: &Worker, msg: &ToWorker) -> Result<(), String> {
+    let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
+    worker
+        .post_message(&JsValue::from_str(&text))
+        .map_err(|_| "the import worker is gone".to_string())
+}
+
+fn post_chunk(worker: &Worker, bytes: &js_sys::Uint8Array) -> Result<(), String> {
+    let transfer = js_sys::Array::of1(&bytes.buffer());
+    worker
+        .post_message_with_transfer(bytes, &transfer)
+        .map_err(|_| "the import worker is gone".to_string())
+}
+
+/// Reads a source in chunks and hands them to the worker.
+async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Result<(), String> {
+    let cancelled = || {
+        IMPORTS.with(|i| {
+            let i = i.borrow();
+            i.cancelled || i.current != id
+        })
+    };
+    match src {
+        Source::File(file) => {
+            let size = file.size();
+            post_json(
+                worker,
+                &ToWorker::Begin {
+                    id,
+                    name: name.to_string(),
+                    size: size as u64,
+                },
+            )?;
+            ui.status.update(|s| {
+                if let Status::Loading { total, .. } = s {
+                    *total = size as u64;
+                }
+            });
+            let mut at = 0.0;
+            while at < size {
+                if cancelled() {
+                    return Ok(());
+                }
+                let end = (at + CHUNK_BYTES).min(size);
+                let blob = file
+                    .slice_with_f64_and_f64(at, end)
+                    .map_err(|_| "could not read the file".to_string())?;
+                let buf = JsFuture::from(blob.array_buffer())
+                    .await
+                    .map_err(|_| "could not read the file".to_string())?;
+                post_chunk(worker, &js_sys::Uint8Array::new(&buf))?;
+                at = end;
+                // Keep at most a couple of chunks queued in the worker.
+                let in_flight = (CHUNKS_IN_FLIGHT as f64 * CHUNK_BYTES) as u64;
+                while !cancelled()
+                    && IMPORTS.with(|i| i.borrow().progress) + in_flight < (at as u64)
+                {
+                    sleep_ms(2).await;
+                }
+            }
+        }
+        Source::Bytes { bytes, .. } => {
+            post_json(
+                worker,
+                &ToWorker::Begin {
+                    id,
+                    name: name.to_string(),
+                    size: bytes.len() as u64,
+                },
+            )?;
+            for c in bytes.chunks(CHUNK_BYTES as usize) {
+                post_chunk(worker, &js_sys::Uint8Array::from(c))?;
+            }
+        }
+        Source::Url(url) => {
+            let resp = JsFuture::from(window().fetch_with_str(&url))
+                .await
+                .map_err(|_| format!("could not fetch {url} (network error, or the server does not allow this page to read it: CORS)"))?;
+            let resp: web_sys::Response = resp.unchecked_into();
+            if !resp.ok() {
+                return Err(format!("could not fetch {url}: HTTP {}", resp.status()));
+            }
+            let buf = JsFuture::from(
+                resp.array_buffer()
+                    .map_err(|_| "could not read the response".to_string())?,
+            )
+            .await
+            .map_err(|_| "could not read the response".to_string())?;
+            let bytes = js_sys::Uint8Array::new(&buf);
+            post_json(
+                worker,
+                &ToWorker::Begin {
+                    id,
+                    name: name.to_string(),
+                    size: bytes.length() as u64,
+                },
+            )?;
+            post_chunk(worker, &bytes)?;
+        }
+    }
+    if cancelled() {
+        return Ok(());
+    }
+    post_json(worker, &ToWorker::Finish { id })
+}
+
+fn cancel(ui: Ui) {
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        i.cancelled = true;
+        i.queue.clear();
+        i.busy = false;
+        i.ready = false;
+        if let Some(w) = i.worker.take() {
+            w.terminate();
+        }
+    });
+    ui.status.set(Status::Idle);
+    spawn_worker(ui);
+}
+
+fn files_from(list: Option<web_sys::FileList>) -> Vec<Source> {
+    let Some(list) = list else { return Vec::new() };
+    (0..list.length())
+        .filter_map(|k| list.get(k))
+        .map(Source::File)
+        .collect()
+}
+
+fn download(name: &str, mime: &str, text: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    let doc = window().document().expect("a document");
+    if let Ok(a) = doc.create_element("a") {
+        let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+pub fn start() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(App);
+}
+
+#[component]
+fn App() -> impl IntoView {
+    let ui = Ui {
+        traces: RwSignal::new(Vec::new()),
+        active: RwSignal::new(0),
+        status: RwSignal::new(Status::Idle),
+        demo: RwSignal::new(true),
+        dragging: RwSignal::new(false),
+    };
+    provide_context(ui);
+    spawn_worker(ui);
+
+    // ?url=… loads a trace the browser fetches itself; otherwise the demo.
+    let params = window()
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok());
+    match params.and_then(|p| p.get("url")) {
+        Some(url) => {
+            ui.demo.set(false);
+            enqueue(ui, vec![Source::Url(url)]);
+        }
+        None => enqueue(
+            ui,
+            crate::DEMO_TRACES
+                .iter()
+                .map(|(name, bytes)| Source::Bytes {
+                    name: name.to_string(),
+                    bytes: bytes.to_vec(),
+                })
+                .collect(),
+        ),
+    }
+
+    let picker: NodeRef<leptos::html::Input> = NodeRef::new();
+    let on_drop = move |ev: web_sys::DragEvent| {
+        ev.prevent_default();
+        ui.dragging.set(false);
+        let files = files_from(ev.data_transfer().and_then(|d| d.files()));
+        if !files.is_empty() {
+            ui.demo.set(false);
+            enqueue(ui, files);
+        }
+    };
+    view! {
+        <div
+            class="page"
+            class:dragging=move || ui.dragging.get()
+            on:dragover=move |ev: web_sys::DragEvent| {
+                ev.prevent_default();
+                ui.dragging.set(true);
+            }
+            on:dragleave=move |_| ui.dragging.set(false)
+            on:drop=on_drop
+        >
+            <header>
+                <h1>"tracelane"</h1>
+                <span class="tagline">"PyTorch profiler traces, analysed in your browser — nothing is uploaded"</span>
+                <label class="button" for="file-input">"Open trace…"</label>
+                <input
+                    id="file-input"
+                    type="file"
+                    multiple
+                    accept=".json,.gz,application/json,application/gzip"
+                    node_ref=picker
+                    on:change=move |_| {
+                        let files = files_from(picker.get().and_then(|i| i.files()));
+                        if !files.is_empty() {
+                            ui.demo.set(false);
+                            enqueue(ui, files);
+                        }
+                        if let Some(i) = picker.get() {
+                            i.set_value("");
+                        }
+                    }
+                />
+            </header>
+            <Show when=move || ui.demo.get()>
+                <p class="demo-line" id="demo-line">
+                    "You are looking at built-in demo traces: RMSNorm as six eager ops, as "
+                    <code>"torch.rms_norm"</code>
+                    ", and under "
+                    <code>"torch.compile"</code>
+                    " (PyTorch 2.15, CPU), and a ROCm training step with kernels. Drop your own "
+                    <code>".json"</code>
+                    " / "
+                    <code>".json.gz"</code>
+                    " trace anywhere on the page, or use Open trace."
+                </p>
+            </Show>
+            <StatusBar/>
+            <Tabs/>
+            {move || {
+                let traces = ui.traces.get();
+                let k = ui.active.get();
+                traces.get(k).cloned().map(|s| view! { <TraceView summary=s/> })
+            }}
+            <div class="drop-hint">"Drop trace files to open them"</div>
+        </div>
+    }
+}
+
+#[component]
+fn StatusBar() -> impl IntoView {
+    let ui: Ui = expect_context();
+    move || {
+        match ui.status.get() {
+        Status::Idle => None,
+        Status::Loading { name, bytes, total } => {
+            let pct = if total > 0 { bytes as f64 * 100.0 / total as f64 } else { 0.0 };
+            Some(
+                view! {
+                    <div class="status loading" role="status">
+                        <span>{format!("Importing {name}…")}</span>
+                        <progress max="100" value=pct.to_string()></progress>
+                        <span class="muted">
+                            {if total > 0 {
+                                format!("{} of {}", table::fmt_bytes(bytes), table::fmt_bytes(total))
+                            } else {
+                                table::fmt_bytes(bytes)
+                            }}
+                        </span>
+                        <button on:click=move |_| cancel(ui)>"Cancel"</button>
+                    </div>
+                }
+                .into_any(),
+            )
+        }
+        Status::Failed { name, message } => Some(
+            view! {
+                <div class="status error" role="alert" id="import-error">
+                    <strong>{if name.is_empty() { "Could not open the file".to_string() } else { format!("Could not open {name}") }}</strong>
+                    ": "
+                    {message}
+                    <button on:click=move |_| ui.status.set(Status::Idle)>"Dismiss"</button>
+                </div>
+            }
+            .into_any(),
+        ),
+    }
+    }
+}
+
+#[component]
+fn Tabs() -> impl IntoView {
+    let ui: Ui = expect_context();
+    move || {
+        let names: Vec<String> = ui
+            .traces
+            .with(|t| t.iter().map(|s| s.name.clone()).collect());
+        (names.len() > 1).then(|| {
+            view! {
+                <nav class="tabs" role="tablist">
+                    {names
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, name)| {
+                            view! {
+                                <button
+                                    role="tab"
+                                    class:active=move || ui.active.get() == k
+                                    aria-selected=move || (ui.active.get() == k).to_string()
+                                    on:click=move |_| ui.active.set(k)
+                                >
+                                    {name}
+                                </button>
+                            }
+                        })
+                        .collect_view()}
+                </nav>
+            }
+        })
+    }
+}
+
+#[component]
+fn TraceView(summary: Summary) -> impl IntoView {
+    let s = summary;
+    let headline = format!(
+        "{} events, {} in {:.2} s",
+        table::fmt_count(s.events),
+        table::fmt_bytes(s.json_bytes),
+        s.import_ms / 1000.0
+    );
+    let devices = if s.devices.is_empty() {
+        "no device lanes (a CPU-only capture)".to_string()
+    } else {
+        s.devices.join(", ")
+    };
+    let span = table::fmt_ns(s.span_ns as f64);
+    let diag = s.diagnostics.clone();
+    view! {
+        <section class="trace">
+            <div class="facts" id="trace-facts">
+                <strong class="file-name">{s.name.clone()}</strong>
+                <span id="import-headline">{headline}</span>
+                <span>{format!("file {}", table::fmt_bytes(s.file_bytes))}</span>
+                <span>{format!("span {span}")}</span>
+                <span>{format!("{} slices", table::fmt_count(s.slices))}</span>
+                <span class="devices">{devices}</span>
+                {diag.truncated.then(|| view! { <span class="badge warn">"truncated file: complete events kept"</span> })}
+            </div>
+            <OpTable summary=s/>
+            <Diagnostics diag=diag/>
+        </section>
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Group {
+    Name,
+    Shape,
+}
+
+#[component]
+fn OpTable(summary: Summary) -> impl IntoView {
+    let device_total = summary.self_device_total_ns;
+    let has_device = summary.rows_by_name.iter().any(|r| r.device_total_ns > 0);
+    let by_name = StoredValue::new(summary.rows_by_name);
+    let by_shape = StoredValue::new(summary.rows_by_shape);
+    let file = summary.name;
+    let query = RwSignal::new(String::new());
+    let use_regex = RwSignal::new(false);
+    let group = RwSignal::new(Group::Name);
+    let show_device_rows = RwSignal::new(true);
+    let top = RwSignal::new(0usize);
+    let sort = RwSignal::new((
+        if has_device {
+            Column::DeviceTotal
+        } else {
+            Column::CpuTotal
+        },
+        true,
+    ));
+    let selected = RwSignal::new(None::<OpRow>);
+    let scroll = RwSignal::new(0.0f64);
+    let regex_error = RwSignal::new(None::<String>);
+
+    let rows = Memo::new(move |_| {
+        let mut rows: Vec<OpRow> = match group.get() {
+            Group::Name => by_name.get_value(),
+            Group::Shape => by_shape.get_value(),
+        };
+        let q = query.get();
+        let show_dev = show_device_rows.get();
+        rows.retain(|r| show_dev || !r.is_device);
+        if use_regex.get() && !q.is_empty() {
+            match js_sys::RegExp::new(&q, "i") {
+                re if re.is_object() => {
+                    regex_error.set(None);
+                    rows.retain(|r| re.test(&r.name));
+                }
+                _ => regex_error.set(Some("not a valid regular expression".into())),
+            }
+        } else {
+            regex_error.set(None);
+            rows.retain(|r| table::matches_substring(r, &q));
+        }
+        let (col, desc) = sort.get();
+        table::sort_rows(&mut rows, col, desc);
+        let n = top.get();
+        if n > 0 {
+            rows.truncate(n);
+        }
+        rows
+    });
+    let columns = move || {
+        Column::ALL
+            .into_iter()
+            .filter(|&c| c != Column::Shapes || group.get() == Group::Shape)
+            .collect::<Vec<_>>()
+    };
+    let export_csv = move |_| {
+        let text = table::to_csv(&rows.get_untracked(), group.get_untracked() == Group::Shape);
+        download(&format!("{file}.ops.csv"), "text/csv", &text);
+    };
+    let export_md = move |_| {
+        let text = table::to_markdown(
+            &rows.get_untracked(),
+            group.get_untracked() == Group::Shape,
+            device_total,
+        );
+        let _ = window().navigator().clipboard().write_text(&text);
+        download("ops.md", "text/markdown", &text);
+    };
+    let viewport_px = 560.0;
+    view! {
+        <div class="controls">
+            <input
+                type="search"
+                id="filter"
+                placeholder="Filter by name"
+                aria-label="Filter rows by name"
+                on:input=move |ev| query.set(event_target_value(&ev))
+            />
+            <label>
+                <input type="checkbox" id="filter-regex" on:change=move |ev| use_regex.set(event_target_checked(&ev))/>
+                "regex"
+            </label>
+            {move || regex_error.get().map(|e| view! { <span class="error-text">{e}</span> })}
+            <label>
+                "Group by "
+                <select
+                    id="group-by"
+                    on:change=move |ev| group.set(if event_target_value(&ev) == "shape" { Group::Shape } else { Group::Name })
+                >
+                    <option value="name">"name"</option>
+                    <option value="shape">"name + input shapes"</option>
+                </select>
+            </label>
+            <label>
+                <input type="checkbox" id="show-device" checked on:change=move |ev| show_device_rows.set(event_target_checked(&ev))/>
+                "device-event rows"
+            </label>
+            <label>
+                "Top "
+                <select id="top-n" on:change=move |ev| top.set(event_target_value(&ev).parse().unwrap_or(0))>
+                    <option value="0">"all"</option>
+                    <option value="10">"10"</option>
+                    <option value="25">"25"</option>
+                    <option value="100">"100"</option>
+                </select>
+            </label>
+            <button id="export-csv" on:click=export_csv>"Export CSV"</button>
+            <button id="export-md" on:click=export_md>"Copy Markdown"</button>
+            <span class="muted" id="row-count">{move || format!("{} rows", rows.with(|r| r.len()))}</span>
+        </div>
+        <div class="table" role="table" aria-label="Operators">
+            <div class="thead" role="row">
+                {move || {
+                    columns()
+                        .into_iter()
+                        .map(|c| {
+                            let arrow = move || match sort.get() {
+                                (col, true) if col == c => " ▼",
+                                (col, false) if col == c => " ▲",
+                                _ => "",
+                            };
+                            view! {
+                                <button
+                                    class="th"
+                                    class:num=c.descending_first()
+                                    role="columnheader"
+                                    data-col=c.title()
+                                    on:click=move |_| {
+                                        sort.update(|(col, desc)| {
+                                            if *col == c {
+                                                *desc = !*desc;
+                                            } else {
+                                                *col = c;
+                                                *desc = c.descending_first();
+                                            }
+                                        })
+                                    }
+                                >
+                                    {c.title()}
+                                    {arrow}
+                                </button>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </div>
+            <div
+                class="tbody"
+                style=format!("height:{viewport_px}px")
+                on:scroll=move |ev| {
+                    let el: web_sys::Element = event_target(&ev);
+                    scroll.set(el.scroll_top() as f64);
+                }
+            >
+                <div style=move || format!("height:{}px;position:relative", rows.with(|r| r.len()) as f64 * ROW_PX)>
+                    {move || {
+                        let cols = columns();
+                        let (a, b) = rows.with(|r| table::visible_range(scroll.get(), viewport_px, ROW_PX, r.len(), 8));
+                        rows.with(|r| {
+                            r[a..b]
+                                .iter()
+                                .enumerate()
+                                .map(|(k, row)| {
+                                    let top_px = (a + k) as f64 * ROW_PX;
+                                    let row_c = row.clone();
+                                    let cells = cols
+                                        .iter()
+                                        .map(|&c| {
+                                            view! { <span class="td" class:num=c.descending_first()>{table::cell(row, c, device_total)}</span> }
+                                        })
+                                        .collect_view();
+                                    let is_sel = selected.with(|s| s.as_ref() == Some(row));
+                                    view! {
+                                        <div
+                                            class="tr"
+                                            class:device=row.is_device
+                                            class:selected=is_sel
+                                            role="row"
+                                            tabindex="0"
+                                            style=format!("top:{top_px}px")
+                                            on:click={
+                                                let r = row_c.clone();
+                                                move |_| selected.set(Some(r.clone()))
+                                            }
+                                            on:keydown=move |ev: web_sys::KeyboardEvent| {
+                                                if ev.key() == "Enter" {
+                                                    selected.set(Some(row_c.clone()));
+                                                }
+                                            }
+                                        >
+                                            {cells}
+                                        </div>
+                                    }
+                                })
+                                .collect_view()
+                        })
+                    }}
+                </div>
+            </div>
+        </div>
+        {move || selected.get().map(|r| view! { <RowDetails row=r device_total=device_total/> })}
+    }
+}
+
+#[component]
+fn RowDetails(row: OpRow, device_total: i64) -> impl IntoView {
+    let kind = if row.is_device {
+        "device event"
+    } else if row.is_user_annotation {
+        "annotation"
+    } else {
+        "host event"
+    };
+    let items: Vec<(&str, String)> = vec![
+        ("Calls", table::fmt_count(row.calls)),
+        (
+            "CPU total",
+            table::cell(&row, Column::CpuTotal, device_total),
+        ),
+        ("CPU self", table::cell(&row, Column::CpuSelf, device_total)),
+        ("CPU avg", table::cell(&row, Column::CpuAvg, device_total)),
+        (
+            "Device total",
+            table::cell(&row, Column::DeviceTotal, device_total),
+        ),
+        (
+            "Device self",
+            table::cell(&row, Column::DeviceSelf, device_total),
+        ),
+        (
+            "Device avg",
+            table::cell(&row, Column::DeviceAvg, device_total),
+        ),
+    ];
+    view! {
+        <aside class="details" id="row-details" aria-label="Row details">
+            <h2>{row.name.clone()}</h2>
+            <p class="muted">{kind}</p>
+            {row.input_shapes.clone().map(|s| view! { <p>"Input shapes: " <code>{s}</code></p> })}
+            <dl>
+                {items.into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> }).collect_view()}
+            </dl>
+        </aside>
+    }
+}
+
+#[component]
+fn Diagnostics(diag: crate::protocol::DiagnosticsView) -> impl IntoView {
+    let warnings = diag.warnings.clone();
+    let count: u64 = warnings.iter().map(|w| w.count).sum();
+    let open = diag.truncated || count > 0;
+    view! {
+        <details class="diagnostics" id="diagnostics" open=open>
+            <summary>{format!("Import diagnostics — {count} warning(s)")}</summary>
+            <p>{format!("Format: {}", diag.format)}</p>
+            <p>{diag.time_unit_decision.clone()}</p>
+            <h3>"Links"</h3>
+            <ul class="links">
+                {diag.links.iter().map(|(k, v)| view! { <li>{format!("{}: {}", k.replace('_', " "), v)}</li> }).collect_view()}
+            </ul>
+            <h3>"Events"</h3>
+            <p>{diag.events_by_phase.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")}</p>
+            <p>{diag.events_by_category.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")}</p>
+            <h3>"Warnings"</h3>
+            {if warnings.is_empty() {
+                view! { <p>"none"</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="warnings">
+                        {warnings
+                            .into_iter()
+                            .map(|w| {
+                                view! {
+                                    <li>
+                                        <strong>{format!("{} × ", w.count)}</strong>
+                                        {w.message}
+                                        {(!w.example.is_empty()).then(|| view! { <pre>{w.example.clone()}</pre> })}
+                                    </li>
+                                }
+                            })
+                            .collect_view()}
+                    </ul>
+                }
+                .into_any()
+            }}
+        </details>
+    }
+}

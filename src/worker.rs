@@ -1,0 +1,115 @@
+//! The import worker: receives a file's bytes in chunks, feeds the core's
+//! streaming importer, and answers with a [`Summary`] or a readable error.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use crate::protocol::{summarize, FromWorker, ToWorker};
+use tracelane_core::{ImportOptions, Importer};
+
+/// wasm32 memory is 4 GiB at most: stop inflating well before it.
+const MAX_JSON_BYTES: u64 = 3 << 30;
+
+struct Job {
+    id: u32,
+    name: String,
+    file_bytes: u64,
+    importer: Importer,
+    started_ms: f64,
+}
+
+fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
+    scope.performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
+    if let Ok(text) = serde_json::to_string(msg) {
+        let _ = scope.post_message(&JsValue::from_str(&text));
+    }
+}
+
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let job: Rc<RefCell<Option<Job>>> = Rc::default();
+    let s = scope.clone();
+    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let data = e.data();
+        if let Some(text) = data.as_string() {
+            match serde_json::from_str::<ToWorker>(&text) {
+                Ok(ToWorker::Begin { id, name, size }) => {
+                    let mut importer = Importer::new(ImportOptions {
+                        max_json_bytes: MAX_JSON_BYTES,
+                    });
+                    importer.set_size_hint(size.min(MAX_JSON_BYTES));
+                    *job.borrow_mut() = Some(Job {
+                        id,
+                        name,
+                        file_bytes: size,
+                        importer,
+                        started_ms: now_ms(&s),
+                    });
+                }
+                Ok(ToWorker::Finish { id }) => {
+                    let Some(j) = job.borrow_mut().take().filter(|j| j.id == id) else {
+                        return;
+                    };
+                    match j.importer.finish() {
+                        Ok(trace) => {
+                            let ms = now_ms(&s) - j.started_ms;
+                            let summary = summarize(&trace, &j.name, j.file_bytes, ms);
+                            drop(trace);
+                            post(
+                                &s,
+                                &FromWorker::Done {
+                                    id,
+                                    summary: Box::new(summary),
+                                },
+                            );
+                        }
+                        Err(err) => post(
+                            &s,
+                            &FromWorker::Failed {
+                                id,
+                                message: err.to_string(),
+                            },
+                        ),
+                    }
+                }
+                Err(err) => web_sys::console::error_1(
+                    &format!("tracelane worker: bad message: {err}").into(),
+                ),
+            }
+        } else if let Ok(chunk) = data.dyn_into::<js_sys::Uint8Array>() {
+            let mut slot = job.borrow_mut();
+            let Some(j) = slot.as_mut() else { return };
+            let bytes = chunk.to_vec();
+            if let Err(err) = j.importer.push(&bytes) {
+                let id = j.id;
+                *slot = None;
+                post(
+                    &s,
+                    &FromWorker::Failed {
+                        id,
+                        message: err.to_string(),
+                    },
+                );
+                return;
+            }
+            post(
+                &s,
+                &FromWorker::Progress {
+                    id: j.id,
+                    bytes: j.importer.bytes_in(),
+                },
+            );
+        }
+    });
+    scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    post(&scope, &FromWorker::Ready);
+}

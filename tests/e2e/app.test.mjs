@@ -1,0 +1,206 @@
+// End-to-end tests of the built app (dist/) in Debian's Chromium, driven by
+// playwright-core. Run through scripts/test-all.sh (it builds dist/ first),
+// or: node --test tests/e2e/
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = path.join(root, 'dist');
+const fixtures = path.join(root, 'tests/fixtures');
+const artifacts = path.join(root, 'target/e2e-artifacts');
+const cli = path.join(root, 'target/release/tracelane');
+mkdirSync(artifacts, { recursive: true });
+
+let server, browser, base;
+
+before(async () => {
+  const port = 18000 + Math.floor(Math.random() * 2000);
+  server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', String(port)], { cwd: dist, stdio: 'ignore' });
+  base = `http://127.0.0.1:${port}/`;
+  for (let i = 0; i < 100; i++) {
+    try { if ((await fetch(base)).ok) break; } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+});
+
+/** A fresh page that records every request and every console error. */
+async function open(url = base) {
+  const page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1400, height: 1000 } });
+  page.requests = [];
+  page.errors = [];
+  page.dialogs = [];
+  page.on('request', (r) => page.requests.push(r.url()));
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+  page.on('dialog', async (d) => { page.dialogs.push(d.message()); await d.dismiss(); });
+  await page.goto(url);
+  return page;
+}
+
+async function tabCount(page) {
+  return page.locator('.tabs [role=tab]').count();
+}
+
+/** Opens a file with the file picker and waits until its tab is active. */
+async function openFile(page, rel) {
+  const before = await page.locator('.file-name').textContent().catch(() => null);
+  await page.setInputFiles('#file-input', path.join(fixtures, rel));
+  const name = path.basename(rel);
+  await page.waitForFunction(
+    ([name, before]) => {
+      const err = document.querySelector('#import-error');
+      const cur = document.querySelector('.file-name')?.textContent;
+      return (cur === name && cur !== before) || (err && err.textContent.includes(name));
+    },
+    [name, before],
+    { timeout: 60000 },
+  );
+}
+
+async function waitForDemo(page) {
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
+}
+
+function cliRows(rel) {
+  return JSON.parse(execFileSync(cli, ['ops', path.join(fixtures, rel), '--format', 'json']).toString());
+}
+
+function cliCsv(rel) {
+  return execFileSync(cli, ['ops', path.join(fixtures, rel), '--format', 'csv']).toString();
+}
+
+async function exportCsv(page) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-csv')]);
+  const file = path.join(artifacts, `export-${Date.now()}.csv`);
+  await download.saveAs(file);
+  return readFileSync(file, 'utf8');
+}
+
+const lines = (text) => text.trim().split('\n').slice(1).sort();
+
+test('first load shows the built-in demo with its op table', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  assert.ok(await page.locator('#demo-line').isVisible());
+  assert.match(await page.locator('#import-headline').textContent(), /events, .* in \d+\.\d\d s/);
+  assert.ok(await page.locator('.tr').count() > 3);
+  const measures = await page.evaluate(() => performance.getEntriesByName('tracelane:import').length);
+  assert.ok(measures >= 1, 'performance.measure tracelane:import');
+  await page.screenshot({ path: path.join(artifacts, 'demo.png'), fullPage: true });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('each public fixture gives the same table as the CLI', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  for (const rel of ['public/hta_triton_example.json.gz', 'public/hta_simple_add_a100.json.gz', 'public/hta_amd_mi250_rocm.json.gz',
+    'public/hta_cpu_only_rank34.json.gz', 'public/hta_compare_pair/base.json.gz', 'public/hta_nccl_2rank_rank0.json.gz',
+    'torch-cpu/mlp_train_cpu.pt.trace.json.gz', 'neuron-provisional/torchneuron_rmsnorm.json']) {
+    await openFile(page, rel);
+    const want = cliRows(rel);
+    const shown = await page.locator('#row-count').textContent();
+    assert.equal(shown, `${want.length} rows`, rel);
+    // The first rows on screen are the CLI's first rows (same default sort).
+    const names = await page.locator('.tr .td:first-child').allTextContents();
+    assert.deepEqual(names.slice(0, 5), want.slice(0, 5).map((r) => r.name), rel);
+    // Exported numbers equal the CLI's, row for row.
+    assert.deepEqual(lines(await exportCsv(page)), lines(cliCsv(rel)), rel);
+  }
+  await page.screenshot({ path: path.join(artifacts, 'nccl-or-last.png'), fullPage: true });
+  await page.close();
+});
+
+test('a truncated file shows a warning and the rows that were complete', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, 'edge/truncated.json');
+  assert.ok(await page.locator('.badge.warn').isVisible());
+  assert.equal(await page.locator('#row-count').textContent(), '2 rows');
+  assert.match(await page.locator('#diagnostics').textContent(), /cut off after 2 complete events/);
+  await page.screenshot({ path: path.join(artifacts, 'truncated.png'), fullPage: true });
+  await page.close();
+});
+
+test('a PNG shows an error and the previous trace stays open', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  const tabs = await tabCount(page);
+  const shownBefore = await page.locator('.file-name').textContent();
+  await page.setInputFiles('#file-input', path.join(fixtures, 'edge/image.png'));
+  await page.waitForSelector('#import-error', { timeout: 30000 });
+  assert.match(await page.locator('#import-error').textContent(), /image\.png.*not a trace: the file is a PNG image, not JSON/);
+  assert.equal(await tabCount(page), tabs);
+  assert.equal(await page.locator('.file-name').textContent(), shownBefore);
+  assert.ok(await page.locator('.tr').count() > 0);
+  await page.screenshot({ path: path.join(artifacts, 'png-error.png'), fullPage: true });
+  await page.close();
+});
+
+test('names from a trace render as text, never as HTML', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, 'edge/xss_name.json');
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('.tr .td:first-child').first().textContent(), '<img src=x onerror=alert(1)>');
+  assert.equal(await page.locator('.tbody img').count(), 0);
+  assert.deepEqual(page.dialogs, []);
+  await page.close();
+});
+
+test('no network request leaves the page other than its own files', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, 'public/hta_triton_example.json.gz');
+  const foreign = page.requests.filter((u) => !u.startsWith(base) && !u.startsWith('data:') && !u.startsWith('blob:'));
+  assert.deepEqual(foreign, []);
+  await page.close();
+});
+
+test('sorting, filtering, grouping and drag-and-drop work', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  // Drop a file the way a user does: a drop event carrying a DataTransfer.
+  const bytes = [...readFileSync(path.join(fixtures, 'torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz'))];
+  const dt = await page.evaluateHandle((bytes) => {
+    const d = new DataTransfer();
+    d.items.add(new File([new Uint8Array(bytes)], 'dropped_naive.json.gz'));
+    return d;
+  }, bytes);
+  await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'dropped_naive.json.gz', null, { timeout: 30000 });
+  // Default sort (CPU total, largest first) puts the annotation first.
+  assert.equal(await page.locator('.tr .td:first-child').first().textContent(), 'rmsnorm_naive');
+  await page.click('.th[data-col="Calls"]');
+  assert.equal(await page.locator('.tr .td:first-child').first().textContent(), 'aten::to');
+  await page.click('.th[data-col="Calls"]');
+  assert.notEqual(await page.locator('.tr .td:first-child').first().textContent(), 'aten::to');
+  await page.fill('#filter', 'aten::m');
+  assert.equal(await page.locator('#row-count').textContent(), '2 rows');
+  await page.check('#filter-regex');
+  await page.fill('#filter', '^aten::(mul|add)$');
+  assert.equal(await page.locator('#row-count').textContent(), '2 rows');
+  await page.fill('#filter', '');
+  await page.selectOption('#group-by', 'shape');
+  assert.ok(await page.locator('.th[data-col="Input shapes"]').isVisible());
+  await page.locator('.tr').first().click();
+  assert.ok(await page.locator('#row-details').isVisible());
+  await page.screenshot({ path: path.join(artifacts, 'sorted-filtered.png'), fullPage: true });
+  await page.close();
+});
