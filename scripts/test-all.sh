@@ -6,15 +6,14 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "toolchain: rustfmt, clippy, wasm32 target"
+step "toolchain: wasm target, wasm-bindgen-cli, trunk, npm tools, chromium (installs what is missing)"
 if ! command -v cargo >/dev/null; then
   echo "cargo is not installed: install Rust with rustup (https://rustup.rs)" >&2
   exit 1
 fi
-rustup component add rustfmt clippy >/dev/null 2>&1 || true
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  rustup target add wasm32-unknown-unknown
-fi
+bash scripts/setup.sh --browser
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -25,8 +24,9 @@ bash scripts/check-core-deps.sh
 step "clippy (native, all targets)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "clippy (wasm32: the core compiles for the browser)"
+step "clippy (wasm32: the core and the app)"
 cargo clippy -p tracelane-core --target wasm32-unknown-unknown --locked -- -D warnings
+cargo clippy -p tracelane-app --target wasm32-unknown-unknown --all-targets --locked -- -D warnings
 
 step "docs build without warnings"
 RUSTDOCFLAGS="-D warnings" cargo doc -p tracelane-core --no-deps --locked --quiet
@@ -34,6 +34,21 @@ RUSTDOCFLAGS="-D warnings" cargo doc -p tracelane-core --no-deps --locked --quie
 step "tests (native)"
 log=$(mktemp)
 cargo test --workspace --locked 2>&1 | tee "$log"
+
+step "wasm tests in headless Chromium"
+CHROMEDRIVER=$(command -v chromedriver) cargo test -p tracelane-app --target wasm32-unknown-unknown --test web --locked 2>&1 | tee -a "$log"
+
+step "release build of the app (dist/)"
+cargo fetch --locked
+trunk build --release --offline --locked --public-url ./
+wasm_gz=$(cat dist/*.wasm | gzip -9 | wc -c)
+js_gz=$(cat dist/*.js | gzip -9 | wc -c)
+echo "initial download: wasm+js $(( (wasm_gz + js_gz) / 1024 )) KiB gzipped (budget 1536 KiB)"
+
+step "end-to-end tests (playwright-core + Chromium against dist/)"
+cargo build --release --locked -q -p tracelane-cli
+node --test tests/e2e/ 2>&1 | tee "$log.e2e"
+awk '/^# pass/ { p = $3 } /^# fail/ { f = $3 } END { printf "test result: ok. %d passed; %d failed;\n", p, f }' "$log.e2e" >> "$log"
 
 step "CLI smoke test on a real trace"
 cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz --top 3
