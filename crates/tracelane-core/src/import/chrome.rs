@@ -1291,12 +1291,14 @@ impl Builder {
             Some(b) => format!("ts and dur read as microseconds (displayTimeUnit is only a display hint); ts is relative to baseTimeNanoseconds = {b}"),
             None => "ts and dur read as microseconds (displayTimeUnit is only a display hint); ts is absolute (no baseTimeNanoseconds)".to_string(),
         };
-        let timing = std::env::var_os("TRACELANE_TIMING").is_some();
-        let mut t0 = std::time::Instant::now();
+        // Phase timings for `TRACELANE_TIMING=1` (native only: wasm32 has no clock in std).
+        let mut t0 = (cfg!(not(target_arch = "wasm32"))
+            && std::env::var_os("TRACELANE_TIMING").is_some())
+        .then(std::time::Instant::now);
         let mut lap = |what: &str| {
-            if timing {
-                eprintln!("  {what}: {:.3}s", t0.elapsed().as_secs_f64());
-                t0 = std::time::Instant::now();
+            if let Some(t) = t0.as_mut() {
+                eprintln!("  {what}: {:.3}s", t.elapsed().as_secs_f64());
+                *t = std::time::Instant::now();
             }
         };
         self.classify_tracks();
