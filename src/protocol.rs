@@ -5,7 +5,7 @@
 //! everything else is one of these enums serialised to a string.
 
 use serde::{Deserialize, Serialize};
-use tracelane_core::ops::{op_table, OpRow, OpTableOptions};
+use tracelane_core::ops::{op_table, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
 
 /// Page → worker.
@@ -16,6 +16,8 @@ pub enum ToWorker {
     Begin { id: u32, name: String, size: u64 },
     /// All bytes were sent.
     Finish { id: u32 },
+    /// Details of one row of an imported trace (`id` as in `Begin`).
+    Details { id: u32, request: u32, row: OpRow },
 }
 
 /// Worker → page.
@@ -38,11 +40,18 @@ pub enum FromWorker {
         id: u32,
         message: String,
     },
+    /// Answer to [`ToWorker::Details`].
+    Details {
+        request: u32,
+        details: OpDetails,
+    },
 }
 
 /// What the page shows about one imported trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// The import's id: the worker keeps the model under it for details.
+    pub id: u32,
     pub name: String,
     /// Size of the file as dropped (compressed if gzip).
     pub file_bytes: u64,
@@ -83,7 +92,7 @@ pub struct WarningView {
 }
 
 /// Computes everything the page shows for a trace.
-pub fn summarize(trace: &Trace, name: &str, file_bytes: u64, import_ms: f64) -> Summary {
+pub fn summarize(trace: &Trace, id: u32, name: &str, file_bytes: u64, import_ms: f64) -> Summary {
     let by_name = op_table(trace, OpTableOptions::default());
     let by_shape = op_table(
         trace,
@@ -104,6 +113,7 @@ pub fn summarize(trace: &Trace, name: &str, file_bytes: u64, import_ms: f64) -> 
         .collect();
     let d = &trace.diagnostics;
     Summary {
+        id,
         name: name.to_string(),
         file_bytes,
         json_bytes: d.bytes_read,

@@ -15,7 +15,7 @@ use web_sys::{File, MessageEvent, Worker};
 
 use crate::protocol::{FromWorker, Summary, ToWorker};
 use crate::table::{self, Column};
-use tracelane_core::ops::OpRow;
+use tracelane_core::ops::{NamedStats, OpDetails, OpRow};
 
 /// Bytes read from a file and handed to the worker at a time.
 const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
@@ -62,6 +62,8 @@ struct Ui {
     status: RwSignal<Status>,
     demo: RwSignal<bool>,
     dragging: RwSignal<bool>,
+    /// The last details answer: (request number, details).
+    details: RwSignal<Option<(u32, OpDetails)>>,
 }
 
 thread_local! {
@@ -80,6 +82,7 @@ struct Imports {
     /// Bytes the worker has consumed of the current file.
     progress: u64,
     cancelled: bool,
+    next_request: u32,
 }
 
 fn window() -> web_sys::Window {
@@ -189,6 +192,7 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             ui.status.set(Status::Idle);
             pump(ui);
         }
+        FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
         FromWorker::Failed { id, message } => {
             if !finish_job(id) {
                 return;
@@ -361,6 +365,26 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
     post_json(worker, &ToWorker::Finish { id })
 }
 
+/// Asks the worker for a row's details; returns the request number.
+fn request_details(trace_id: u32, row: &OpRow) -> Option<u32> {
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        i.next_request += 1;
+        let request = i.next_request;
+        let worker = i.worker.as_ref()?;
+        post_json(
+            worker,
+            &ToWorker::Details {
+                id: trace_id,
+                request,
+                row: row.clone(),
+            },
+        )
+        .ok()?;
+        Some(request)
+    })
+}
+
 fn cancel(ui: Ui) {
     IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
@@ -417,6 +441,7 @@ fn App() -> impl IntoView {
         status: RwSignal::new(Status::Idle),
         demo: RwSignal::new(true),
         dragging: RwSignal::new(false),
+        details: RwSignal::new(None),
     };
     provide_context(ui);
     spawn_worker(ui);
@@ -627,6 +652,7 @@ enum Group {
 #[component]
 fn OpTable(summary: Summary) -> impl IntoView {
     let device_total = summary.self_device_total_ns;
+    let trace_id = summary.id;
     let has_device = summary.rows_by_name.iter().any(|r| r.device_total_ns > 0);
     let by_name = StoredValue::new(summary.rows_by_name);
     let by_shape = StoredValue::new(summary.rows_by_shape);
@@ -827,12 +853,21 @@ fn OpTable(summary: Summary) -> impl IntoView {
                 </div>
             </div>
         </div>
-        {move || selected.get().map(|r| view! { <RowDetails row=r device_total=device_total/> })}
+        {move || selected.get().map(|r| view! { <RowDetails row=r device_total=device_total trace_id=trace_id/> })}
     }
 }
 
 #[component]
-fn RowDetails(row: OpRow, device_total: i64) -> impl IntoView {
+fn RowDetails(row: OpRow, device_total: i64, trace_id: u32) -> impl IntoView {
+    let ui: Ui = expect_context();
+    let request = request_details(trace_id, &row);
+    let details = move || {
+        ui.details.with(|d| {
+            d.as_ref()
+                .filter(|(r, _)| Some(*r) == request)
+                .map(|(_, d)| d.clone())
+        })
+    };
     let kind = if row.is_device {
         "device event"
     } else if row.is_user_annotation {
@@ -869,6 +904,7 @@ fn RowDetails(row: OpRow, device_total: i64) -> impl IntoView {
             <dl>
                 {items.into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> }).collect_view()}
             </dl>
+            {move || details().map(|d| view! { <DetailLists d=d is_device=row.is_device/> })}
         </aside>
     }
 }
@@ -913,5 +949,64 @@ fn Diagnostics(diag: crate::protocol::DiagnosticsView) -> impl IntoView {
                 .into_any()
             }}
         </details>
+    }
+}
+
+fn stats_table(title: &'static str, stats: Vec<NamedStats>) -> impl IntoView {
+    (!stats.is_empty()).then(|| {
+        view! {
+            <h3>{title}</h3>
+            <table class="stats">
+                <thead>
+                    <tr><th>"Name"</th><th>"Count"</th><th>"Total"</th><th>"Avg"</th><th>"Min"</th><th>"Max"</th></tr>
+                </thead>
+                <tbody>
+                    {stats
+                        .into_iter()
+                        .map(|s| {
+                            let avg = s.total_ns as f64 / s.count.max(1) as f64;
+                            view! {
+                                <tr>
+                                    <td class="name">{s.name}</td>
+                                    <td>{table::fmt_count(s.count)}</td>
+                                    <td>{table::fmt_ns(s.total_ns as f64)}</td>
+                                    <td>{table::fmt_ns(avg)}</td>
+                                    <td>{table::fmt_ns(s.min_ns as f64)}</td>
+                                    <td>{table::fmt_ns(s.max_ns as f64)}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        }
+    })
+}
+
+#[component]
+fn DetailLists(d: OpDetails, is_device: bool) -> impl IntoView {
+    let (launched, calls, parents) = if is_device {
+        ("These device events", "Launched by", "Launching op")
+    } else {
+        (
+            "Device events it launched",
+            "Runtime calls it made",
+            "Called from",
+        )
+    };
+    let none = (d.device_events.is_empty() && !is_device)
+        .then(|| view! { <p class="muted">"It launched no device work."</p> });
+    view! {
+        <div id="row-details-lists">
+            {none}
+            {stats_table(launched, d.device_events)}
+            {stats_table(calls, d.runtime_calls)}
+            {(!d.input_types.is_empty()).then(|| view! {
+                <h3>"Input types"</h3>
+                <ul>{d.input_types.into_iter().map(|(t, n)| view! { <li><code>{t}</code>{format!(" × {n}")}</li> }).collect_view()}</ul>
+            })}
+            <h3>{parents}</h3>
+            <ul>{d.parents.into_iter().map(|(p, n)| view! { <li>{p}{format!(" × {n}")}</li> }).collect_view()}</ul>
+        </div>
     }
 }

@@ -9,7 +9,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::protocol::{summarize, FromWorker, ToWorker};
-use tracelane_core::{ImportOptions, Importer};
+use tracelane_core::ops::op_details;
+use tracelane_core::{ImportOptions, Importer, Trace};
 
 /// wasm32 memory is 4 GiB at most: stop inflating well before it.
 const MAX_JSON_BYTES: u64 = 3 << 30;
@@ -36,6 +37,8 @@ pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let job: Rc<RefCell<Option<Job>>> = Rc::default();
+    // Imported models, kept for the details panel (one per tab).
+    let traces: Rc<RefCell<Vec<(u32, Trace)>>> = Rc::default();
     let s = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
@@ -61,8 +64,8 @@ pub fn start() {
                     match j.importer.finish() {
                         Ok(trace) => {
                             let ms = now_ms(&s) - j.started_ms;
-                            let summary = summarize(&trace, &j.name, j.file_bytes, ms);
-                            drop(trace);
+                            let summary = summarize(&trace, id, &j.name, j.file_bytes, ms);
+                            traces.borrow_mut().push((id, trace));
                             post(
                                 &s,
                                 &FromWorker::Done {
@@ -79,6 +82,15 @@ pub fn start() {
                             },
                         ),
                     }
+                }
+                Ok(ToWorker::Details { id, request, row }) => {
+                    let details = traces
+                        .borrow()
+                        .iter()
+                        .find(|(k, _)| *k == id)
+                        .map(|(_, t)| op_details(t, &row))
+                        .unwrap_or_default();
+                    post(&s, &FromWorker::Details { request, details });
                 }
                 Err(err) => web_sys::console::error_1(
                     &format!("tracelane worker: bad message: {err}").into(),

@@ -204,3 +204,19 @@ test('sorting, filtering, grouping and drag-and-drop work', async () => {
   await page.screenshot({ path: path.join(artifacts, 'sorted-filtered.png'), fullPage: true });
   await page.close();
 });
+
+test('selecting a row shows what it launched and where it sits', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, 'public/hta_triton_example.json.gz');
+  await page.fill('#filter', 'triton_poi');
+  await page.locator('.tr').first().click();
+  await page.waitForSelector('#row-details-lists', { timeout: 10000 });
+  const text = await page.locator('#row-details').textContent();
+  assert.match(text, /Device events it launched/);
+  assert.match(text, /cuLaunchKernel/);
+  assert.match(text, /Torch-Compiled Region: 0\/0/);
+  await page.keyboard.press('Tab');
+  await page.screenshot({ path: path.join(artifacts, 'details.png'), fullPage: true });
+  await page.close();
+});

@@ -374,3 +374,25 @@ fn torchneuron_device_windows_feed_the_ops_device_time() {
     assert_eq!(windows, 8);
     assert_eq!(t.diagnostics.links.device_without_op, 0);
 }
+
+#[test]
+fn row_details_list_launches_kernels_and_parents() {
+    let t = common::load("public/hta_triton_example.json.gz");
+    let table = op_table(&t, OpTableOptions::default());
+    let op = row(&table, "triton_poi_fused_add_cos_sin_0", false);
+    let d = tracelane_core::ops::op_details(&t, op);
+    assert_eq!(d.device_events.len(), 1);
+    assert_eq!(
+        (d.device_events[0].count, d.device_events[0].total_ns),
+        (1, 1_760)
+    );
+    assert_eq!(d.runtime_calls[0].name, "cuLaunchKernel");
+    assert_eq!(d.parents, [("Torch-Compiled Region: 0/0".to_string(), 1)]);
+    let kernel = row(&table, "triton_poi_fused_add_cos_sin_0", true);
+    let d = tracelane_core::ops::op_details(&t, kernel);
+    assert_eq!(d.runtime_calls[0].name, "cuLaunchKernel");
+    assert_eq!(
+        d.parents,
+        [("triton_poi_fused_add_cos_sin_0".to_string(), 1)]
+    );
+}
