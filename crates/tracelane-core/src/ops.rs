@@ -624,8 +624,10 @@ pub fn op_details(t: &Trace, row: &OpRow) -> OpDetails {
             add_count(&mut d.parents, rewrite_name(parent));
         }
     }
-    d.device_events.sort_by_key(|s| std::cmp::Reverse(s.total_ns));
-    d.runtime_calls.sort_by_key(|s| std::cmp::Reverse(s.total_ns));
+    d.device_events
+        .sort_by_key(|s| std::cmp::Reverse(s.total_ns));
+    d.runtime_calls
+        .sort_by_key(|s| std::cmp::Reverse(s.total_ns));
     d.parents.sort_by_key(|p| std::cmp::Reverse(p.1));
     d.input_types.sort_by_key(|t| std::cmp::Reverse(t.1));
     d
