@@ -15,11 +15,20 @@ pub enum Column {
     DeviceSelf,
     DeviceTotal,
     DeviceAvg,
+    CpuPct,
     DevicePct,
 }
 
+/// The totals percentages are taken of (PyTorch's "Self CPU time total" and
+/// "Self CUDA time total").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub cpu_self_ns: i64,
+    pub device_self_ns: i64,
+}
+
 impl Column {
-    pub const ALL: [Column; 10] = [
+    pub const ALL: [Column; 11] = [
         Column::Name,
         Column::Shapes,
         Column::Calls,
@@ -29,6 +38,7 @@ impl Column {
         Column::DeviceSelf,
         Column::DeviceTotal,
         Column::DeviceAvg,
+        Column::CpuPct,
         Column::DevicePct,
     ];
 
@@ -43,6 +53,7 @@ impl Column {
             Column::DeviceSelf => "Device self",
             Column::DeviceTotal => "Device total",
             Column::DeviceAvg => "Device avg",
+            Column::CpuPct => "CPU self %",
             Column::DevicePct => "Device self %",
         }
     }
@@ -68,7 +79,7 @@ pub fn sort_rows(rows: &mut [OpRow], col: Column, descending: bool) {
             Column::Name => a.name.cmp(&b.name),
             Column::Shapes => a.input_shapes.cmp(&b.input_shapes),
             Column::Calls => a.calls.cmp(&b.calls),
-            Column::CpuSelf => a.cpu_self_ns.cmp(&b.cpu_self_ns),
+            Column::CpuSelf | Column::CpuPct => a.cpu_self_ns.cmp(&b.cpu_self_ns),
             Column::CpuTotal => a.cpu_total_ns.cmp(&b.cpu_total_ns),
             Column::CpuAvg => avg(a.cpu_total_ns, a.calls).total_cmp(&avg(b.cpu_total_ns, b.calls)),
             Column::DeviceSelf | Column::DevicePct => a.device_self_ns.cmp(&b.device_self_ns),
@@ -143,7 +154,7 @@ pub fn pct(part: i64, whole: i64) -> String {
 }
 
 /// The cell text of a column (times in readable units).
-pub fn cell(row: &OpRow, col: Column, device_total: i64) -> String {
+pub fn cell(row: &OpRow, col: Column, totals: Totals) -> String {
     match col {
         Column::Name => row.name.clone(),
         Column::Shapes => row.input_shapes.clone().unwrap_or_default(),
@@ -154,7 +165,8 @@ pub fn cell(row: &OpRow, col: Column, device_total: i64) -> String {
         Column::DeviceSelf => fmt_ns(row.device_self_ns as f64),
         Column::DeviceTotal => fmt_ns(row.device_total_ns as f64),
         Column::DeviceAvg => fmt_ns(avg(row.device_total_ns, row.calls)),
-        Column::DevicePct => pct(row.device_self_ns, device_total),
+        Column::CpuPct => pct(row.cpu_self_ns, totals.cpu_self_ns),
+        Column::DevicePct => pct(row.device_self_ns, totals.device_self_ns),
     }
 }
 
@@ -193,7 +205,7 @@ pub fn to_csv(rows: &[OpRow], by_shape: bool) -> String {
 }
 
 /// The rows as a Markdown table, for pasting into a pull request.
-pub fn to_markdown(rows: &[OpRow], by_shape: bool, device_total: i64) -> String {
+pub fn to_markdown(rows: &[OpRow], by_shape: bool, totals: Totals) -> String {
     let cols: Vec<Column> = Column::ALL
         .into_iter()
         .filter(|&c| by_shape || c != Column::Shapes)
@@ -215,7 +227,7 @@ pub fn to_markdown(rows: &[OpRow], by_shape: bool, device_total: i64) -> String 
     for r in rows {
         let cells: Vec<String> = cols
             .iter()
-            .map(|&c| cell(r, c, device_total).replace('|', "\\|"))
+            .map(|&c| cell(r, c, totals).replace('|', "\\|"))
             .collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
@@ -297,7 +309,7 @@ mod tests {
 
     #[test]
     fn markdown_escapes_pipes() {
-        let md = to_markdown(&[row("a|b", 1, 1000, 0)], false, 0);
+        let md = to_markdown(&[row("a|b", 1, 1000, 0)], false, Totals::default());
         assert!(md.contains("| a\\|b |"), "{md}");
     }
 

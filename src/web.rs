@@ -429,7 +429,25 @@ fn download(name: &str, mime: &str, text: &str) {
 }
 
 pub fn start() {
-    console_error_panic_hook::set_once();
+    // A panic must not leave a silently dead page: log it, and say so in the
+    // page in plain words.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let (Ok(el), Some(body)) = (doc.create_element("div"), doc.body()) else {
+            return;
+        };
+        el.set_class_name("status error");
+        let _ = el.set_attribute("role", "alert");
+        let _ = el.set_attribute("id", "fatal-error");
+        el.set_text_content(Some(
+            "tracelane hit an internal error and needs a reload. Your files never left this computer; \
+             if you can, report the problem with the file that caused it.",
+        ));
+        let _ = body.prepend_with_node_1(&el);
+    }));
     leptos::mount::mount_to_body(App);
 }
 
@@ -651,7 +669,10 @@ enum Group {
 
 #[component]
 fn OpTable(summary: Summary) -> impl IntoView {
-    let device_total = summary.self_device_total_ns;
+    let totals = table::Totals {
+        cpu_self_ns: summary.self_cpu_total_ns,
+        device_self_ns: summary.self_device_total_ns,
+    };
     let trace_id = summary.id;
     let has_device = summary.rows_by_name.iter().any(|r| r.device_total_ns > 0);
     let by_name = StoredValue::new(summary.rows_by_name);
@@ -716,7 +737,7 @@ fn OpTable(summary: Summary) -> impl IntoView {
         let text = table::to_markdown(
             &rows.get_untracked(),
             group.get_untracked() == Group::Shape,
-            device_total,
+            totals,
         );
         let _ = window().navigator().clipboard().write_text(&text);
         download("ops.md", "text/markdown", &text);
@@ -821,7 +842,7 @@ fn OpTable(summary: Summary) -> impl IntoView {
                                     let cells = cols
                                         .iter()
                                         .map(|&c| {
-                                            view! { <span class="td" class:num=c.descending_first()>{table::cell(row, c, device_total)}</span> }
+                                            view! { <span class="td" class:num=c.descending_first()>{table::cell(row, c, totals)}</span> }
                                         })
                                         .collect_view();
                                     let is_sel = selected.with(|s| s.as_ref() == Some(row));
@@ -853,12 +874,12 @@ fn OpTable(summary: Summary) -> impl IntoView {
                 </div>
             </div>
         </div>
-        {move || selected.get().map(|r| view! { <RowDetails row=r device_total=device_total trace_id=trace_id/> })}
+        {move || selected.get().map(|r| view! { <RowDetails row=r totals=totals trace_id=trace_id/> })}
     }
 }
 
 #[component]
-fn RowDetails(row: OpRow, device_total: i64, trace_id: u32) -> impl IntoView {
+fn RowDetails(row: OpRow, totals: table::Totals, trace_id: u32) -> impl IntoView {
     let ui: Ui = expect_context();
     let request = request_details(trace_id, &row);
     let details = move || {
@@ -877,24 +898,15 @@ fn RowDetails(row: OpRow, device_total: i64, trace_id: u32) -> impl IntoView {
     };
     let items: Vec<(&str, String)> = vec![
         ("Calls", table::fmt_count(row.calls)),
-        (
-            "CPU total",
-            table::cell(&row, Column::CpuTotal, device_total),
-        ),
-        ("CPU self", table::cell(&row, Column::CpuSelf, device_total)),
-        ("CPU avg", table::cell(&row, Column::CpuAvg, device_total)),
+        ("CPU total", table::cell(&row, Column::CpuTotal, totals)),
+        ("CPU self", table::cell(&row, Column::CpuSelf, totals)),
+        ("CPU avg", table::cell(&row, Column::CpuAvg, totals)),
         (
             "Device total",
-            table::cell(&row, Column::DeviceTotal, device_total),
+            table::cell(&row, Column::DeviceTotal, totals),
         ),
-        (
-            "Device self",
-            table::cell(&row, Column::DeviceSelf, device_total),
-        ),
-        (
-            "Device avg",
-            table::cell(&row, Column::DeviceAvg, device_total),
-        ),
+        ("Device self", table::cell(&row, Column::DeviceSelf, totals)),
+        ("Device avg", table::cell(&row, Column::DeviceAvg, totals)),
     ];
     view! {
         <aside class="details" id="row-details" aria-label="Row details">

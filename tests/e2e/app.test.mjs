@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -180,11 +180,11 @@ test('sorting, filtering, grouping and drag-and-drop work', async () => {
   const bytes = [...readFileSync(path.join(fixtures, 'torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz'))];
   const dt = await page.evaluateHandle((bytes) => {
     const d = new DataTransfer();
-    d.items.add(new File([new Uint8Array(bytes)], 'dropped_naive.json.gz'));
+    d.items.add(new File([new Uint8Array(bytes)], 'trace-without-extension'));
     return d;
   }, bytes);
   await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
-  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'dropped_naive.json.gz', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'trace-without-extension', null, { timeout: 30000 });
   // Default sort (CPU total, largest first) puts the annotation first.
   assert.equal(await page.locator('.tr .td:first-child').first().textContent(), 'rmsnorm_naive');
   await page.click('.th[data-col="Calls"]');
@@ -218,5 +218,56 @@ test('selecting a row shows what it launched and where it sits', async () => {
   assert.match(text, /Torch-Compiled Region: 0\/0/);
   await page.keyboard.press('Tab');
   await page.screenshot({ path: path.join(artifacts, 'details.png'), fullPage: true });
+  await page.close();
+});
+
+test('?url= loads a trace the browser fetches itself', async () => {
+  copyFileSync(path.join(fixtures, 'public/hta_triton_example.json.gz'), path.join(dist, 'e2e-url-trace.json.gz'));
+  const page = await open(`${base}?url=e2e-url-trace.json.gz`);
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'e2e-url-trace.json.gz', null, { timeout: 30000 });
+  assert.equal(await page.locator('#demo-line').count(), 0);
+  assert.equal(await page.locator('#row-count').textContent(), `${cliRows('public/hta_triton_example.json.gz').length} rows`);
+  const foreign = page.requests.filter((u) => !u.startsWith(base));
+  assert.deepEqual(foreign, []);
+  await page.close();
+});
+
+test('10,000+ rows: only the visible ones are in the DOM', async () => {
+  const file = path.join(artifacts, 'many_ops.json');
+  if (!existsSync(file)) {
+    const events = [];
+    for (let i = 0; i < 12000; i++) {
+      events.push({ ph: 'X', cat: 'cpu_op', name: `op_${i}`, pid: 1, tid: 1, ts: i * 10, dur: 5 + (i % 7), args: { 'External id': i + 1 } });
+    }
+    writeFileSync(file, JSON.stringify({ traceEvents: events }));
+  }
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'many_ops.json', null, { timeout: 30000 });
+  assert.equal(await page.locator('#row-count').textContent(), '12000 rows');
+  assert.ok(await page.locator('.tr').count() < 80);
+  await page.locator('.tbody').evaluate((el) => { el.scrollTop = 28 * 9000; });
+  await page.waitForTimeout(200);
+  const names = await page.locator('.tr .td:first-child').allTextContents();
+  assert.ok(names.length < 80 && names.length > 10, String(names.length));
+  await page.close();
+});
+
+test('Cancel stops an import and keeps the open trace', async () => {
+  const big = path.join(artifacts, 'big_synth.json');
+  if (!existsSync(big)) execFileSync(cli, ['synth', big, '--mb', '150']);
+  const page = await open();
+  await waitForDemo(page);
+  const tabs = await tabCount(page);
+  await page.setInputFiles('#file-input', big);
+  await page.waitForSelector('.status.loading button', { timeout: 10000 });
+  await page.click('.status.loading button');
+  await page.waitForFunction(() => !document.querySelector('.status.loading'), null, { timeout: 10000 });
+  assert.equal(await tabCount(page), tabs);
+  assert.ok(await page.locator('.tr').count() > 0);
+  // The page still imports afterwards.
+  await openFile(page, 'public/hta_triton_example.json.gz');
+  assert.equal(await tabCount(page), tabs + 1);
   await page.close();
 });
