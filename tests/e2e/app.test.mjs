@@ -201,6 +201,12 @@ test('sorting, filtering, grouping and drag-and-drop work', async () => {
   assert.ok(await page.locator('.th[data-col="Input shapes"]').isVisible());
   await page.locator('.tr').first().click();
   assert.ok(await page.locator('#row-details').isVisible());
+  const [md] = await Promise.all([page.waitForEvent('download'), page.click('#export-md')]);
+  const mdFile = path.join(artifacts, 'export.md');
+  await md.saveAs(mdFile);
+  const mdText = readFileSync(mdFile, 'utf8');
+  assert.match(mdText, /^\| Name \| Input shapes \| Calls \|/);
+  assert.equal(mdText.trim().split('\n').length, 2 + 16);
   await page.screenshot({ path: path.join(artifacts, 'sorted-filtered.png'), fullPage: true });
   await page.close();
 });
@@ -270,4 +276,23 @@ test('Cancel stops an import and keeps the open trace', async () => {
   await openFile(page, 'public/hta_triton_example.json.gz');
   assert.equal(await tabCount(page), tabs + 1);
   await page.close();
+});
+
+test('the release build works from a sub-path (GitHub Pages project sites)', async () => {
+  const port = 20500 + Math.floor(Math.random() * 1000);
+  const repoServer = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', String(port)], { cwd: root, stdio: 'ignore' });
+  try {
+    const sub = `http://127.0.0.1:${port}/dist/`;
+    for (let i = 0; i < 100; i++) {
+      try { if ((await fetch(sub)).ok) break; } catch { /* not up yet */ }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const page = await open(sub);
+    await waitForDemo(page);
+    assert.ok(await page.locator('.tr').count() > 3);
+    assert.deepEqual(page.requests.filter((u) => !u.startsWith(sub)), []);
+    await page.close();
+  } finally {
+    repoServer.kill();
+  }
 });
