@@ -262,7 +262,7 @@ test('10,000+ rows: only the visible ones are in the DOM', async () => {
 
 test('Cancel stops an import and keeps the open trace', async () => {
   const big = path.join(artifacts, 'big_synth.json');
-  if (!existsSync(big)) execFileSync(cli, ['synth', big, '--mb', '150']);
+  if (!existsSync(big)) execFileSync(cli, ['synth', big, '--mb', '300']);
   const page = await open();
   await waitForDemo(page);
   const tabs = await tabCount(page);
