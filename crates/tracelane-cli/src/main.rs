@@ -19,7 +19,8 @@ const USAGE: &str = "usage:
                      [--top N] [--format table|csv|json|md] [--max-mb N]
   tracelane info FILE [--format text|json] [--max-mb N]
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
-  tracelane bench FILE...                        time import + link + op table";
+  tracelane bench FILE...                        time import + link + op table
+  tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -109,6 +110,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "info" => cmd_info(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
+        "bench-timeline" => cmd_bench_timeline(&flags),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -582,4 +584,41 @@ fn peak_rss_mb() -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// Times the timeline layout (index build, then a draw list for every row)
+/// over a scripted zoom: whole trace, then 40 steps zooming in 1.25× around
+/// the middle, on a 1600 px wide view; prints median and p95 per frame.
+fn cmd_bench_timeline(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::timeline::{draw_list, TimeAxis, TimelineIndex};
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    let t0 = Instant::now();
+    let index = TimelineIndex::build(&trace);
+    let build_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let (lo, hi) = trace.time_span_ns().ok_or("the trace has no events")?;
+    let width = 1600.0;
+    let mut axis = TimeAxis::fit(lo, hi, width);
+    let mut frames = Vec::new();
+    let mut rects = Vec::new();
+    for _ in 0..41 {
+        let t = Instant::now();
+        let list = draw_list(&trace, &index, 0..index.rows.len(), &axis, width);
+        frames.push(t.elapsed().as_secs_f64() * 1e3);
+        rects.push(list.len());
+        axis = axis.zoom(1.25, width / 2.0);
+    }
+    frames.sort_by(f64::total_cmp);
+    let p = |q: f64| frames[((frames.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "{path}: {} slices in {} rows; index {build_ms:.1} ms; layout per frame: median {:.2} ms, p95 {:.2} ms, max {:.2} ms; rects per frame {}..{}",
+        trace.slices.len(),
+        index.rows.len(),
+        p(0.5),
+        p(0.95),
+        p(1.0),
+        rects.iter().min().unwrap_or(&0),
+        rects.iter().max().unwrap_or(&0)
+    );
+    Ok(())
 }

@@ -30,6 +30,7 @@ pub mod link;
 pub mod model;
 pub mod ops;
 pub mod synth;
+pub mod timeline;
 
 pub use error::{Diagnostics, ImportError};
 pub use import::{import_bytes, ImportOptions, Importer};
