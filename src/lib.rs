@@ -8,6 +8,7 @@
 
 pub mod protocol;
 pub mod table;
+pub mod timeline_view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

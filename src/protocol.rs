@@ -4,6 +4,7 @@
 //! File bytes travel as `Uint8Array` messages (transferred, not copied);
 //! everything else is one of these enums serialised to a string.
 
+use crate::timeline_view::{LaneView, PickedSlice, RectView, TimelineModel};
 use serde::{Deserialize, Serialize};
 use tracelane_core::ops::{op_table, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
@@ -18,6 +19,23 @@ pub enum ToWorker {
     Finish { id: u32 },
     /// Details of one row of an imported trace (`id` as in `Begin`).
     Details { id: u32, request: u32, row: OpRow },
+    /// The timeline's rectangles for a view.
+    Draw {
+        id: u32,
+        request: u32,
+        start_ns: i64,
+        ns_per_px: f64,
+        width_px: f64,
+    },
+    /// The slice under a point of the timeline.
+    Pick {
+        id: u32,
+        request: u32,
+        row: u32,
+        start_ns: i64,
+        ns_per_px: f64,
+        x_px: f64,
+    },
 }
 
 /// Worker → page.
@@ -45,6 +63,16 @@ pub enum FromWorker {
         request: u32,
         details: OpDetails,
     },
+    /// Answer to [`ToWorker::Draw`].
+    Drawn {
+        request: u32,
+        rects: Vec<RectView>,
+    },
+    /// Answer to [`ToWorker::Pick`].
+    Picked {
+        request: u32,
+        slice: Option<PickedSlice>,
+    },
 }
 
 /// What the page shows about one imported trace.
@@ -69,6 +97,10 @@ pub struct Summary {
     pub self_device_total_ns: i64,
     pub device_without_op_ns: i64,
     pub diagnostics: DiagnosticsView,
+    /// Timeline lanes in display order, and the time span they cover.
+    pub lanes: Vec<LaneView>,
+    pub timeline_start_ns: i64,
+    pub timeline_end_ns: i64,
 }
 
 /// The import-diagnostics panel's content.
@@ -92,7 +124,14 @@ pub struct WarningView {
 }
 
 /// Computes everything the page shows for a trace.
-pub fn summarize(trace: &Trace, id: u32, name: &str, file_bytes: u64, import_ms: f64) -> Summary {
+pub fn summarize(
+    trace: &Trace,
+    timeline: &TimelineModel,
+    id: u32,
+    name: &str,
+    file_bytes: u64,
+    import_ms: f64,
+) -> Summary {
     let by_name = op_table(trace, OpTableOptions::default());
     let by_shape = op_table(
         trace,
@@ -125,6 +164,9 @@ pub fn summarize(trace: &Trace, id: u32, name: &str, file_bytes: u64, import_ms:
         self_cpu_total_ns: by_name.self_cpu_total_ns,
         self_device_total_ns: by_name.self_device_total_ns,
         device_without_op_ns: by_name.device_without_op_ns,
+        lanes: timeline.lanes.clone(),
+        timeline_start_ns: timeline.start_ns,
+        timeline_end_ns: timeline.end_ns,
         rows_by_name: by_name.rows,
         rows_by_shape: by_shape.rows,
         diagnostics: DiagnosticsView {

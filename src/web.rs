@@ -15,7 +15,9 @@ use web_sys::{File, MessageEvent, Worker};
 
 use crate::protocol::{FromWorker, Summary, ToWorker};
 use crate::table::{self, Column};
+use crate::timeline_view::{PickedSlice, RectView};
 use tracelane_core::ops::{NamedStats, OpDetails, OpRow};
+use tracelane_core::timeline::TimeAxis;
 
 /// Bytes read from a file and handed to the worker at a time.
 const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
@@ -64,6 +66,9 @@ struct Ui {
     dragging: RwSignal<bool>,
     /// The last details answer: (request number, details).
     details: RwSignal<Option<(u32, OpDetails)>>,
+    /// The last timeline draw list and pick answers, by request number.
+    drawn: RwSignal<Option<(u32, Vec<RectView>)>>,
+    picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
 }
 
 thread_local! {
@@ -193,6 +198,8 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             pump(ui);
         }
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
+        FromWorker::Drawn { request, rects } => ui.drawn.set(Some((request, rects))),
+        FromWorker::Picked { request, slice } => ui.picked.set(Some((request, slice))),
         FromWorker::Failed { id, message } => {
             if !finish_job(id) {
                 return;
@@ -365,6 +372,17 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
     post_json(worker, &ToWorker::Finish { id })
 }
 
+/// Sends a request built for a fresh request number; returns the number.
+fn ask_worker(build: impl FnOnce(u32) -> ToWorker) -> Option<u32> {
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        i.next_request += 1;
+        let request = i.next_request;
+        post_json(i.worker.as_ref()?, &build(request)).ok()?;
+        Some(request)
+    })
+}
+
 /// Asks the worker for a row's details; returns the request number.
 fn request_details(trace_id: u32, row: &OpRow) -> Option<u32> {
     IMPORTS.with(|i| {
@@ -460,6 +478,8 @@ fn App() -> impl IntoView {
         demo: RwSignal::new(true),
         dragging: RwSignal::new(false),
         details: RwSignal::new(None),
+        drawn: RwSignal::new(None),
+        picked: RwSignal::new(None),
     };
     provide_context(ui);
     spawn_worker(ui);
@@ -644,6 +664,8 @@ fn TraceView(summary: Summary) -> impl IntoView {
     };
     let span = table::fmt_ns(s.span_ns as f64);
     let diag = s.diagnostics.clone();
+    let timeline = RwSignal::new(false);
+    let s2 = s.clone();
     view! {
         <section class="trace">
             <div class="facts" id="trace-facts">
@@ -655,7 +677,15 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 <span class="devices">{devices}</span>
                 {diag.truncated.then(|| view! { <span class="badge warn">"truncated file: complete events kept"</span> })}
             </div>
-            <OpTable summary=s/>
+            <div class="view-switch" role="tablist">
+                <button role="tab" id="show-table" class:active=move || !timeline.get() on:click=move |_| timeline.set(false)>"Op table"</button>
+                <button role="tab" id="show-timeline" class:active=move || timeline.get() on:click=move |_| timeline.set(true)>"Timeline"</button>
+            </div>
+            {move || if timeline.get() {
+                view! { <TimelineView summary=s2.clone()/> }.into_any()
+            } else {
+                view! { <OpTable summary=s.clone()/> }.into_any()
+            }}
             <Diagnostics diag=diag/>
         </section>
     }
@@ -1020,5 +1050,193 @@ fn DetailLists(d: OpDetails, is_device: bool) -> impl IntoView {
             <h3>{parents}</h3>
             <ul>{d.parents.into_iter().map(|(p, n)| view! { <li>{p}{format!(" × {n}")}</li> }).collect_view()}</ul>
         </div>
+    }
+}
+
+const TL_ROW_PX: f64 = 18.0;
+const TL_WIDTH_PX: f64 = 1100.0;
+
+fn category_colour(code: u8) -> &'static str {
+    match code {
+        1 => "#4e79a7",
+        2 => "#9c755f",
+        3 => "#f28e2b",
+        4 => "#59a14f",
+        5 => "#e15759",
+        6 => "#edc948",
+        7 => "#bab0ac",
+        8 => "#76b7b2",
+        9 => "#b07aa1",
+        _ => "#8c8c8c",
+    }
+}
+
+fn paint(canvas: &web_sys::HtmlCanvasElement, rects: &[RectView], rows: usize) {
+    let dpr = window().device_pixel_ratio().max(1.0);
+    let h = rows as f64 * TL_ROW_PX;
+    canvas.set_width((TL_WIDTH_PX * dpr) as u32);
+    canvas.set_height((h * dpr).max(1.0) as u32);
+    let Ok(Some(ctx)) = canvas.get_context("2d") else {
+        return;
+    };
+    let ctx: web_sys::CanvasRenderingContext2d = ctx.unchecked_into();
+    let _ = ctx.scale(dpr, dpr);
+    ctx.clear_rect(0.0, 0.0, TL_WIDTH_PX, h);
+    ctx.set_font("11px system-ui, sans-serif");
+    for r in rects {
+        let y = r.row as f64 * TL_ROW_PX + 1.0;
+        let (x0, x1) = (r.x0 as f64, r.x1 as f64);
+        ctx.set_fill_style_str(category_colour(r.category));
+        ctx.fill_rect(x0, y, (x1 - x0).max(1.0), TL_ROW_PX - 2.0);
+        if let Some(label) = &r.label {
+            // Elide in the middle to fit (about 6.5 px a character).
+            let fit = ((x1 - x0 - 6.0) / 6.5).floor().max(0.0) as usize;
+            let chars: Vec<char> = label.chars().collect();
+            let text: String = if chars.len() <= fit {
+                label.clone()
+            } else if fit >= 5 {
+                let half = (fit - 1) / 2;
+                let tail: String = chars[chars.len() - half..].iter().collect();
+                format!("{}…{}", chars[..half].iter().collect::<String>(), tail)
+            } else {
+                continue;
+            };
+            ctx.set_fill_style_str("#fff");
+            let _ = ctx.fill_text(&text, x0 + 3.0, y + TL_ROW_PX - 6.0);
+        }
+    }
+}
+
+#[component]
+fn TimelineView(summary: Summary) -> impl IntoView {
+    let ui: Ui = expect_context();
+    let id = summary.id;
+    let (t0, t1) = (summary.timeline_start_ns, summary.timeline_end_ns);
+    let lanes = summary.lanes.clone();
+    let rows: usize = lanes.iter().map(|l| l.rows as usize).sum();
+    let home = TimeAxis::fit(t0, t1, TL_WIDTH_PX);
+    let axis = RwSignal::new(home);
+    let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let last_draw = RwSignal::new(None::<u32>);
+    let last_pick = RwSignal::new(None::<u32>);
+    let drag = RwSignal::new(None::<(f64, f64)>);
+    Effect::new(move |_| {
+        let a = axis.get();
+        let req = ask_worker(|request| ToWorker::Draw {
+            id,
+            request,
+            start_ns: a.start_ns,
+            ns_per_px: a.ns_per_px,
+            width_px: TL_WIDTH_PX,
+        });
+        last_draw.set(req);
+    });
+    Effect::new(move |_| {
+        let want = last_draw.get();
+        ui.drawn.with(|d| {
+            if let (Some((req, rects)), Some(c)) = (d, canvas.get()) {
+                if Some(*req) == want {
+                    paint(&c, rects, rows);
+                }
+            }
+        });
+    });
+    let picked = move || {
+        ui.picked.with(|p| {
+            p.as_ref()
+                .filter(|(r, _)| Some(*r) == last_pick.get())
+                .map(|(_, s)| s.clone())
+        })
+    };
+    let range = move || {
+        let a = axis.get();
+        let (from, to) = (a.start_ns - t0, a.time(TL_WIDTH_PX) - t0);
+        format!(
+            "{} – {} (showing {})",
+            table::fmt_ns(from as f64),
+            table::fmt_ns(to as f64),
+            table::fmt_ns((to - from) as f64)
+        )
+    };
+    let on_key = move |ev: web_sys::KeyboardEvent| {
+        let a = axis.get_untracked();
+        let next = match ev.key().as_str() {
+            "w" | "W" => a.zoom(1.25, TL_WIDTH_PX / 2.0),
+            "s" | "S" => a.zoom(0.8, TL_WIDTH_PX / 2.0),
+            "a" | "A" => a.pan(-TL_WIDTH_PX / 10.0),
+            "d" | "D" => a.pan(TL_WIDTH_PX / 10.0),
+            "0" | "Home" => home,
+            _ => return,
+        };
+        ev.prevent_default();
+        axis.set(next);
+    };
+    let lane_labels = lanes
+        .iter()
+        .map(|l| {
+            let h = l.rows as f64 * TL_ROW_PX;
+            view! {
+                <div class="lane-label" class:device=l.device style=format!("height:{h}px") title=l.label.clone()>
+                    {l.label.clone()}
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="timeline-bar">
+            <span id="timeline-range">{range}</span>
+            <span class="muted">"wheel or W/S to zoom, drag or A/D to pan, 0 to see everything; click a slice"</span>
+        </div>
+        <div class="timeline" id="timeline" tabindex="0" on:keydown=on_key>
+            <div class="lane-labels">{lane_labels}</div>
+            <canvas
+                node_ref=canvas
+                style=format!("width:{TL_WIDTH_PX}px;height:{}px", rows as f64 * TL_ROW_PX)
+                on:wheel=move |ev: web_sys::WheelEvent| {
+                    ev.prevent_default();
+                    let f = if ev.delta_y() < 0.0 { 1.25 } else { 0.8 };
+                    axis.update(|a| *a = a.zoom(f, ev.offset_x() as f64));
+                }
+                on:mousedown=move |ev: web_sys::MouseEvent| drag.set(Some((ev.offset_x() as f64, ev.offset_x() as f64)))
+                on:mousemove=move |ev: web_sys::MouseEvent| {
+                    if let Some((start, last)) = drag.get_untracked() {
+                        let x = ev.offset_x() as f64;
+                        if (x - start).abs() > 3.0 {
+                            axis.update(|a| *a = a.pan(last - x));
+                        }
+                        drag.set(Some((start, x)));
+                    }
+                }
+                on:mouseup=move |ev: web_sys::MouseEvent| {
+                    let was = drag.get_untracked();
+                    drag.set(None);
+                    let x = ev.offset_x() as f64;
+                    if was.is_some_and(|(start, _)| (x - start).abs() <= 3.0) {
+                        let a = axis.get_untracked();
+                        let row = (ev.offset_y() as f64 / TL_ROW_PX).floor().max(0.0) as u32;
+                        last_pick.set(ask_worker(|request| ToWorker::Pick {
+                            id,
+                            request,
+                            row,
+                            start_ns: a.start_ns,
+                            ns_per_px: a.ns_per_px,
+                            x_px: x,
+                        }));
+                    }
+                }
+            ></canvas>
+        </div>
+        {move || picked().map(|p| match p {
+            None => view! { <p class="muted" id="timeline-picked">"Nothing there."</p> }.into_any(),
+            Some(p) => view! {
+                <aside class="details" id="timeline-picked">
+                    <h2>{p.name.clone()}</h2>
+                    <p class="muted">{format!("{} · starts at {} · lasts {}", p.category, table::fmt_ns(p.start_ns as f64), table::fmt_ns(p.dur_ns as f64))}</p>
+                    {p.launched_by.clone().map(|l| view! { <p>"Launched by " <strong>{l}</strong></p> })}
+                    {p.op.clone().map(|o| view! { <p>"Op: " <strong class="picked-op">{o}</strong></p> })}
+                    {(!p.launched.is_empty()).then(|| view! { <p>{format!("Launched on the device: {}", p.launched.join(", "))}</p> })}
+                </aside>
+            }.into_any(),
+        })}
     }
 }

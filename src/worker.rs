@@ -9,7 +9,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::protocol::{summarize, FromWorker, ToWorker};
+use crate::timeline_view::TimelineModel;
 use tracelane_core::ops::op_details;
+use tracelane_core::timeline::TimeAxis;
 use tracelane_core::{ImportOptions, Importer, Trace};
 
 /// wasm32 memory is 4 GiB at most: stop inflating well before it.
@@ -38,7 +40,7 @@ pub fn start() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let job: Rc<RefCell<Option<Job>>> = Rc::default();
     // Imported models, kept for the details panel (one per tab).
-    let traces: Rc<RefCell<Vec<(u32, Trace)>>> = Rc::default();
+    let traces: Rc<RefCell<Vec<(u32, Trace, TimelineModel)>>> = Rc::default();
     let s = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
@@ -64,8 +66,10 @@ pub fn start() {
                     match j.importer.finish() {
                         Ok(trace) => {
                             let ms = now_ms(&s) - j.started_ms;
-                            let summary = summarize(&trace, id, &j.name, j.file_bytes, ms);
-                            traces.borrow_mut().push((id, trace));
+                            let timeline = TimelineModel::new(&trace);
+                            let summary =
+                                summarize(&trace, &timeline, id, &j.name, j.file_bytes, ms);
+                            traces.borrow_mut().push((id, trace, timeline));
                             post(
                                 &s,
                                 &FromWorker::Done {
@@ -87,10 +91,48 @@ pub fn start() {
                     let details = traces
                         .borrow()
                         .iter()
-                        .find(|(k, _)| *k == id)
-                        .map(|(_, t)| op_details(t, &row))
+                        .find(|(k, _, _)| *k == id)
+                        .map(|(_, t, _)| op_details(t, &row))
                         .unwrap_or_default();
                     post(&s, &FromWorker::Details { request, details });
+                }
+                Ok(ToWorker::Draw {
+                    id,
+                    request,
+                    start_ns,
+                    ns_per_px,
+                    width_px,
+                }) => {
+                    let axis = TimeAxis {
+                        start_ns,
+                        ns_per_px,
+                    };
+                    let rects = traces
+                        .borrow()
+                        .iter()
+                        .find(|(k, _, _)| *k == id)
+                        .map(|(_, t, m)| m.draw(t, &axis, width_px))
+                        .unwrap_or_default();
+                    post(&s, &FromWorker::Drawn { request, rects });
+                }
+                Ok(ToWorker::Pick {
+                    id,
+                    request,
+                    row,
+                    start_ns,
+                    ns_per_px,
+                    x_px,
+                }) => {
+                    let axis = TimeAxis {
+                        start_ns,
+                        ns_per_px,
+                    };
+                    let slice = traces
+                        .borrow()
+                        .iter()
+                        .find(|(k, _, _)| *k == id)
+                        .and_then(|(_, t, m)| m.pick(t, row as usize, &axis, x_px));
+                    post(&s, &FromWorker::Picked { request, slice });
                 }
                 Err(err) => web_sys::console::error_1(
                     &format!("tracelane worker: bad message: {err}").into(),

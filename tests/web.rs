@@ -13,7 +13,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn gzip_trace_imports_in_the_browser_with_the_same_numbers() {
     let bytes = include_bytes!("fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
     let trace = import_bytes(bytes, ImportOptions::default()).unwrap();
-    let s = summarize(&trace, 1, "naive", bytes.len() as u64, 0.0);
+    let timeline = tracelane_app::timeline_view::TimelineModel::new(&trace);
+    let s = summarize(&trace, &timeline, 1, "naive", bytes.len() as u64, 0.0);
     let mul = s
         .rows_by_name
         .iter()

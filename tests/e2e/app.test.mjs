@@ -296,3 +296,40 @@ test('the release build works from a sub-path (GitHub Pages project sites)', asy
     repoServer.kill();
   }
 });
+
+test('timeline: lanes, keyboard zoom and pan, clicking a kernel names its op', async () => {
+  const rel = 'public/hta_triton_example.json.gz';
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel);
+  await page.click('#show-timeline');
+  await page.waitForSelector('#timeline canvas');
+  const labels = await page.locator('.lane-label').allTextContents();
+  assert.ok(labels.some((l) => l.includes('stream 7')), labels.join(' | '));
+  assert.ok(labels.some((l) => /thread 1670242/.test(l)), labels.join(' | '));
+  const before = await page.locator('#timeline-range').textContent();
+  await page.focus('#timeline');
+  await page.keyboard.press('w');
+  await page.keyboard.press('d');
+  const after = await page.locator('#timeline-range').textContent();
+  assert.notEqual(after, before);
+  await page.keyboard.press('0');
+  assert.equal(await page.locator('#timeline-range').textContent(), before);
+  // Click where the kernel is: its start relative to the trace start.
+  const info = JSON.parse(execFileSync(cli, ['info', path.join(fixtures, rel), '--format', 'json']).toString());
+  const events = JSON.parse(execFileSync('gzip', ['-dc', path.join(fixtures, rel)]).toString()).traceEvents;
+  const kernel = events.find((e) => e.cat === 'kernel');
+  const base = info.clock_offset_ns;
+  const kernelNs = Math.round(kernel.ts * 1000) + 0;
+  const x = ((kernelNs - info.first_start_ns) / (info.last_end_ns - info.first_start_ns)) * 1100;
+  const deviceTop = await page.locator('.lane-label:not(.device)').evaluateAll((els) => els.reduce((s, e) => s + e.getBoundingClientRect().height, 0));
+  const box = await page.locator('#timeline canvas').boundingBox();
+  await page.mouse.click(box.x + x, box.y + deviceTop + 9);
+  await page.waitForSelector('#timeline-picked h2', { timeout: 10000 });
+  assert.equal(await page.locator('#timeline-picked h2').textContent(), 'triton_poi_fused_add_cos_sin_0');
+  assert.match(await page.locator('#timeline-picked').textContent(), /Launched by cuLaunchKernel/);
+  assert.equal(await page.locator('#timeline-picked .picked-op').textContent(), 'triton_poi_fused_add_cos_sin_0');
+  assert.ok(base >= 0);
+  await page.screenshot({ path: path.join(artifacts, 'timeline.png'), fullPage: true });
+  await page.close();
+});
