@@ -17,7 +17,7 @@ use crate::protocol::{FromWorker, Summary, ToWorker};
 use crate::table::{self, Column};
 use crate::timeline_view::{PickedSlice, RectView};
 use tracelane_core::ops::{NamedStats, OpDetails, OpRow};
-use tracelane_core::timeline::TimeAxis;
+use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 
 /// Bytes read from a file and handed to the worker at a time.
 const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
@@ -1188,7 +1188,19 @@ fn TimelineView(summary: Summary) -> impl IntoView {
             <span class="muted">"wheel or W/S to zoom, drag or A/D to pan, 0 to see everything; click a slice"</span>
         </div>
         <div class="timeline" id="timeline" tabindex="0" on:keydown=on_key>
-            <div class="lane-labels">{lane_labels}</div>
+            <div class="lane-labels">
+                <div class="ruler-corner"></div>
+                {lane_labels}
+            </div>
+            <div class="timeline-plot">
+            <div class="ruler" id="timeline-ruler" style=format!("width:{TL_WIDTH_PX}px")>
+                {move || {
+                    ruler_ticks(&axis.get(), TL_WIDTH_PX, t0, 90.0)
+                        .into_iter()
+                        .map(|t| view! { <span class="tick" style=format!("left:{:.1}px", t.x_px)>{t.label}</span> })
+                        .collect_view()
+                }}
+            </div>
             <canvas
                 node_ref=canvas
                 style=format!("width:{TL_WIDTH_PX}px;height:{}px", rows as f64 * TL_ROW_PX)
@@ -1225,6 +1237,7 @@ fn TimelineView(summary: Summary) -> impl IntoView {
                     }
                 }
             ></canvas>
+            </div>
         </div>
         {move || picked().map(|p| match p {
             None => view! { <p class="muted" id="timeline-picked">"Nothing there."</p> }.into_any(),

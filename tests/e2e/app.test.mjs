@@ -307,12 +307,15 @@ test('timeline: lanes, keyboard zoom and pan, clicking a kernel names its op', a
   const labels = await page.locator('.lane-label').allTextContents();
   assert.ok(labels.some((l) => l.includes('stream 7')), labels.join(' | '));
   assert.ok(labels.some((l) => /thread 1670242/.test(l)), labels.join(' | '));
+  const ticks = await page.locator('#timeline-ruler .tick').allTextContents();
+  assert.ok(ticks.length >= 3 && ticks.every((t) => / (ns|µs|ms|s)$/.test(t)), ticks.join(' | '));
   const before = await page.locator('#timeline-range').textContent();
   await page.focus('#timeline');
   await page.keyboard.press('w');
   await page.keyboard.press('d');
   const after = await page.locator('#timeline-range').textContent();
   assert.notEqual(after, before);
+  assert.notDeepEqual(await page.locator('#timeline-ruler .tick').allTextContents(), ticks);
   await page.keyboard.press('0');
   assert.equal(await page.locator('#timeline-range').textContent(), before);
   // Click where the kernel is: its start relative to the trace start.

@@ -245,6 +245,77 @@ pub fn hit_test(
     best.map(|(_, s)| s)
 }
 
+/// A tick of the time ruler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tick {
+    pub x_px: f64,
+    /// Time since `origin_ns`, e.g. `1.5 ms`.
+    pub label: String,
+}
+
+/// The tick step for a view: 1, 2 or 5 × 10^k nanoseconds, so that ticks
+/// are at least `min_gap_px` apart.
+pub fn tick_step_ns(axis: &TimeAxis, min_gap_px: f64) -> i64 {
+    let want = (axis.ns_per_px * min_gap_px).max(1.0);
+    let mut decade: i64 = 1;
+    loop {
+        for m in [1, 2, 5] {
+            let step = decade.saturating_mul(m);
+            if step as f64 >= want {
+                return step;
+            }
+        }
+        if decade > i64::MAX / 10 {
+            return i64::MAX;
+        }
+        decade *= 10;
+    }
+}
+
+/// Formats a duration with the unit the step calls for (`ns`, `µs`, `ms`, `s`)
+/// and just enough decimals to tell neighbouring ticks apart.
+pub fn format_offset(ns: i64, step_ns: i64) -> String {
+    // The largest unit of which the step is at least a tenth.
+    let (unit, scale) = match step_ns {
+        s if s >= 100_000_000 => ("s", 1e9),
+        s if s >= 100_000 => ("ms", 1e6),
+        s if s >= 100 => ("µs", 1e3),
+        _ => ("ns", 1.0),
+    };
+    let step_in_unit = step_ns as f64 / scale;
+    let decimals = if step_in_unit >= 1.0 {
+        0
+    } else {
+        (-step_in_unit.log10()).ceil() as usize
+    };
+    format!("{:.*} {unit}", decimals, ns as f64 / scale)
+}
+
+/// Ruler ticks across `[0, width_px)`, labelled relative to `origin_ns`
+/// (the trace start), at least `min_gap_px` apart.
+pub fn ruler_ticks(axis: &TimeAxis, width_px: f64, origin_ns: i64, min_gap_px: f64) -> Vec<Tick> {
+    let step = tick_step_ns(axis, min_gap_px);
+    let first_rel = axis.start_ns.saturating_sub(origin_ns);
+    // First multiple of `step` (relative to the origin) at or after the view start.
+    let mut rel = first_rel.div_euclid(step).saturating_mul(step);
+    if rel < first_rel {
+        rel = rel.saturating_add(step);
+    }
+    let mut out = Vec::new();
+    loop {
+        let x = axis.px(origin_ns.saturating_add(rel));
+        if x >= width_px || out.len() > 10_000 {
+            break;
+        }
+        out.push(Tick {
+            x_px: x,
+            label: format_offset(rel, step),
+        });
+        rel = rel.saturating_add(step);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,6 +421,34 @@ mod tests {
         // The 10 ns slice is one pixel wide: reachable with a little slop.
         assert_eq!(hit_test(&t, &index, 0, &axis, 201.5, 2.0), Some(1));
         assert_eq!(hit_test(&t, &index, 0, &axis, 150.0, 2.0), None);
+    }
+
+    #[test]
+    fn ruler_ticks_are_round_and_spaced_at_every_zoom() {
+        let origin = 1_700_000_000_000_000_000i64;
+        for (span, width) in [
+            (13_690_000_000i64, 1100.0),
+            (1_000_000, 1000.0),
+            (37, 800.0),
+            (86_400_000_000_000, 1600.0),
+        ] {
+            let axis = TimeAxis::fit(origin + span / 3, origin + span / 3 + span, width);
+            let ticks = ruler_ticks(&axis, width, origin, 80.0);
+            assert!(
+                ticks.len() >= 2 && ticks.len() <= (width / 80.0) as usize + 1,
+                "{span}: {}",
+                ticks.len()
+            );
+            for w in ticks.windows(2) {
+                assert!(w[1].x_px - w[0].x_px >= 79.9);
+            }
+            assert!(ticks[0].x_px >= 0.0 && ticks[0].x_px < 80.0 + 1e-9 * width);
+        }
+        assert_eq!(format_offset(1_500_000, 500_000), "1.5 ms");
+        assert_eq!(format_offset(2_000_000_000, 1_000_000_000), "2 s");
+        assert_eq!(format_offset(40, 20), "40 ns");
+        assert_eq!(format_offset(1_250, 50), "1250 ns");
+        assert_eq!(format_offset(1_200, 200), "1.2 µs");
     }
 
     #[test]
