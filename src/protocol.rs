@@ -35,6 +35,8 @@ pub enum ToWorker {
         start_ns: i64,
         ns_per_px: f64,
         x_px: f64,
+        /// A hover (tooltip) rather than a click (details panel).
+        hover: bool,
     },
 }
 
@@ -71,6 +73,7 @@ pub enum FromWorker {
     /// Answer to [`ToWorker::Pick`].
     Picked {
         request: u32,
+        hover: bool,
         slice: Option<PickedSlice>,
     },
 }

@@ -35,6 +35,8 @@ pub struct PickedSlice {
     /// Start relative to the trace start, and duration.
     pub start_ns: i64,
     pub dur_ns: i64,
+    /// Duration minus the children nested directly inside it.
+    pub self_ns: i64,
     /// The runtime call that launched it (device events).
     pub launched_by: Option<String>,
     /// The op it belongs to (device events and runtime calls).
@@ -139,7 +141,26 @@ impl TimelineModel {
             .map(|k| t.slice_name(k).to_string())
             .take(20)
             .collect();
+        // Direct children sit in the next row of the same track.
+        let mut children_ns = 0;
+        if let Some(next) = self.display_rows.get(row + 1).map(|&r| &self.index.rows[r]) {
+            if next.track == self.index.rows[index_row].track {
+                let (a, b) = (t.slices.start_ns[s], t.slices.end_ns(s));
+                let first = next
+                    .slices
+                    .partition_point(|&k| t.slices.start_ns[k as usize] < a);
+                for &k in &next.slices[first..] {
+                    if t.slices.start_ns[k as usize] >= b {
+                        break;
+                    }
+                    if t.slices.parent[k as usize] == s as u32 {
+                        children_ns += t.slices.dur_ns[k as usize];
+                    }
+                }
+            }
+        }
         Some(PickedSlice {
+            self_ns: t.slices.dur_ns[s] - children_ns,
             name: t.slice_name(s).to_string(),
             category: t.str(t.slices.cat[s]).to_string(),
             start_ns: t.slices.start_ns[s] - self.start_ns,
@@ -190,6 +211,26 @@ mod tests {
         assert_eq!(picked.name, "triton_poi_fused_add_cos_sin_0");
         assert_eq!(picked.launched_by.as_deref(), Some("cuLaunchKernel"));
         assert_eq!(picked.op.as_deref(), Some("triton_poi_fused_add_cos_sin_0"));
+        assert_eq!(picked.self_ns, 1_760);
+        // The compiled region's self time excludes the op nested in it.
+        let region = (0..t.slices.len())
+            .find(|&i| t.slice_name(i) == "Torch-Compiled Region: 0/0")
+            .unwrap();
+        let (a, b) = (t.slices.start_ns[region], t.slices.end_ns(region));
+        let axis_r = TimeAxis::fit(a, b, 1000.0);
+        let row_r = m
+            .display_rows
+            .iter()
+            .position(|&r| m.index.rows[r].slices.contains(&(region as u32)))
+            .unwrap();
+        let p = m.pick(&t, row_r, &axis_r, 500.0).unwrap();
+        assert_eq!(p.name, "Torch-Compiled Region: 0/0");
+        let children: i64 = (0..t.slices.len())
+            .filter(|&i| t.slices.parent[i] == region as u32)
+            .map(|i| t.slices.dur_ns[i])
+            .sum();
+        assert!(children > 0);
+        assert_eq!(p.self_ns, p.dur_ns - children);
         let rects = m.draw(&t, &axis, 1000.0);
         assert!(rects
             .iter()

@@ -69,6 +69,7 @@ struct Ui {
     /// The last timeline draw list and pick answers, by request number.
     drawn: RwSignal<Option<(u32, Vec<RectView>)>>,
     picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
+    hovered: RwSignal<Option<(u32, Option<PickedSlice>)>>,
 }
 
 thread_local! {
@@ -199,7 +200,16 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
         }
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
         FromWorker::Drawn { request, rects } => ui.drawn.set(Some((request, rects))),
-        FromWorker::Picked { request, slice } => ui.picked.set(Some((request, slice))),
+        FromWorker::Picked {
+            request,
+            hover: false,
+            slice,
+        } => ui.picked.set(Some((request, slice))),
+        FromWorker::Picked {
+            request,
+            hover: true,
+            slice,
+        } => ui.hovered.set(Some((request, slice))),
         FromWorker::Failed { id, message } => {
             if !finish_job(id) {
                 return;
@@ -480,6 +490,7 @@ fn App() -> impl IntoView {
         details: RwSignal::new(None),
         drawn: RwSignal::new(None),
         picked: RwSignal::new(None),
+        hovered: RwSignal::new(None),
     };
     provide_context(ui);
     spawn_worker(ui);
@@ -1120,6 +1131,15 @@ fn TimelineView(summary: Summary) -> impl IntoView {
     let last_draw = RwSignal::new(None::<u32>);
     let last_pick = RwSignal::new(None::<u32>);
     let drag = RwSignal::new(None::<(f64, f64)>);
+    let last_hover = RwSignal::new(None::<u32>);
+    let hover_at = RwSignal::new(None::<(f64, f64)>);
+    let hovered = move || {
+        ui.hovered.with(|p| {
+            p.as_ref()
+                .filter(|(r, _)| Some(*r) == last_hover.get())
+                .and_then(|(_, s)| s.clone())
+        })
+    };
     Effect::new(move |_| {
         let a = axis.get();
         let req = ask_worker(|request| ToWorker::Draw {
@@ -1211,6 +1231,21 @@ fn TimelineView(summary: Summary) -> impl IntoView {
                 }
                 on:mousedown=move |ev: web_sys::MouseEvent| drag.set(Some((ev.offset_x() as f64, ev.offset_x() as f64)))
                 on:mousemove=move |ev: web_sys::MouseEvent| {
+                    let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+                    if drag.get_untracked().is_none() {
+                        let a = axis.get_untracked();
+                        let row = (y / TL_ROW_PX).floor().max(0.0) as u32;
+                        hover_at.set(Some((x, y)));
+                        last_hover.set(ask_worker(|request| ToWorker::Pick {
+                            id,
+                            request,
+                            row,
+                            start_ns: a.start_ns,
+                            ns_per_px: a.ns_per_px,
+                            x_px: x,
+                            hover: true,
+                        }));
+                    }
                     if let Some((start, last)) = drag.get_untracked() {
                         let x = ev.offset_x() as f64;
                         if (x - start).abs() > 3.0 {
@@ -1233,10 +1268,32 @@ fn TimelineView(summary: Summary) -> impl IntoView {
                             start_ns: a.start_ns,
                             ns_per_px: a.ns_per_px,
                             x_px: x,
+                            hover: false,
                         }));
                     }
                 }
+                on:mouseleave=move |_| {
+                    hover_at.set(None);
+                    last_hover.set(None);
+                }
             ></canvas>
+            {move || {
+                let (x, y) = hover_at.get()?;
+                let p = hovered()?;
+                Some(view! {
+                    <div class="tooltip" id="timeline-tooltip" style=format!("left:{:.0}px;top:{:.0}px", x + 14.0, y + 34.0)>
+                        <strong>{p.name}</strong>
+                        <br/>
+                        {format!(
+                            "{} · start {} · {} (self {})",
+                            p.category,
+                            table::fmt_ns(p.start_ns as f64),
+                            table::fmt_ns(p.dur_ns as f64),
+                            table::fmt_ns(p.self_ns as f64)
+                        )}
+                    </div>
+                })
+            }}
             </div>
         </div>
         {move || picked().map(|p| match p {

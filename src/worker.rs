@@ -122,6 +122,7 @@ pub fn start() {
                     start_ns,
                     ns_per_px,
                     x_px,
+                    hover,
                 }) => {
                     let axis = TimeAxis {
                         start_ns,
@@ -132,7 +133,14 @@ pub fn start() {
                         .iter()
                         .find(|(k, _, _)| *k == id)
                         .and_then(|(_, t, m)| m.pick(t, row as usize, &axis, x_px));
-                    post(&s, &FromWorker::Picked { request, slice });
+                    post(
+                        &s,
+                        &FromWorker::Picked {
+                            request,
+                            hover,
+                            slice,
+                        },
+                    );
                 }
                 Err(err) => web_sys::console::error_1(
                     &format!("tracelane worker: bad message: {err}").into(),

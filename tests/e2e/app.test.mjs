@@ -307,6 +307,12 @@ test('timeline: lanes, keyboard zoom and pan, clicking a kernel names its op', a
   const labels = await page.locator('.lane-label').allTextContents();
   assert.ok(labels.some((l) => l.includes('stream 7')), labels.join(' | '));
   assert.ok(labels.some((l) => /thread 1670242/.test(l)), labels.join(' | '));
+  // Hover over the long ProfilerStep annotation: a tooltip names it.
+  const canvasBox = await page.locator('#timeline canvas').boundingBox();
+  const stepLane = await page.locator('.lane-label', { hasText: '3100453' }).boundingBox();
+  await page.mouse.move(canvasBox.x + 700, stepLane.y + 9);
+  await page.waitForSelector('#timeline-tooltip', { timeout: 10000 });
+  assert.match(await page.locator('#timeline-tooltip').textContent(), /ProfilerStep#1.*user_annotation.*self/);
   const ticks = await page.locator('#timeline-ruler .tick').allTextContents();
   assert.ok(ticks.length >= 3 && ticks.every((t) => / (ns|µs|ms|s)$/.test(t)), ticks.join(' | '));
   const before = await page.locator('#timeline-range').textContent();
