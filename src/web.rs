@@ -1142,6 +1142,9 @@ fn TimelineView(summary: Summary) -> impl IntoView {
     };
     Effect::new(move |_| {
         let a = axis.get();
+        // `tracelane:frame` measures a view change: request, layout in the
+        // worker, transfer, paint.
+        performance_mark("tracelane:frame:start");
         let req = ask_worker(|request| ToWorker::Draw {
             id,
             request,
@@ -1157,6 +1160,12 @@ fn TimelineView(summary: Summary) -> impl IntoView {
             if let (Some((req, rects)), Some(c)) = (d, canvas.get()) {
                 if Some(*req) == want {
                     paint(&c, rects, rows);
+                    performance_mark("tracelane:frame:end");
+                    performance_measure(
+                        "tracelane:frame",
+                        "tracelane:frame:start",
+                        "tracelane:frame:end",
+                    );
                 }
             }
         });
