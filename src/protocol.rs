@@ -4,7 +4,7 @@
 //! File bytes travel as `Uint8Array` messages (transferred, not copied);
 //! everything else is one of these enums serialised to a string.
 
-use crate::timeline_view::{LaneView, PickedSlice, RectView, TimelineModel};
+use crate::timeline_view::{LaneView, PickedSlice, TimelineModel};
 use serde::{Deserialize, Serialize};
 use tracelane_core::ops::{op_table, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
@@ -65,10 +65,12 @@ pub enum FromWorker {
         request: u32,
         details: OpDetails,
     },
-    /// Answer to [`ToWorker::Draw`].
+    /// Answer to [`ToWorker::Draw`]: the names to print (by rectangle
+    /// index). The rectangles follow as a `Float32Array` (see
+    /// [`crate::timeline_view::encode_rects`]), without JSON in between.
     Drawn {
         request: u32,
-        rects: Vec<RectView>,
+        labels: Vec<(u32, String)>,
     },
     /// Answer to [`ToWorker::Pick`].
     Picked {

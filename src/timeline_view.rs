@@ -45,6 +45,25 @@ pub struct PickedSlice {
     pub launched: Vec<String>,
 }
 
+/// Floats per rectangle in the binary draw list: row, x0, x1, count, category.
+pub const RECT_STRIDE: usize = 5;
+
+/// Packs a draw list for transfer: `[request, n, (row, x0, x1, count,
+/// category) × n]` as `f32`, and the labels by rectangle index.
+pub fn encode_rects(request: u32, rects: Vec<RectView>) -> (Vec<f32>, Vec<(u32, String)>) {
+    let mut floats = Vec::with_capacity(2 + rects.len() * RECT_STRIDE);
+    floats.push(request as f32);
+    floats.push(rects.len() as f32);
+    let mut labels = Vec::new();
+    for (k, r) in rects.into_iter().enumerate() {
+        floats.extend([r.row as f32, r.x0, r.x1, r.count as f32, r.category as f32]);
+        if let Some(l) = r.label {
+            labels.push((k as u32, l));
+        }
+    }
+    (floats, labels)
+}
+
 /// Category codes the page colours by.
 pub fn category_code(c: Category) -> u8 {
     match c {

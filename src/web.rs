@@ -15,7 +15,7 @@ use web_sys::{File, MessageEvent, Worker};
 
 use crate::protocol::{FromWorker, Summary, ToWorker};
 use crate::table::{self, Column};
-use crate::timeline_view::{PickedSlice, RectView};
+use crate::timeline_view::{PickedSlice, RECT_STRIDE};
 use tracelane_core::ops::{NamedStats, OpDetails, OpRow};
 use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 
@@ -67,7 +67,8 @@ struct Ui {
     /// The last details answer: (request number, details).
     details: RwSignal<Option<(u32, OpDetails)>>,
     /// The last timeline draw list and pick answers, by request number.
-    drawn: RwSignal<Option<(u32, Vec<RectView>)>>,
+    /// (request, packed rectangles, labels by rectangle index).
+    drawn: RwSignal<Option<(u32, Vec<f32>, Vec<(u32, String)>)>>,
     picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
     hovered: RwSignal<Option<(u32, Option<PickedSlice>)>>,
 }
@@ -89,6 +90,8 @@ struct Imports {
     progress: u64,
     cancelled: bool,
     next_request: u32,
+    /// Labels of the draw list whose rectangles are about to arrive.
+    pending_labels: Option<(u32, Vec<(u32, String)>)>,
 }
 
 fn window() -> web_sys::Window {
@@ -126,6 +129,17 @@ fn spawn_worker(ui: Ui) {
         }
     };
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        if let Some(floats) = e.data().dyn_ref::<js_sys::Float32Array>() {
+            let floats = floats.to_vec();
+            let request = floats.first().copied().unwrap_or(0.0) as u32;
+            let labels = IMPORTS
+                .with(|i| i.borrow_mut().pending_labels.take())
+                .filter(|(r, _)| *r == request)
+                .map(|(_, l)| l)
+                .unwrap_or_default();
+            ui.drawn.set(Some((request, floats, labels)));
+            return;
+        }
         let Some(text) = e.data().as_string() else {
             return;
         };
@@ -199,7 +213,9 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             pump(ui);
         }
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
-        FromWorker::Drawn { request, rects } => ui.drawn.set(Some((request, rects))),
+        FromWorker::Drawn { request, labels } => {
+            IMPORTS.with(|i| i.borrow_mut().pending_labels = Some((request, labels)));
+        }
         FromWorker::Picked {
             request,
             hover: false,
@@ -1082,7 +1098,12 @@ fn category_colour(code: u8) -> &'static str {
     }
 }
 
-fn paint(canvas: &web_sys::HtmlCanvasElement, rects: &[RectView], rows: usize) {
+fn paint(
+    canvas: &web_sys::HtmlCanvasElement,
+    floats: &[f32],
+    labels: &[(u32, String)],
+    rows: usize,
+) {
     let dpr = window().device_pixel_ratio().max(1.0);
     let h = rows as f64 * TL_ROW_PX;
     canvas.set_width((TL_WIDTH_PX * dpr) as u32);
@@ -1093,28 +1114,46 @@ fn paint(canvas: &web_sys::HtmlCanvasElement, rects: &[RectView], rows: usize) {
     let ctx: web_sys::CanvasRenderingContext2d = ctx.unchecked_into();
     let _ = ctx.scale(dpr, dpr);
     ctx.clear_rect(0.0, 0.0, TL_WIDTH_PX, h);
-    ctx.set_font("11px system-ui, sans-serif");
-    for r in rects {
-        let y = r.row as f64 * TL_ROW_PX + 1.0;
-        let (x0, x1) = (r.x0 as f64, r.x1 as f64);
-        ctx.set_fill_style_str(category_colour(r.category));
-        ctx.fill_rect(x0, y, (x1 - x0).max(1.0), TL_ROW_PX - 2.0);
-        if let Some(label) = &r.label {
-            // Elide in the middle to fit (about 6.5 px a character).
-            let fit = ((x1 - x0 - 6.0) / 6.5).floor().max(0.0) as usize;
-            let chars: Vec<char> = label.chars().collect();
-            let text: String = if chars.len() <= fit {
-                label.clone()
-            } else if fit >= 5 {
-                let half = (fit - 1) / 2;
-                let tail: String = chars[chars.len() - half..].iter().collect();
-                format!("{}…{}", chars[..half].iter().collect::<String>(), tail)
-            } else {
-                continue;
-            };
-            ctx.set_fill_style_str("#fff");
-            let _ = ctx.fill_text(&text, x0 + 3.0, y + TL_ROW_PX - 6.0);
+    let rects = floats.get(2..).unwrap_or(&[]);
+    let n = rects.len() / RECT_STRIDE;
+    let rect = |k: usize| &rects[k * RECT_STRIDE..(k + 1) * RECT_STRIDE];
+    // One fill style per category: changing it per rectangle costs more
+    // than the rectangles themselves.
+    for code in 0..=9u8 {
+        ctx.set_fill_style_str(category_colour(code));
+        for k in (0..n).filter(|&k| rect(k)[4] as u8 == code) {
+            let r = rect(k);
+            let y = r[0] as f64 * TL_ROW_PX + 1.0;
+            ctx.fill_rect(
+                r[1] as f64,
+                y,
+                (r[2] - r[1]).max(1.0) as f64,
+                TL_ROW_PX - 2.0,
+            );
         }
+    }
+    ctx.set_font("11px system-ui, sans-serif");
+    ctx.set_fill_style_str("#fff");
+    for (k, label) in labels {
+        let k = *k as usize;
+        if k >= n {
+            continue;
+        }
+        let r = rect(k);
+        let (x0, x1, y) = (r[1] as f64, r[2] as f64, r[0] as f64 * TL_ROW_PX + 1.0);
+        // Elide in the middle to fit (about 6.5 px a character).
+        let fit = ((x1 - x0 - 6.0) / 6.5).floor().max(0.0) as usize;
+        let chars: Vec<char> = label.chars().collect();
+        let text: String = if chars.len() <= fit {
+            label.clone()
+        } else if fit >= 5 {
+            let half = (fit - 1) / 2;
+            let tail: String = chars[chars.len() - half..].iter().collect();
+            format!("{}…{}", chars[..half].iter().collect::<String>(), tail)
+        } else {
+            continue;
+        };
+        let _ = ctx.fill_text(&text, x0 + 3.0, y + TL_ROW_PX - 6.0);
     }
 }
 
@@ -1157,9 +1196,9 @@ fn TimelineView(summary: Summary) -> impl IntoView {
     Effect::new(move |_| {
         let want = last_draw.get();
         ui.drawn.with(|d| {
-            if let (Some((req, rects)), Some(c)) = (d, canvas.get()) {
+            if let (Some((req, floats, labels)), Some(c)) = (d, canvas.get()) {
                 if Some(*req) == want {
-                    paint(&c, rects, rows);
+                    paint(&c, floats, labels, rows);
                     performance_mark("tracelane:frame:end");
                     performance_measure(
                         "tracelane:frame",

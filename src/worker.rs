@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::protocol::{summarize, FromWorker, ToWorker};
-use crate::timeline_view::TimelineModel;
+use crate::timeline_view::{encode_rects, TimelineModel};
 use tracelane_core::ops::op_details;
 use tracelane_core::timeline::TimeAxis;
 use tracelane_core::{ImportOptions, Importer, Trace};
@@ -113,7 +113,11 @@ pub fn start() {
                         .find(|(k, _, _)| *k == id)
                         .map(|(_, t, m)| m.draw(t, &axis, width_px))
                         .unwrap_or_default();
-                    post(&s, &FromWorker::Drawn { request, rects });
+                    let (floats, labels) = encode_rects(request, rects);
+                    post(&s, &FromWorker::Drawn { request, labels });
+                    let array = js_sys::Float32Array::from(floats.as_slice());
+                    let _ =
+                        s.post_message_with_transfer(&array, &js_sys::Array::of1(&array.buffer()));
                 }
                 Ok(ToWorker::Pick {
                     id,
