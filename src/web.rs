@@ -56,6 +56,10 @@ enum Status {
     },
 }
 
+/// A draw list as the worker sent it: (request, packed rectangles, labels
+/// by rectangle index).
+type DrawnRects = (u32, Vec<f32>, Vec<(u32, String)>);
+
 /// The page's state: plain signals, shared through context.
 #[derive(Clone, Copy)]
 struct Ui {
@@ -67,8 +71,7 @@ struct Ui {
     /// The last details answer: (request number, details).
     details: RwSignal<Option<(u32, OpDetails)>>,
     /// The last timeline draw list and pick answers, by request number.
-    /// (request, packed rectangles, labels by rectangle index).
-    drawn: RwSignal<Option<(u32, Vec<f32>, Vec<(u32, String)>)>>,
+    drawn: RwSignal<Option<DrawnRects>>,
     picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
     hovered: RwSignal<Option<(u32, Option<PickedSlice>)>>,
 }
