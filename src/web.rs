@@ -1173,6 +1173,20 @@ fn TimelineView(summary: Summary) -> impl IntoView {
     let last_draw = RwSignal::new(None::<u32>);
     let last_pick = RwSignal::new(None::<u32>);
     let drag = RwSignal::new(None::<(f64, f64)>);
+    // Asks the worker what lies under a point of the canvas.
+    let pick_at = move |x: f64, y: f64, hover: bool| {
+        let a = axis.get_untracked();
+        let row = (y / TL_ROW_PX).floor().max(0.0) as u32;
+        ask_worker(|request| ToWorker::Pick {
+            id,
+            request,
+            row,
+            start_ns: a.start_ns,
+            ns_per_px: a.ns_per_px,
+            x_px: x,
+            hover,
+        })
+    };
     let last_hover = RwSignal::new(None::<u32>);
     let hover_at = RwSignal::new(None::<(f64, f64)>);
     let hovered = move || {
@@ -1284,21 +1298,10 @@ fn TimelineView(summary: Summary) -> impl IntoView {
                 on:mousemove=move |ev: web_sys::MouseEvent| {
                     let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
                     if drag.get_untracked().is_none() {
-                        let a = axis.get_untracked();
-                        let row = (y / TL_ROW_PX).floor().max(0.0) as u32;
                         hover_at.set(Some((x, y)));
-                        last_hover.set(ask_worker(|request| ToWorker::Pick {
-                            id,
-                            request,
-                            row,
-                            start_ns: a.start_ns,
-                            ns_per_px: a.ns_per_px,
-                            x_px: x,
-                            hover: true,
-                        }));
+                        last_hover.set(pick_at(x, y, true));
                     }
                     if let Some((start, last)) = drag.get_untracked() {
-                        let x = ev.offset_x() as f64;
                         if (x - start).abs() > 3.0 {
                             axis.update(|a| *a = a.pan(last - x));
                         }
@@ -1310,17 +1313,7 @@ fn TimelineView(summary: Summary) -> impl IntoView {
                     drag.set(None);
                     let x = ev.offset_x() as f64;
                     if was.is_some_and(|(start, _)| (x - start).abs() <= 3.0) {
-                        let a = axis.get_untracked();
-                        let row = (ev.offset_y() as f64 / TL_ROW_PX).floor().max(0.0) as u32;
-                        last_pick.set(ask_worker(|request| ToWorker::Pick {
-                            id,
-                            request,
-                            row,
-                            start_ns: a.start_ns,
-                            ns_per_px: a.ns_per_px,
-                            x_px: x,
-                            hover: false,
-                        }));
+                        last_pick.set(pick_at(x, ev.offset_y() as f64, false));
                     }
                 }
                 on:mouseleave=move |_| {
