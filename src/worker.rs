@@ -35,12 +35,27 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
     }
 }
 
+/// Imported models, kept for the details panel and the timeline (one per tab).
+type Models = RefCell<Vec<(u32, Trace, TimelineModel)>>;
+
+/// Runs `f` on the model of import `id`, if the worker still has it.
+fn with_model<R>(
+    models: &Models,
+    id: u32,
+    f: impl FnOnce(&Trace, &TimelineModel) -> R,
+) -> Option<R> {
+    models
+        .borrow()
+        .iter()
+        .find(|(k, _, _)| *k == id)
+        .map(|(_, t, m)| f(t, m))
+}
+
 pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let job: Rc<RefCell<Option<Job>>> = Rc::default();
-    // Imported models, kept for the details panel (one per tab).
-    let traces: Rc<RefCell<Vec<(u32, Trace, TimelineModel)>>> = Rc::default();
+    let traces: Rc<Models> = Rc::default();
     let s = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
@@ -88,12 +103,8 @@ pub fn start() {
                     }
                 }
                 Ok(ToWorker::Details { id, request, row }) => {
-                    let details = traces
-                        .borrow()
-                        .iter()
-                        .find(|(k, _, _)| *k == id)
-                        .map(|(_, t, _)| op_details(t, &row))
-                        .unwrap_or_default();
+                    let details =
+                        with_model(&traces, id, |t, _| op_details(t, &row)).unwrap_or_default();
                     post(&s, &FromWorker::Details { request, details });
                 }
                 Ok(ToWorker::Draw {
@@ -107,11 +118,7 @@ pub fn start() {
                         start_ns,
                         ns_per_px,
                     };
-                    let rects = traces
-                        .borrow()
-                        .iter()
-                        .find(|(k, _, _)| *k == id)
-                        .map(|(_, t, m)| m.draw(t, &axis, width_px))
+                    let rects = with_model(&traces, id, |t, m| m.draw(t, &axis, width_px))
                         .unwrap_or_default();
                     let (floats, labels) = encode_rects(request, rects);
                     post(&s, &FromWorker::Drawn { request, labels });
@@ -132,11 +139,9 @@ pub fn start() {
                         start_ns,
                         ns_per_px,
                     };
-                    let slice = traces
-                        .borrow()
-                        .iter()
-                        .find(|(k, _, _)| *k == id)
-                        .and_then(|(_, t, m)| m.pick(t, row as usize, &axis, x_px));
+                    let slice =
+                        with_model(&traces, id, |t, m| m.pick(t, row as usize, &axis, x_px))
+                            .flatten();
                     post(
                         &s,
                         &FromWorker::Picked {

@@ -143,8 +143,6 @@ impl ChromeParser {
 
     /// Like [`ChromeParser::feed`], but stops before the first value that
     /// starts at or after `stop_at` and returns where it stopped.
-    // Used by the two-thread import, which wasm builds leave out.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn feed_until(
         &mut self,
         buf: &[u8],
