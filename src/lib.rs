@@ -11,6 +11,10 @@ pub mod table;
 pub mod timeline_view;
 
 #[cfg(target_arch = "wasm32")]
+pub mod gl;
+#[cfg(target_arch = "wasm32")]
+pub mod timeline_page;
+#[cfg(target_arch = "wasm32")]
 pub mod web;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -4,7 +4,7 @@
 //! File bytes travel as `Uint8Array` messages (transferred, not copied);
 //! everything else is one of these enums serialised to a string.
 
-use crate::timeline_view::{LaneView, PickedSlice, TimelineModel};
+use crate::timeline_view::{Highlight, LaneView, PickedSlice, TimelineModel, ViewRequest};
 use serde::{Deserialize, Serialize};
 use tracelane_core::ops::{op_table, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
@@ -23,20 +23,33 @@ pub enum ToWorker {
     Draw {
         id: u32,
         request: u32,
-        start_ns: i64,
-        ns_per_px: f64,
-        width_px: f64,
+        view: ViewRequest,
     },
-    /// The slice under a point of the timeline.
+    /// What lies under a point of the timeline.
     Pick {
         id: u32,
         request: u32,
+        view: ViewRequest,
         row: u32,
-        start_ns: i64,
-        ns_per_px: f64,
         x_px: f64,
         /// A hover (tooltip) rather than a click (details panel).
         hover: bool,
+    },
+    /// Selects a slice by index (a dependency-chain link).
+    Select { id: u32, request: u32, slice: u32 },
+    /// The `index`-th slice matching `highlight` (modulo the count).
+    Find {
+        id: u32,
+        request: u32,
+        highlight: Highlight,
+        index: i64,
+    },
+    /// The op table of the events that start inside `[start_ns, end_ns)`.
+    RangeTable {
+        id: u32,
+        request: u32,
+        start_ns: i64,
+        end_ns: i64,
     },
 }
 
@@ -72,12 +85,62 @@ pub enum FromWorker {
         request: u32,
         labels: Vec<(u32, String)>,
     },
-    /// Answer to [`ToWorker::Pick`].
+    /// Answer to [`ToWorker::Pick`] and [`ToWorker::Select`].
     Picked {
         request: u32,
         hover: bool,
         slice: Option<PickedSlice>,
     },
+    /// Answer to [`ToWorker::Find`].
+    Found {
+        request: u32,
+        count: usize,
+        index: i64,
+        slice: Option<PickedSlice>,
+    },
+    /// Answer to [`ToWorker::RangeTable`].
+    RangeTable {
+        request: u32,
+        table: Box<RangeOps>,
+    },
+}
+
+/// The op table of a time range (by name and by name + shapes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RangeOps {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub rows_by_name: Vec<OpRow>,
+    pub rows_by_shape: Vec<OpRow>,
+    pub self_cpu_total_ns: i64,
+    pub self_device_total_ns: i64,
+}
+
+/// The op table restricted to events starting in `[start_ns, end_ns)`.
+pub fn range_ops(trace: &Trace, start_ns: i64, end_ns: i64) -> RangeOps {
+    let range_ns = Some((start_ns, end_ns));
+    let by_name = op_table(
+        trace,
+        OpTableOptions {
+            by_shape: false,
+            range_ns,
+        },
+    );
+    let by_shape = op_table(
+        trace,
+        OpTableOptions {
+            by_shape: true,
+            range_ns,
+        },
+    );
+    RangeOps {
+        start_ns,
+        end_ns,
+        self_cpu_total_ns: by_name.self_cpu_total_ns,
+        self_device_total_ns: by_name.self_device_total_ns,
+        rows_by_name: by_name.rows,
+        rows_by_shape: by_shape.rows,
+    }
 }
 
 /// What the page shows about one imported trace.

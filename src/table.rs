@@ -133,6 +133,36 @@ pub fn fmt_bytes(b: u64) -> String {
 }
 
 /// `216,092`.
+/// A counter value: whole numbers with separators, others to 4 significant digits.
+pub fn fmt_count_f(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        let s = fmt_count(v.abs() as u64);
+        if v < 0.0 {
+            format!("-{s}")
+        } else {
+            s
+        }
+    } else {
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+/// What the timeline highlights for a row of the op table: slices with the
+/// row's name (`ProfilerStep*` stands for every `ProfilerStep#N`).
+pub fn highlight_for(row: &OpRow) -> crate::timeline_view::Highlight {
+    match row.name.strip_suffix('*') {
+        Some(prefix) if row.name == "ProfilerStep*" => crate::timeline_view::Highlight {
+            text: format!("{prefix}#"),
+            exact: false,
+        },
+        _ => crate::timeline_view::Highlight {
+            text: row.name.clone(),
+            exact: true,
+        },
+    }
+}
+
 pub fn fmt_count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();

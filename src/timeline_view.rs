@@ -1,62 +1,133 @@
 //! The timeline as the worker serves it: lanes in display order, draw lists
-//! for a viewport, and picking. Pure (no browser), tested natively; the
-//! page only paints what comes back.
+//! for a viewport, picking, search and dependency chains. Pure (no
+//! browser), tested natively; the page only paints what comes back.
+//!
+//! Rows: every lane group (a process's host threads, or a device) starts
+//! with a header row, then its lanes unless the group is collapsed. A thread
+//! or stream lane has a row of instants (when it has any) and a row per
+//! nesting depth; a counter lane is two rows tall, drawn as an area chart.
+//! [`row_layout`] computes the rows from the lanes and the collapsed groups;
+//! page and worker call the same function, so a row number means the same
+//! thing on both sides.
+
+use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
 use tracelane_core::category::Category;
+use tracelane_core::chain::dependency_chain;
 use tracelane_core::model::{Trace, TrackKind, NO_SLICE};
-use tracelane_core::timeline::{draw_list, hit_test, TimeAxis, TimelineIndex};
+use tracelane_core::timeline::{
+    counter_columns, hit_test, layout_points, layout_slices, DrawRect, TimeAxis, TimelineIndex,
+};
 
-/// One lane (a thread or a device stream) and how many rows it takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaneKind {
+    Thread,
+    Device,
+    Counter,
+}
+
+/// One lane (a thread, a device stream, or a counter) and how many rows it takes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaneView {
     pub label: String,
-    pub device: bool,
+    pub kind: LaneKind,
     pub rows: u16,
+    /// Lanes of one group (a process's host side, or one device) share it.
+    pub group: u32,
+    pub group_label: String,
+    /// A counter's highest value (the top of its chart).
+    pub peak: Option<f64>,
 }
 
-/// One rectangle: display row, pixel span, category, merged count.
+/// Where each lane and group header sits, for a set of collapsed groups.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RowLayout {
+    /// First row of each lane; `None` when its group is collapsed.
+    pub lane_first_row: Vec<Option<u32>>,
+    /// (group, header row, lanes in the group).
+    pub headers: Vec<(u32, u32, u32)>,
+    pub rows: u32,
+}
+
+/// Rows for `lanes` with the groups in `collapsed` folded to their header.
+pub fn row_layout(lanes: &[LaneView], collapsed: &[u32]) -> RowLayout {
+    let mut out = RowLayout::default();
+    let mut row = 0u32;
+    for (k, lane) in lanes.iter().enumerate() {
+        if k == 0 || lanes[k - 1].group != lane.group {
+            out.headers.push((lane.group, row, 0));
+            row += 1;
+        }
+        if let Some(h) = out.headers.last_mut() {
+            h.2 += 1;
+        }
+        if collapsed.contains(&lane.group) {
+            out.lane_first_row.push(None);
+        } else {
+            out.lane_first_row.push(Some(row));
+            row += lane.rows as u32;
+        }
+    }
+    out.rows = row;
+    out
+}
+
+/// What a display row shows: (lane, row within the lane), or a header.
+pub fn row_at(lanes: &[LaneView], layout: &RowLayout, row: u32) -> Option<(usize, u16)> {
+    layout
+        .lane_first_row
+        .iter()
+        .enumerate()
+        .find_map(|(lane, first)| {
+            let first = (*first)?;
+            (row >= first && row < first + lanes[lane].rows as u32)
+                .then(|| (lane, (row - first) as u16))
+        })
+}
+
+/// One rectangle: display row, pixel span, merged count, colour code, and
+/// height in rows measured up from the bottom of the row (1: a slice).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RectView {
     pub row: u32,
     pub x0: f32,
     pub x1: f32,
     pub count: u32,
-    pub category: u8,
+    pub code: u8,
+    pub height: f32,
     /// The name, when the rectangle is wide enough to print it.
     pub label: Option<String>,
 }
 
-/// A picked slice, for the details panel.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PickedSlice {
-    pub name: String,
-    pub category: String,
-    /// Start relative to the trace start, and duration.
-    pub start_ns: i64,
-    pub dur_ns: i64,
-    /// Duration minus the children nested directly inside it.
-    pub self_ns: i64,
-    /// The runtime call that launched it (device events).
-    pub launched_by: Option<String>,
-    /// The op it belongs to (device events and runtime calls).
-    pub op: Option<String>,
-    /// Device events it launched (ops), by name.
-    pub launched: Vec<String>,
-}
+/// Colour codes: categories 0–9, then these, then name colours from
+/// [`NAME_COLOUR_BASE`] (one of [`NAME_COLOURS`], from a hash of the name).
+pub const CODE_COUNTER: u8 = 10;
+pub const CODE_INSTANT: u8 = 11;
+pub const CODE_HIGHLIGHT: u8 = 12;
+pub const NAME_COLOUR_BASE: u8 = 16;
+pub const NAME_COLOURS: u8 = 24;
 
-/// Floats per rectangle in the binary draw list: row, x0, x1, count, category.
-pub const RECT_STRIDE: usize = 5;
+/// Floats per rectangle in the binary draw list: row, x0, x1, count, code, height.
+pub const RECT_STRIDE: usize = 6;
 
-/// Packs a draw list for transfer: `[request, n, (row, x0, x1, count,
-/// category) × n]` as `f32`, and the labels by rectangle index.
+/// Packs a draw list for transfer: `[request, n, (row, x0, x1, count, code,
+/// height) × n]` as `f32`, and the labels by rectangle index.
 pub fn encode_rects(request: u32, rects: Vec<RectView>) -> (Vec<f32>, Vec<(u32, String)>) {
     let mut floats = Vec::with_capacity(2 + rects.len() * RECT_STRIDE);
     floats.push(request as f32);
     floats.push(rects.len() as f32);
     let mut labels = Vec::new();
     for (k, r) in rects.into_iter().enumerate() {
-        floats.extend([r.row as f32, r.x0, r.x1, r.count as f32, r.category as f32]);
+        floats.extend([
+            r.row as f32,
+            r.x0,
+            r.x1,
+            r.count as f32,
+            r.code as f32,
+            r.height,
+        ]);
         if let Some(l) = r.label {
             labels.push((k as u32, l));
         }
@@ -80,115 +151,624 @@ pub fn category_code(c: Category) -> u8 {
     }
 }
 
+/// A colour code from the name alone (FNV-1a), so a name keeps its colour
+/// across zoom levels, tabs and traces.
+pub fn name_colour_code(name: &str) -> u8 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+    }
+    NAME_COLOUR_BASE + (h % NAME_COLOURS as u32) as u8
+}
+
 /// Smallest width, in pixels, at which a name is printed inside its slice.
 const LABEL_MIN_PX: f32 = 36.0;
 
+/// What to highlight: slices whose name contains `text` (any case), or
+/// whose name is exactly `text`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Highlight {
+    pub text: String,
+    pub exact: bool,
+}
+
+/// The view the page asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ViewRequest {
+    pub start_ns: i64,
+    pub ns_per_px: f64,
+    pub width_px: f64,
+    pub collapsed: Vec<u32>,
+    pub highlight: Option<Highlight>,
+    pub colour_by_name: bool,
+}
+
+impl ViewRequest {
+    pub fn axis(&self) -> TimeAxis {
+        TimeAxis {
+            start_ns: self.start_ns,
+            ns_per_px: self.ns_per_px,
+        }
+    }
+}
+
+/// One item of a dependency chain, placed for the page to draw and link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChainView {
+    pub slice: u32,
+    /// `op`, `runtime` or `device`.
+    pub role: String,
+    pub name: String,
+    pub lane: u32,
+    /// Row within the lane.
+    pub lane_row: u16,
+    pub start_ns: i64,
+    pub dur_ns: i64,
+    pub launch_delay_ns: Option<i64>,
+    pub queue_ns: Option<i64>,
+}
+
+/// A picked slice (or instant, or counter value), for the tooltip and the
+/// details panel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PickedSlice {
+    /// The slice index ([`NO_SLICE`] for an instant or a counter).
+    pub slice: u32,
+    pub name: String,
+    pub category: String,
+    pub lane: u32,
+    pub lane_row: u16,
+    /// Start relative to the trace start, and duration.
+    pub start_ns: i64,
+    pub dur_ns: i64,
+    /// Duration minus the children nested directly inside it.
+    pub self_ns: i64,
+    /// Arguments as (key, value) text: the event's `args` and the columns
+    /// the importer parsed (shapes, stream, ids).
+    pub args: Vec<(String, String)>,
+    /// Framework → runtime → device (see [`tracelane_core::chain`]).
+    pub chain: Vec<ChainView>,
+    pub chain_more: usize,
+}
+
+/// Matches of the current highlight.
+struct Matches {
+    key: Highlight,
+    /// Per timeline index row, the matching slices in start order.
+    per_row: Vec<Vec<u32>>,
+    /// All matches in start order (for stepping through them).
+    all: Vec<u32>,
+}
+
+/// What a lane's rows hold.
+enum LaneRows {
+    /// A track's index rows, below its instants (sorted by time) when it has any.
+    Track {
+        instants: Vec<u32>,
+        instant_ts: Vec<i64>,
+        rows: std::ops::Range<usize>,
+    },
+    Counter {
+        ts: Vec<i64>,
+        values: Vec<f64>,
+        peak: f64,
+    },
+}
+
 pub struct TimelineModel {
     index: TimelineIndex,
-    /// Index rows in display order (lanes host-first, then depth).
-    display_rows: Vec<usize>,
+    lane_rows: Vec<LaneRows>,
+    /// For each track: its lane, if it has one.
+    track_lane: Vec<Option<u32>>,
     pub lanes: Vec<LaneView>,
     pub start_ns: i64,
     pub end_ns: i64,
+    matches: RefCell<Option<Matches>>,
+}
+
+fn process_label(t: &Trace, p: usize) -> String {
+    let process = &t.processes[p];
+    process
+        .labels
+        .or(process.name)
+        .map(|s| t.str(s).to_string())
+        .unwrap_or_else(|| format!("process {}", t.lane_label(process.pid)))
+}
+
+/// Counter series per process: (process, series name, sample indices by time).
+fn counter_series(t: &Trace) -> Vec<(usize, String, Vec<usize>)> {
+    let mut by_key: std::collections::BTreeMap<(u32, u32), Vec<usize>> = Default::default();
+    for k in 0..t.counters.ts_ns.len() {
+        by_key
+            .entry((t.counters.process[k].0, t.counters.series[k].0))
+            .or_default()
+            .push(k);
+    }
+    by_key
+        .into_iter()
+        .map(|((p, s), mut ks)| {
+            ks.sort_by_key(|&k| (t.counters.ts_ns[k], k));
+            (
+                p as usize,
+                t.str(tracelane_core::model::StrId(s)).to_string(),
+                ks,
+            )
+        })
+        .collect()
 }
 
 impl TimelineModel {
     pub fn new(t: &Trace) -> TimelineModel {
         let index = TimelineIndex::build(t);
-        let mut display_rows = Vec::new();
+        let mut instants_of: Vec<Vec<u32>> = vec![Vec::new(); t.tracks.len()];
+        for k in 0..t.instants.ts_ns.len() {
+            instants_of[t.instants.track[k].idx()].push(k as u32);
+        }
+        let series = counter_series(t);
         let mut lanes = Vec::new();
-        for tr in t.lane_order() {
-            let rows = index.track_rows[tr.idx()].clone();
-            if rows.is_empty() {
-                continue;
+        let mut lane_rows = Vec::new();
+        let mut track_lane = vec![None; t.tracks.len()];
+        let mut groups: Vec<(usize, bool)> = Vec::new();
+        let mut group_of = |p: usize, device: bool| -> u32 {
+            match groups.iter().position(|&g| g == (p, device)) {
+                Some(g) => g as u32,
+                None => {
+                    groups.push((p, device));
+                    (groups.len() - 1) as u32
+                }
             }
+        };
+        let order = t.lane_order();
+        let add_counters =
+            |p: usize, lanes: &mut Vec<LaneView>, lane_rows: &mut Vec<LaneRows>, group: u32| {
+                for (_, name, ks) in series.iter().filter(|(sp, _, _)| *sp == p) {
+                    let ts: Vec<i64> = ks.iter().map(|&k| t.counters.ts_ns[k]).collect();
+                    let values: Vec<f64> = ks.iter().map(|&k| t.counters.value[k]).collect();
+                    let peak = values.iter().copied().fold(0.0f64, f64::max);
+                    lanes.push(LaneView {
+                        label: name.clone(),
+                        kind: LaneKind::Counter,
+                        rows: 2,
+                        group,
+                        group_label: process_label(t, p),
+                        peak: Some(peak),
+                    });
+                    lane_rows.push(LaneRows::Counter { ts, values, peak });
+                }
+            };
+        let mut counters_done: Vec<usize> = Vec::new();
+        for (k, &tr) in order.iter().enumerate() {
             let track = &t.tracks[tr.idx()];
-            let process = &t.processes[track.process.0 as usize];
-            let pname = process
-                .labels
-                .or(process.name)
-                .map(|s| t.str(s).to_string())
-                .unwrap_or_else(|| t.lane_label(process.pid));
-            let tname = track
-                .name
-                .map(|s| t.str(s).trim().to_string())
-                .unwrap_or_else(|| t.lane_label(track.tid));
-            lanes.push(LaneView {
-                label: format!("{pname} · {tname}"),
-                device: track.kind == TrackKind::DeviceStream,
-                rows: rows.len() as u16,
-            });
-            display_rows.extend(rows);
+            let p = track.process.0 as usize;
+            let rows = index.track_rows[tr.idx()].clone();
+            let instants = std::mem::take(&mut instants_of[tr.idx()]);
+            if !rows.is_empty() || !instants.is_empty() {
+                let device = track.kind == TrackKind::DeviceStream;
+                let tname = track
+                    .name
+                    .map(|s| t.str(s).trim().to_string())
+                    .unwrap_or_else(|| {
+                        let id = t.lane_label(track.tid);
+                        if device {
+                            format!("stream {id}")
+                        } else {
+                            format!("thread {id}")
+                        }
+                    });
+                let mut instants = instants;
+                instants.sort_by_key(|&i| (t.instants.ts_ns[i as usize], i));
+                let instant_ts: Vec<i64> = instants
+                    .iter()
+                    .map(|&i| t.instants.ts_ns[i as usize])
+                    .collect();
+                track_lane[tr.idx()] = Some(lanes.len() as u32);
+                lanes.push(LaneView {
+                    label: tname,
+                    kind: if device {
+                        LaneKind::Device
+                    } else {
+                        LaneKind::Thread
+                    },
+                    rows: (rows.len() + usize::from(!instants.is_empty())) as u16,
+                    group: group_of(p, device),
+                    group_label: process_label(t, p),
+                    peak: None,
+                });
+                lane_rows.push(LaneRows::Track {
+                    instants,
+                    instant_ts,
+                    rows,
+                });
+            }
+            // A process's counters follow its host lanes.
+            let next_p = order
+                .get(k + 1)
+                .map(|n| (t.tracks[n.idx()].process.0 as usize, t.tracks[n.idx()].kind));
+            if track.kind != TrackKind::DeviceStream
+                && next_p != Some((p, track.kind))
+                && !counters_done.contains(&p)
+            {
+                counters_done.push(p);
+                let g = group_of(p, false);
+                add_counters(p, &mut lanes, &mut lane_rows, g);
+            }
+        }
+        // Processes with counters and no host lanes come last.
+        let mut rest: Vec<usize> = series
+            .iter()
+            .map(|(p, _, _)| *p)
+            .filter(|p| !counters_done.contains(p))
+            .collect();
+        rest.dedup();
+        for p in rest {
+            let g = group_of(p, false);
+            add_counters(p, &mut lanes, &mut lane_rows, g);
         }
         let (start_ns, end_ns) = t.time_span_ns().unwrap_or((0, 1));
         TimelineModel {
             index,
-            display_rows,
+            lane_rows,
+            track_lane,
             lanes,
             start_ns,
             end_ns,
+            matches: RefCell::new(None),
         }
     }
 
-    /// The rectangles of every row for a view `width_px` wide.
-    pub fn draw(&self, t: &Trace, axis: &TimeAxis, width_px: f64) -> Vec<RectView> {
-        let mut out = Vec::new();
-        for (display, &row) in self.display_rows.iter().enumerate() {
-            for r in draw_list(t, &self.index, [row], axis, width_px) {
-                let (x0, x1) = (r.x0_px as f32, r.x1_px as f32);
-                out.push(RectView {
-                    row: display as u32,
-                    x0,
-                    x1,
-                    count: r.count,
-                    category: category_code(r.category),
-                    label: (r.count == 1 && x1 - x0 >= LABEL_MIN_PX)
-                        .then(|| t.slice_name(r.slice as usize).to_string()),
-                });
-            }
-        }
-        out
+    /// Index row and row-within-lane of every slice row of a lane.
+    fn lane_row_of_slice(&self, t: &Trace, s: usize) -> Option<(u32, u16)> {
+        let tr = t.slices.track[s];
+        let lane = self.track_lane[tr.idx()]?;
+        let LaneRows::Track { instants, .. } = &self.lane_rows[lane as usize] else {
+            return None;
+        };
+        Some((lane, t.slices.depth[s] + u16::from(!instants.is_empty())))
     }
 
-    /// The slice under `x_px` on display row `row` (a few pixels of slop).
-    pub fn pick(&self, t: &Trace, row: usize, axis: &TimeAxis, x_px: f64) -> Option<PickedSlice> {
-        let index_row = *self.display_rows.get(row)?;
-        let s = hit_test(t, &self.index, index_row, axis, x_px, 3.0)? as usize;
-        let name_of = |i: u32| (i != NO_SLICE).then(|| t.slice_name(i as usize).to_string());
-        let launched = (0..t.slices.len())
-            .filter(|&k| t.links.op[k] == s as u32 && t.slices.category[k].is_device())
-            .map(|k| t.slice_name(k).to_string())
-            .take(20)
+    fn ensure_matches(&self, t: &Trace, h: &Highlight) {
+        if self.matches.borrow().as_ref().is_some_and(|m| &m.key == h) {
+            return;
+        }
+        // Decide once per distinct name, then filter each row.
+        let needle = h.text.to_lowercase();
+        let hit: Vec<bool> = (0..t.strings.len())
+            .map(|k| {
+                let name = t.str(tracelane_core::model::StrId(k as u32));
+                if h.exact {
+                    name == h.text
+                } else if needle.is_empty() {
+                    false
+                } else if name.is_ascii() && needle.is_ascii() {
+                    name.as_bytes()
+                        .windows(needle.len())
+                        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+                } else {
+                    name.to_lowercase().contains(&needle)
+                }
+            })
             .collect();
-        // Direct children sit in the next row of the same track.
-        let mut children_ns = 0;
-        if let Some(next) = self.display_rows.get(row + 1).map(|&r| &self.index.rows[r]) {
-            if next.track == self.index.rows[index_row].track {
-                let (a, b) = (t.slices.start_ns[s], t.slices.end_ns(s));
-                let first = next
-                    .slices
-                    .partition_point(|&k| t.slices.start_ns[k as usize] < a);
-                for &k in &next.slices[first..] {
-                    if t.slices.start_ns[k as usize] >= b {
-                        break;
+        let matches = |s: u32| {
+            let id = t.slices.name[s as usize].0 as usize;
+            hit.get(id).copied().unwrap_or(false)
+        };
+        let per_row: Vec<Vec<u32>> = self
+            .index
+            .rows
+            .iter()
+            .map(|r| r.slices.iter().copied().filter(|&s| matches(s)).collect())
+            .collect();
+        let mut all: Vec<u32> = per_row.iter().flatten().copied().collect();
+        all.sort_by_key(|&s| (t.slices.start_ns[s as usize], s));
+        *self.matches.borrow_mut() = Some(Matches {
+            key: h.clone(),
+            per_row,
+            all,
+        });
+    }
+
+    /// How many slices match `h`, and the `k`-th of them (in start order,
+    /// `k` taken modulo the count).
+    pub fn find(&self, t: &Trace, h: &Highlight, k: i64) -> (usize, Option<PickedSlice>) {
+        self.ensure_matches(t, h);
+        let m = self.matches.borrow();
+        let all = &m.as_ref().expect("just computed").all;
+        if all.is_empty() {
+            return (0, None);
+        }
+        let s = all[k.rem_euclid(all.len() as i64) as usize];
+        (all.len(), self.describe(t, s as usize))
+    }
+
+    /// The rectangles of every visible row.
+    pub fn draw(&self, t: &Trace, view: &ViewRequest) -> Vec<RectView> {
+        let axis = view.axis();
+        let width = view.width_px;
+        let layout = row_layout(&self.lanes, &view.collapsed);
+        if let Some(h) = &view.highlight {
+            self.ensure_matches(t, h);
+        }
+        let matches = self.matches.borrow();
+        let highlight = view
+            .highlight
+            .as_ref()
+            .and(matches.as_ref())
+            .filter(|m| Some(&m.key) == view.highlight.as_ref());
+        let mut out = Vec::new();
+        let mut lit = Vec::new();
+        let mut rects: Vec<DrawRect> = Vec::new();
+        for (lane, first) in layout.lane_first_row.iter().enumerate() {
+            let Some(first) = *first else { continue };
+            match &self.lane_rows[lane] {
+                LaneRows::Track {
+                    instant_ts,
+                    instants,
+                    rows,
+                    ..
+                } => {
+                    let mut row = first;
+                    if !instant_ts.is_empty() {
+                        for m in layout_points(instant_ts, &axis, width) {
+                            out.push(RectView {
+                                row,
+                                x0: m.x_px as f32 - 1.0,
+                                x1: m.x_px as f32 + 2.0,
+                                count: m.count,
+                                code: if view.colour_by_name {
+                                    name_colour_code(
+                                        t.str(t.instants.name[instants[m.first as usize] as usize]),
+                                    )
+                                } else {
+                                    CODE_INSTANT
+                                },
+                                height: 1.0,
+                                label: None,
+                            });
+                        }
+                        row += 1;
                     }
-                    if t.slices.parent[k as usize] == s as u32 {
-                        children_ns += t.slices.dur_ns[k as usize];
+                    for index_row in rows.clone() {
+                        rects.clear();
+                        layout_slices(
+                            t,
+                            &self.index.rows[index_row].slices,
+                            row,
+                            &axis,
+                            width,
+                            &mut rects,
+                        );
+                        for r in &rects {
+                            let (x0, x1) = (r.x0_px as f32, r.x1_px as f32);
+                            let name = t.slice_name(r.slice as usize);
+                            out.push(RectView {
+                                row,
+                                x0,
+                                x1,
+                                count: r.count,
+                                code: if view.colour_by_name {
+                                    name_colour_code(name)
+                                } else {
+                                    category_code(r.category)
+                                },
+                                height: 1.0,
+                                label: (r.count == 1 && x1 - x0 >= LABEL_MIN_PX)
+                                    .then(|| name.to_string()),
+                            });
+                        }
+                        if let Some(m) = highlight {
+                            rects.clear();
+                            layout_slices(t, &m.per_row[index_row], row, &axis, width, &mut rects);
+                            lit.extend(rects.iter().map(|r| RectView {
+                                row,
+                                x0: r.x0_px as f32,
+                                x1: r.x1_px as f32,
+                                count: r.count,
+                                code: CODE_HIGHLIGHT,
+                                height: 1.0,
+                                label: None,
+                            }));
+                        }
+                        row += 1;
+                    }
+                }
+                LaneRows::Counter { ts, values, peak } => {
+                    for c in counter_columns(ts, values, &axis, width) {
+                        let frac = if *peak > 0.0 {
+                            (c.value / peak).clamp(0.0, 1.0)
+                        } else {
+                            0.0
+                        };
+                        out.push(RectView {
+                            row: first + 1,
+                            x0: c.x0_px as f32,
+                            x1: c.x1_px as f32,
+                            count: 1,
+                            code: CODE_COUNTER,
+                            height: (2.0 * frac) as f32,
+                            label: None,
+                        });
                     }
                 }
             }
         }
+        // Highlights paint over the slices they mark.
+        out.extend(lit);
+        out
+    }
+
+    /// What lies under `x_px` on display row `row`.
+    pub fn pick(&self, t: &Trace, view: &ViewRequest, row: u32, x_px: f64) -> Option<PickedSlice> {
+        let layout = row_layout(&self.lanes, &view.collapsed);
+        let (lane, lane_row) = row_at(&self.lanes, &layout, row)?;
+        let axis = view.axis();
+        match &self.lane_rows[lane] {
+            LaneRows::Track {
+                instants,
+                instant_ts,
+                rows,
+                ..
+            } => {
+                let has_instants = !instants.is_empty();
+                if has_instants && lane_row == 0 {
+                    let at = axis.time(x_px);
+                    let slop = (3.0 * axis.ns_per_px).ceil() as i64;
+                    let k = instant_ts.partition_point(|&ts| ts < at.saturating_sub(slop));
+                    let i = *instants.get(k).filter(|_| instant_ts[k] <= at + slop)? as usize;
+                    return Some(PickedSlice {
+                        slice: NO_SLICE,
+                        name: t.str(t.instants.name[i]).to_string(),
+                        category: t.str(t.instants.cat[i]).to_string(),
+                        lane: lane as u32,
+                        lane_row: 0,
+                        start_ns: t.instants.ts_ns[i] - self.start_ns,
+                        dur_ns: 0,
+                        self_ns: 0,
+                        args: args_of(t.instant_args_json(i)),
+                        chain: Vec::new(),
+                        chain_more: 0,
+                    });
+                }
+                let index_row = rows.start + (lane_row - u16::from(has_instants)) as usize;
+                let s = hit_test(t, &self.index, index_row, &axis, x_px, 3.0)?;
+                self.describe(t, s as usize)
+            }
+            LaneRows::Counter { ts, values, .. } => {
+                let at = axis.time(x_px);
+                let k = ts.partition_point(|&x| x <= at).checked_sub(1)?;
+                Some(PickedSlice {
+                    slice: NO_SLICE,
+                    name: self.lanes[lane].label.clone(),
+                    category: "counter".into(),
+                    lane: lane as u32,
+                    lane_row,
+                    start_ns: ts[k] - self.start_ns,
+                    dur_ns: ts.get(k + 1).map_or(0, |n| n - ts[k]),
+                    self_ns: 0,
+                    args: vec![("value".into(), format_value(values[k]))],
+                    chain: Vec::new(),
+                    chain_more: 0,
+                })
+            }
+        }
+    }
+
+    /// Everything the page shows about slice `s`.
+    pub fn describe(&self, t: &Trace, s: usize) -> Option<PickedSlice> {
+        if s >= t.slices.len() {
+            return None;
+        }
+        let (lane, lane_row) = self.lane_row_of_slice(t, s)?;
+        let chain = dependency_chain(t, s);
+        let chain_more = chain.more;
+        let chain = chain
+            .items
+            .into_iter()
+            .filter_map(|c| {
+                let k = c.slice as usize;
+                let (lane, lane_row) = self.lane_row_of_slice(t, k)?;
+                Some(ChainView {
+                    slice: c.slice,
+                    role: c.role.as_str().into(),
+                    name: t.slice_name(k).to_string(),
+                    lane,
+                    lane_row,
+                    start_ns: t.slices.start_ns[k] - self.start_ns,
+                    dur_ns: t.slices.dur_ns[k],
+                    launch_delay_ns: c.launch_delay_ns,
+                    queue_ns: c.queue_ns,
+                })
+            })
+            .collect();
         Some(PickedSlice {
-            self_ns: t.slices.dur_ns[s] - children_ns,
+            slice: s as u32,
             name: t.slice_name(s).to_string(),
             category: t.str(t.slices.cat[s]).to_string(),
+            lane,
+            lane_row,
             start_ns: t.slices.start_ns[s] - self.start_ns,
             dur_ns: t.slices.dur_ns[s],
-            launched_by: name_of(t.links.launch[s]),
-            op: name_of(t.links.op[s]),
-            launched,
+            self_ns: t.slices.dur_ns[s] - self.children_ns(t, s),
+            args: slice_args(t, s),
+            chain,
+            chain_more,
         })
     }
+
+    /// Total duration of the slices nested directly inside `s`.
+    fn children_ns(&self, t: &Trace, s: usize) -> i64 {
+        let tr = t.slices.track[s].idx();
+        let next = self.index.track_rows[tr].start + t.slices.depth[s] as usize + 1;
+        if next >= self.index.track_rows[tr].end {
+            return 0;
+        }
+        let row = &self.index.rows[next].slices;
+        let (a, b) = (t.slices.start_ns[s], t.slices.end_ns(s));
+        let first = row.partition_point(|&k| t.slices.start_ns[k as usize] < a);
+        row[first..]
+            .iter()
+            .take_while(|&&k| t.slices.start_ns[k as usize] < b)
+            .filter(|&&k| t.slices.parent[k as usize] == s as u32)
+            .map(|&k| t.slices.dur_ns[k as usize])
+            .sum()
+    }
+}
+
+fn format_value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// An `args` object as (key, value) text, values as compact JSON.
+fn args_of(json: &str) -> Vec<(String, String)> {
+    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(json) {
+        Ok(map) => map
+            .into_iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                (k, v)
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The slice's kept `args`, with the parsed columns for what the importer
+/// did not keep as text.
+fn slice_args(t: &Trace, s: usize) -> Vec<(String, String)> {
+    let mut args = args_of(t.slice_args_json(s));
+    let has = |args: &Vec<(String, String)>, k: &str| args.iter().any(|(key, _)| key == k);
+    let sl = &t.slices;
+    let add = |args: &mut Vec<(String, String)>, k: &str, v: String| {
+        if !has(args, k) {
+            args.push((k.to_string(), v));
+        }
+    };
+    let dims = t.str(sl.input_dims[s]);
+    if !dims.is_empty() {
+        add(&mut args, "Input Dims", dims.to_string());
+    }
+    let types = t.str(sl.input_types[s]);
+    if !types.is_empty() {
+        add(&mut args, "Input type", types.to_string());
+    }
+    for (k, v) in [
+        ("External id", sl.external_id[s]),
+        ("correlation", sl.correlation[s]),
+        ("stream", sl.stream[s]),
+        ("device", sl.device[s]),
+        ("Sequence number", sl.sequence_nr[s]),
+    ] {
+        if v >= 0 {
+            add(&mut args, k, v.to_string());
+        }
+    }
+    args
 }
 
 #[cfg(test)]
@@ -200,49 +780,83 @@ mod tests {
         tracelane_core::import_bytes(bytes, Default::default()).unwrap()
     }
 
-    #[test]
-    fn lanes_are_host_first_and_cover_every_row() {
-        let t = triton();
-        let m = TimelineModel::new(&t);
-        let first_device = m.lanes.iter().position(|l| l.device).unwrap();
-        assert!(m.lanes[..first_device].iter().all(|l| !l.device));
-        assert!(m.lanes[first_device..].iter().all(|l| l.device));
-        let rows: usize = m.lanes.iter().map(|l| l.rows as usize).sum();
-        assert_eq!(rows, m.display_rows.len());
+    fn view_of(axis: TimeAxis, width_px: f64) -> ViewRequest {
+        ViewRequest {
+            start_ns: axis.start_ns,
+            ns_per_px: axis.ns_per_px,
+            width_px,
+            ..Default::default()
+        }
+    }
+
+    /// The display row of slice `s` with nothing collapsed.
+    fn row_of(m: &TimelineModel, t: &Trace, s: usize) -> u32 {
+        let (lane, lane_row) = m.lane_row_of_slice(t, s).unwrap();
+        row_layout(&m.lanes, &[]).lane_first_row[lane as usize].unwrap() + lane_row as u32
     }
 
     #[test]
-    fn the_kernel_can_be_picked_and_names_its_launch_and_op() {
+    fn lanes_are_host_first_grouped_and_cover_every_row() {
+        let t = triton();
+        let m = TimelineModel::new(&t);
+        let first_device = m
+            .lanes
+            .iter()
+            .position(|l| l.kind == LaneKind::Device)
+            .unwrap();
+        assert!(m.lanes[..first_device]
+            .iter()
+            .all(|l| l.kind != LaneKind::Device));
+        assert!(m.lanes[first_device..]
+            .iter()
+            .all(|l| l.kind == LaneKind::Device));
+        let layout = row_layout(&m.lanes, &[]);
+        let lane_rows: u32 = m.lanes.iter().map(|l| l.rows as u32).sum();
+        assert_eq!(layout.rows, lane_rows + layout.headers.len() as u32);
+        // Collapsing the device group leaves its header only.
+        let g = m.lanes[first_device].group;
+        let folded = row_layout(&m.lanes, &[g]);
+        let device_rows: u32 = m.lanes[first_device..].iter().map(|l| l.rows as u32).sum();
+        assert_eq!(folded.rows, layout.rows - device_rows);
+        assert!(folded.lane_first_row[first_device].is_none());
+    }
+
+    #[test]
+    fn the_kernel_can_be_picked_and_its_chain_names_its_launch_and_op() {
         let t = triton();
         let m = TimelineModel::new(&t);
         let k = (0..t.slices.len())
             .find(|&i| t.slices.category[i] == Category::Kernel)
             .unwrap();
-        // Zoom onto the kernel and click its middle.
         let (a, b) = (t.slices.start_ns[k], t.slices.end_ns(k));
-        let axis = TimeAxis::fit(a - 1_000, b + 1_000, 1000.0);
-        let row = m
-            .display_rows
-            .iter()
-            .position(|&r| m.index.rows[r].slices.contains(&(k as u32)))
-            .unwrap();
-        let picked = m.pick(&t, row, &axis, axis.px((a + b) / 2)).unwrap();
+        let view = view_of(TimeAxis::fit(a - 1_000, b + 1_000, 1000.0), 1000.0);
+        let row = row_of(&m, &t, k);
+        let picked = m.pick(&t, &view, row, view.axis().px((a + b) / 2)).unwrap();
         assert_eq!(picked.name, "triton_poi_fused_add_cos_sin_0");
-        assert_eq!(picked.launched_by.as_deref(), Some("cuLaunchKernel"));
-        assert_eq!(picked.op.as_deref(), Some("triton_poi_fused_add_cos_sin_0"));
         assert_eq!(picked.self_ns, 1_760);
+        let chain: Vec<(&str, &str)> = picked
+            .chain
+            .iter()
+            .map(|c| (c.role.as_str(), c.name.as_str()))
+            .collect();
+        assert_eq!(
+            chain,
+            [
+                ("op", "triton_poi_fused_add_cos_sin_0"),
+                ("runtime", "cuLaunchKernel"),
+                ("device", "triton_poi_fused_add_cos_sin_0"),
+            ]
+        );
+        let launch = &picked.chain[1];
+        let delay = picked.chain[2].launch_delay_ns.unwrap();
+        assert_eq!(delay, picked.start_ns - (launch.start_ns + launch.dur_ns));
         // The compiled region's self time excludes the op nested in it.
         let region = (0..t.slices.len())
             .find(|&i| t.slice_name(i) == "Torch-Compiled Region: 0/0")
             .unwrap();
         let (a, b) = (t.slices.start_ns[region], t.slices.end_ns(region));
-        let axis_r = TimeAxis::fit(a, b, 1000.0);
-        let row_r = m
-            .display_rows
-            .iter()
-            .position(|&r| m.index.rows[r].slices.contains(&(region as u32)))
-            .unwrap();
-        let p = m.pick(&t, row_r, &axis_r, 500.0).unwrap();
+        let view_r = view_of(TimeAxis::fit(a, b, 1000.0), 1000.0);
+        let p = m.pick(&t, &view_r, row_of(&m, &t, region), 500.0).unwrap();
         assert_eq!(p.name, "Torch-Compiled Region: 0/0");
         let children: i64 = (0..t.slices.len())
             .filter(|&i| t.slices.parent[i] == region as u32)
@@ -250,10 +864,82 @@ mod tests {
             .sum();
         assert!(children > 0);
         assert_eq!(p.self_ns, p.dur_ns - children);
-        let rects = m.draw(&t, &axis, 1000.0);
+        // Its chain reaches the Triton kernel through the op nested in it.
+        assert!(p.chain.iter().any(|c| c.role == "device"));
+        let rects = m.draw(&t, &view);
         assert!(rects
             .iter()
-            .any(|r| r.row == row as u32
-                && r.label.as_deref() == Some("triton_poi_fused_add_cos_sin_0")));
+            .any(|r| r.row == row && r.label.as_deref() == Some("triton_poi_fused_add_cos_sin_0")));
+    }
+
+    #[test]
+    fn search_highlights_every_match_and_steps_through_them_in_time_order() {
+        let t = triton();
+        let m = TimelineModel::new(&t);
+        let h = Highlight {
+            text: "TRITON_poi".into(),
+            exact: false,
+        };
+        let expected = (0..t.slices.len())
+            .filter(|&i| t.slice_name(i).to_lowercase().contains("triton_poi"))
+            .count();
+        let (count, first) = m.find(&t, &h, 0);
+        assert_eq!(count, expected);
+        assert!(count >= 2);
+        let (_, last) = m.find(&t, &h, -1);
+        assert!(first.unwrap().start_ns <= last.unwrap().start_ns);
+        // Zoomed all the way out, each row's highlights cover its matches.
+        let view = ViewRequest {
+            highlight: Some(h),
+            ..view_of(TimeAxis::fit(m.start_ns, m.end_ns, 800.0), 800.0)
+        };
+        let lit: u32 = m
+            .draw(&t, &view)
+            .iter()
+            .filter(|r| r.code == CODE_HIGHLIGHT)
+            .map(|r| r.count)
+            .sum();
+        assert_eq!(lit as usize, expected);
+    }
+
+    #[test]
+    fn counters_and_instants_get_their_own_rows() {
+        let t = tracelane_core::import_bytes(
+            br#"{"traceEvents":[
+              {"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":0,"dur":10},
+              {"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":5,"s":"t","args":{"Bytes":512}},
+              {"ph":"C","name":"memory","pid":1,"ts":1,"args":{"allocated":10}},
+              {"ph":"C","name":"memory","pid":1,"ts":6,"args":{"allocated":40}}
+            ]}"#,
+            Default::default(),
+        )
+        .unwrap();
+        let m = TimelineModel::new(&t);
+        let kinds: Vec<(LaneKind, u16)> = m.lanes.iter().map(|l| (l.kind, l.rows)).collect();
+        assert_eq!(kinds, [(LaneKind::Thread, 2), (LaneKind::Counter, 2)]);
+        assert_eq!(m.lanes[1].peak, Some(40.0));
+        let view = view_of(TimeAxis::fit(0, 10_000, 1000.0), 1000.0);
+        let rects = m.draw(&t, &view);
+        // Header row 0; the thread's instant row 1, its op row 2; the counter rows 3–4.
+        assert!(rects.iter().any(|r| r.code == CODE_INSTANT && r.row == 1));
+        assert!(rects.iter().any(|r| r.code == 1 && r.row == 2));
+        let tall = rects
+            .iter()
+            .filter(|r| r.code == CODE_COUNTER)
+            .map(|r| r.height)
+            .fold(0.0f32, f32::max);
+        assert_eq!(
+            (
+                tall,
+                rects.iter().find(|r| r.code == CODE_COUNTER).unwrap().row
+            ),
+            (2.0, 4)
+        );
+        let p = m.pick(&t, &view, 1, 500.0).unwrap();
+        assert_eq!((p.name.as_str(), p.args[0].1.as_str()), ("[memory]", "512"));
+        let c = m.pick(&t, &view, 3, 700.0).unwrap();
+        assert_eq!(c.args, [("value".to_string(), "40".to_string())]);
+        // Colour by name keeps a name's colour whatever the zoom.
+        assert_eq!(name_colour_code("aten::mm"), name_colour_code("aten::mm"));
     }
 }

@@ -13,11 +13,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, MessageEvent, Worker};
 
-use crate::protocol::{FromWorker, Summary, ToWorker};
+use crate::protocol::{FromWorker, RangeOps, Summary, ToWorker};
 use crate::table::{self, Column};
-use crate::timeline_view::{PickedSlice, RECT_STRIDE};
+use crate::timeline_view::{Highlight, PickedSlice};
 use tracelane_core::ops::{NamedStats, OpDetails, OpRow};
-use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 
 /// Bytes read from a file and handed to the worker at a time.
 const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
@@ -56,13 +55,9 @@ enum Status {
     },
 }
 
-/// A draw list as the worker sent it: (request, packed rectangles, labels
-/// by rectangle index).
-type DrawnRects = (u32, Vec<f32>, Vec<(u32, String)>);
-
 /// The page's state: plain signals, shared through context.
 #[derive(Clone, Copy)]
-struct Ui {
+pub struct Ui {
     traces: RwSignal<Vec<Summary>>,
     active: RwSignal<usize>,
     status: RwSignal<Status>,
@@ -70,11 +65,18 @@ struct Ui {
     dragging: RwSignal<bool>,
     /// The last details answer: (request number, details).
     details: RwSignal<Option<(u32, OpDetails)>>,
-    /// The last timeline draw list and pick answers, by request number.
-    drawn: RwSignal<Option<DrawnRects>>,
-    picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
-    hovered: RwSignal<Option<(u32, Option<PickedSlice>)>>,
+    /// The last timeline answers, by request number.
+    pub picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
+    pub hovered: RwSignal<Option<(u32, Option<PickedSlice>)>>,
+    /// (request, matches, index, the match).
+    pub found: RwSignal<Option<FoundMatch>>,
+    pub range_ops: RwSignal<Option<(u32, RangeOps)>>,
+    /// The op-table row whose occurrences the timeline highlights.
+    pub table_highlight: RwSignal<Option<Highlight>>,
 }
+
+/// A search answer: (request, matches, index, the match).
+pub type FoundMatch = (u32, usize, i64, Option<PickedSlice>);
 
 thread_local! {
     static IMPORTS: RefCell<Imports> = RefCell::new(Imports::default());
@@ -93,21 +95,19 @@ struct Imports {
     progress: u64,
     cancelled: bool,
     next_request: u32,
-    /// Labels of the draw list whose rectangles are about to arrive.
-    pending_labels: Option<(u32, Vec<(u32, String)>)>,
 }
 
-fn window() -> web_sys::Window {
+pub(crate) fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
 }
 
-fn performance_mark(name: &str) {
+pub(crate) fn performance_mark(name: &str) {
     if let Some(p) = window().performance() {
         let _ = p.mark(name);
     }
 }
 
-fn performance_measure(name: &str, start: &str, end: &str) {
+pub(crate) fn performance_measure(name: &str, start: &str, end: &str) {
     if let Some(p) = window().performance() {
         let _ = p.measure_with_start_mark_and_end_mark(name, start, end);
     }
@@ -132,15 +132,8 @@ fn spawn_worker(ui: Ui) {
         }
     };
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        if let Some(floats) = e.data().dyn_ref::<js_sys::Float32Array>() {
-            let floats = floats.to_vec();
-            let request = floats.first().copied().unwrap_or(0.0) as u32;
-            let labels = IMPORTS
-                .with(|i| i.borrow_mut().pending_labels.take())
-                .filter(|(r, _)| *r == request)
-                .map(|(_, l)| l)
-                .unwrap_or_default();
-            ui.drawn.set(Some((request, floats, labels)));
+        if let Ok(floats) = e.data().dyn_into::<js_sys::Float32Array>() {
+            crate::timeline_page::on_drawn(floats);
             return;
         }
         let Some(text) = e.data().as_string() else {
@@ -216,9 +209,14 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             pump(ui);
         }
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
-        FromWorker::Drawn { request, labels } => {
-            IMPORTS.with(|i| i.borrow_mut().pending_labels = Some((request, labels)));
-        }
+        FromWorker::Drawn { request, labels } => crate::timeline_page::on_labels(request, labels),
+        FromWorker::Found {
+            request,
+            count,
+            index,
+            slice,
+        } => ui.found.set(Some((request, count, index, slice))),
+        FromWorker::RangeTable { request, table } => ui.range_ops.set(Some((request, *table))),
         FromWorker::Picked {
             request,
             hover: false,
@@ -402,7 +400,7 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
 }
 
 /// Sends a request built for a fresh request number; returns the number.
-fn ask_worker(build: impl FnOnce(u32) -> ToWorker) -> Option<u32> {
+pub(crate) fn ask_worker(build: impl FnOnce(u32) -> ToWorker) -> Option<u32> {
     IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
         i.next_request += 1;
@@ -507,9 +505,11 @@ fn App() -> impl IntoView {
         demo: RwSignal::new(true),
         dragging: RwSignal::new(false),
         details: RwSignal::new(None),
-        drawn: RwSignal::new(None),
         picked: RwSignal::new(None),
         hovered: RwSignal::new(None),
+        found: RwSignal::new(None),
+        range_ops: RwSignal::new(None),
+        table_highlight: RwSignal::new(None),
     };
     provide_context(ui);
     spawn_worker(ui);
@@ -712,7 +712,7 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 <button role="tab" id="show-timeline" class:active=move || timeline.get() on:click=move |_| timeline.set(true)>"Timeline"</button>
             </div>
             {move || if timeline.get() {
-                view! { <TimelineView summary=s2.clone()/> }.into_any()
+                view! { <crate::timeline_page::TimelineView summary=s2.clone()/> }.into_any()
             } else {
                 view! { <OpTable summary=s.clone()/> }.into_any()
             }}
@@ -728,7 +728,7 @@ enum Group {
 }
 
 #[component]
-fn OpTable(summary: Summary) -> impl IntoView {
+pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
     let totals = table::Totals {
         cpu_self_ns: summary.self_cpu_total_ns,
         device_self_ns: summary.self_device_total_ns,
@@ -752,6 +752,14 @@ fn OpTable(summary: Summary) -> impl IntoView {
         true,
     ));
     let selected = RwSignal::new(None::<OpRow>);
+    // The timeline highlights every occurrence of the selected row.
+    let ui: Ui = expect_context();
+    Effect::new(move |_| {
+        if let Some(r) = selected.get() {
+            ui.table_highlight
+                .set(Some(crate::table::highlight_for(&r)));
+        }
+    });
     let scroll = RwSignal::new(0.0f64);
     let regex_error = RwSignal::new(None::<String>);
 
@@ -1080,277 +1088,5 @@ fn DetailLists(d: OpDetails, is_device: bool) -> impl IntoView {
             <h3>{parents}</h3>
             <ul>{d.parents.into_iter().map(|(p, n)| view! { <li>{p}{format!(" × {n}")}</li> }).collect_view()}</ul>
         </div>
-    }
-}
-
-const TL_ROW_PX: f64 = 18.0;
-const TL_WIDTH_PX: f64 = 1100.0;
-
-fn category_colour(code: u8) -> &'static str {
-    match code {
-        1 => "#4e79a7",
-        2 => "#9c755f",
-        3 => "#f28e2b",
-        4 => "#59a14f",
-        5 => "#e15759",
-        6 => "#edc948",
-        7 => "#bab0ac",
-        8 => "#76b7b2",
-        9 => "#b07aa1",
-        _ => "#8c8c8c",
-    }
-}
-
-fn paint(
-    canvas: &web_sys::HtmlCanvasElement,
-    floats: &[f32],
-    labels: &[(u32, String)],
-    rows: usize,
-) {
-    let dpr = window().device_pixel_ratio().max(1.0);
-    let h = rows as f64 * TL_ROW_PX;
-    canvas.set_width((TL_WIDTH_PX * dpr) as u32);
-    canvas.set_height((h * dpr).max(1.0) as u32);
-    let Ok(Some(ctx)) = canvas.get_context("2d") else {
-        return;
-    };
-    let ctx: web_sys::CanvasRenderingContext2d = ctx.unchecked_into();
-    let _ = ctx.scale(dpr, dpr);
-    ctx.clear_rect(0.0, 0.0, TL_WIDTH_PX, h);
-    let rects = floats.get(2..).unwrap_or(&[]);
-    let n = rects.len() / RECT_STRIDE;
-    let rect = |k: usize| &rects[k * RECT_STRIDE..(k + 1) * RECT_STRIDE];
-    // One fill style per category: changing it per rectangle costs more
-    // than the rectangles themselves.
-    for code in 0..=9u8 {
-        ctx.set_fill_style_str(category_colour(code));
-        for k in (0..n).filter(|&k| rect(k)[4] as u8 == code) {
-            let r = rect(k);
-            let y = r[0] as f64 * TL_ROW_PX + 1.0;
-            ctx.fill_rect(
-                r[1] as f64,
-                y,
-                (r[2] - r[1]).max(1.0) as f64,
-                TL_ROW_PX - 2.0,
-            );
-        }
-    }
-    ctx.set_font("11px system-ui, sans-serif");
-    ctx.set_fill_style_str("#fff");
-    for (k, label) in labels {
-        let k = *k as usize;
-        if k >= n {
-            continue;
-        }
-        let r = rect(k);
-        let (x0, x1, y) = (r[1] as f64, r[2] as f64, r[0] as f64 * TL_ROW_PX + 1.0);
-        // Elide in the middle to fit (about 6.5 px a character).
-        let fit = ((x1 - x0 - 6.0) / 6.5).floor().max(0.0) as usize;
-        let chars: Vec<char> = label.chars().collect();
-        let text: String = if chars.len() <= fit {
-            label.clone()
-        } else if fit >= 5 {
-            let half = (fit - 1) / 2;
-            let tail: String = chars[chars.len() - half..].iter().collect();
-            format!("{}…{}", chars[..half].iter().collect::<String>(), tail)
-        } else {
-            continue;
-        };
-        let _ = ctx.fill_text(&text, x0 + 3.0, y + TL_ROW_PX - 6.0);
-    }
-}
-
-#[component]
-fn TimelineView(summary: Summary) -> impl IntoView {
-    let ui: Ui = expect_context();
-    let id = summary.id;
-    let (t0, t1) = (summary.timeline_start_ns, summary.timeline_end_ns);
-    let lanes = summary.lanes.clone();
-    let rows: usize = lanes.iter().map(|l| l.rows as usize).sum();
-    let home = TimeAxis::fit(t0, t1, TL_WIDTH_PX);
-    let axis = RwSignal::new(home);
-    let canvas: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let last_draw = RwSignal::new(None::<u32>);
-    let last_pick = RwSignal::new(None::<u32>);
-    let drag = RwSignal::new(None::<(f64, f64)>);
-    // Asks the worker what lies under a point of the canvas.
-    let pick_at = move |x: f64, y: f64, hover: bool| {
-        let a = axis.get_untracked();
-        let row = (y / TL_ROW_PX).floor().max(0.0) as u32;
-        ask_worker(|request| ToWorker::Pick {
-            id,
-            request,
-            row,
-            start_ns: a.start_ns,
-            ns_per_px: a.ns_per_px,
-            x_px: x,
-            hover,
-        })
-    };
-    let last_hover = RwSignal::new(None::<u32>);
-    let hover_at = RwSignal::new(None::<(f64, f64)>);
-    let hovered = move || {
-        ui.hovered.with(|p| {
-            p.as_ref()
-                .filter(|(r, _)| Some(*r) == last_hover.get())
-                .and_then(|(_, s)| s.clone())
-        })
-    };
-    Effect::new(move |_| {
-        let a = axis.get();
-        // `tracelane:frame` measures a view change: request, layout in the
-        // worker, transfer, paint.
-        performance_mark("tracelane:frame:start");
-        let req = ask_worker(|request| ToWorker::Draw {
-            id,
-            request,
-            start_ns: a.start_ns,
-            ns_per_px: a.ns_per_px,
-            width_px: TL_WIDTH_PX,
-        });
-        last_draw.set(req);
-    });
-    Effect::new(move |_| {
-        let want = last_draw.get();
-        ui.drawn.with(|d| {
-            if let (Some((req, floats, labels)), Some(c)) = (d, canvas.get()) {
-                if Some(*req) == want {
-                    paint(&c, floats, labels, rows);
-                    performance_mark("tracelane:frame:end");
-                    performance_measure(
-                        "tracelane:frame",
-                        "tracelane:frame:start",
-                        "tracelane:frame:end",
-                    );
-                }
-            }
-        });
-    });
-    let picked = move || {
-        ui.picked.with(|p| {
-            p.as_ref()
-                .filter(|(r, _)| Some(*r) == last_pick.get())
-                .map(|(_, s)| s.clone())
-        })
-    };
-    let range = move || {
-        let a = axis.get();
-        let (from, to) = (a.start_ns - t0, a.time(TL_WIDTH_PX) - t0);
-        format!(
-            "{} – {} (showing {})",
-            table::fmt_ns(from as f64),
-            table::fmt_ns(to as f64),
-            table::fmt_ns((to - from) as f64)
-        )
-    };
-    let on_key = move |ev: web_sys::KeyboardEvent| {
-        let a = axis.get_untracked();
-        let next = match ev.key().as_str() {
-            "w" | "W" => a.zoom(1.25, TL_WIDTH_PX / 2.0),
-            "s" | "S" => a.zoom(0.8, TL_WIDTH_PX / 2.0),
-            "a" | "A" => a.pan(-TL_WIDTH_PX / 10.0),
-            "d" | "D" => a.pan(TL_WIDTH_PX / 10.0),
-            "0" | "Home" => home,
-            _ => return,
-        };
-        ev.prevent_default();
-        axis.set(next);
-    };
-    let lane_labels = lanes
-        .iter()
-        .map(|l| {
-            let h = l.rows as f64 * TL_ROW_PX;
-            view! {
-                <div class="lane-label" class:device=l.device style=format!("height:{h}px") title=l.label.clone()>
-                    {l.label.clone()}
-                </div>
-            }
-        })
-        .collect_view();
-    view! {
-        <div class="timeline-bar">
-            <span id="timeline-range">{range}</span>
-            <span class="muted">"wheel or W/S to zoom, drag or A/D to pan, 0 to see everything; click a slice"</span>
-        </div>
-        <div class="timeline" id="timeline" tabindex="0" on:keydown=on_key>
-            <div class="lane-labels">
-                <div class="ruler-corner"></div>
-                {lane_labels}
-            </div>
-            <div class="timeline-plot">
-            <div class="ruler" id="timeline-ruler" style=format!("width:{TL_WIDTH_PX}px")>
-                {move || {
-                    ruler_ticks(&axis.get(), TL_WIDTH_PX, t0, 90.0)
-                        .into_iter()
-                        .map(|t| view! { <span class="tick" style=format!("left:{:.1}px", t.x_px)>{t.label}</span> })
-                        .collect_view()
-                }}
-            </div>
-            <canvas
-                node_ref=canvas
-                style=format!("width:{TL_WIDTH_PX}px;height:{}px", rows as f64 * TL_ROW_PX)
-                on:wheel=move |ev: web_sys::WheelEvent| {
-                    ev.prevent_default();
-                    let f = if ev.delta_y() < 0.0 { 1.25 } else { 0.8 };
-                    axis.update(|a| *a = a.zoom(f, ev.offset_x() as f64));
-                }
-                on:mousedown=move |ev: web_sys::MouseEvent| drag.set(Some((ev.offset_x() as f64, ev.offset_x() as f64)))
-                on:mousemove=move |ev: web_sys::MouseEvent| {
-                    let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
-                    if drag.get_untracked().is_none() {
-                        hover_at.set(Some((x, y)));
-                        last_hover.set(pick_at(x, y, true));
-                    }
-                    if let Some((start, last)) = drag.get_untracked() {
-                        if (x - start).abs() > 3.0 {
-                            axis.update(|a| *a = a.pan(last - x));
-                        }
-                        drag.set(Some((start, x)));
-                    }
-                }
-                on:mouseup=move |ev: web_sys::MouseEvent| {
-                    let was = drag.get_untracked();
-                    drag.set(None);
-                    let x = ev.offset_x() as f64;
-                    if was.is_some_and(|(start, _)| (x - start).abs() <= 3.0) {
-                        last_pick.set(pick_at(x, ev.offset_y() as f64, false));
-                    }
-                }
-                on:mouseleave=move |_| {
-                    hover_at.set(None);
-                    last_hover.set(None);
-                }
-            ></canvas>
-            {move || {
-                let (x, y) = hover_at.get()?;
-                let p = hovered()?;
-                Some(view! {
-                    <div class="tooltip" id="timeline-tooltip" style=format!("left:{:.0}px;top:{:.0}px", x + 14.0, y + 34.0)>
-                        <strong>{p.name}</strong>
-                        <br/>
-                        {format!(
-                            "{} · start {} · {} (self {})",
-                            p.category,
-                            table::fmt_ns(p.start_ns as f64),
-                            table::fmt_ns(p.dur_ns as f64),
-                            table::fmt_ns(p.self_ns as f64)
-                        )}
-                    </div>
-                })
-            }}
-            </div>
-        </div>
-        {move || picked().map(|p| match p {
-            None => view! { <p class="muted" id="timeline-picked">"Nothing there."</p> }.into_any(),
-            Some(p) => view! {
-                <aside class="details" id="timeline-picked">
-                    <h2>{p.name.clone()}</h2>
-                    <p class="muted">{format!("{} · starts at {} · lasts {}", p.category, table::fmt_ns(p.start_ns as f64), table::fmt_ns(p.dur_ns as f64))}</p>
-                    {p.launched_by.clone().map(|l| view! { <p>"Launched by " <strong>{l}</strong></p> })}
-                    {p.op.clone().map(|o| view! { <p>"Op: " <strong class="picked-op">{o}</strong></p> })}
-                    {(!p.launched.is_empty()).then(|| view! { <p>{format!("Launched on the device: {}", p.launched.join(", "))}</p> })}
-                </aside>
-            }.into_any(),
-        })}
     }
 }

@@ -8,10 +8,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::protocol::{summarize, FromWorker, ToWorker};
+use crate::protocol::{range_ops, summarize, FromWorker, ToWorker};
 use crate::timeline_view::{encode_rects, TimelineModel};
 use tracelane_core::ops::op_details;
-use tracelane_core::timeline::TimeAxis;
 use tracelane_core::{ImportOptions, Importer, Trace};
 
 /// wasm32 memory is 4 GiB at most: stop inflating well before it.
@@ -107,19 +106,9 @@ pub fn start() {
                         with_model(&traces, id, |t, _| op_details(t, &row)).unwrap_or_default();
                     post(&s, &FromWorker::Details { request, details });
                 }
-                Ok(ToWorker::Draw {
-                    id,
-                    request,
-                    start_ns,
-                    ns_per_px,
-                    width_px,
-                }) => {
-                    let axis = TimeAxis {
-                        start_ns,
-                        ns_per_px,
-                    };
-                    let rects = with_model(&traces, id, |t, m| m.draw(t, &axis, width_px))
-                        .unwrap_or_default();
+                Ok(ToWorker::Draw { id, request, view }) => {
+                    let rects =
+                        with_model(&traces, id, |t, m| m.draw(t, &view)).unwrap_or_default();
                     let (floats, labels) = encode_rects(request, rects);
                     post(&s, &FromWorker::Drawn { request, labels });
                     let array = js_sys::Float32Array::from(floats.as_slice());
@@ -129,19 +118,13 @@ pub fn start() {
                 Ok(ToWorker::Pick {
                     id,
                     request,
+                    view,
                     row,
-                    start_ns,
-                    ns_per_px,
                     x_px,
                     hover,
                 }) => {
-                    let axis = TimeAxis {
-                        start_ns,
-                        ns_per_px,
-                    };
                     let slice =
-                        with_model(&traces, id, |t, m| m.pick(t, row as usize, &axis, x_px))
-                            .flatten();
+                        with_model(&traces, id, |t, m| m.pick(t, &view, row, x_px)).flatten();
                     post(
                         &s,
                         &FromWorker::Picked {
@@ -150,6 +133,55 @@ pub fn start() {
                             slice,
                         },
                     );
+                }
+                Ok(ToWorker::Select { id, request, slice }) => {
+                    let slice =
+                        with_model(&traces, id, |t, m| m.describe(t, slice as usize)).flatten();
+                    post(
+                        &s,
+                        &FromWorker::Picked {
+                            request,
+                            hover: false,
+                            slice,
+                        },
+                    );
+                }
+                Ok(ToWorker::Find {
+                    id,
+                    request,
+                    highlight,
+                    index,
+                }) => {
+                    let (count, slice) =
+                        with_model(&traces, id, |t, m| m.find(t, &highlight, index))
+                            .unwrap_or((0, None));
+                    post(
+                        &s,
+                        &FromWorker::Found {
+                            request,
+                            count,
+                            index,
+                            slice,
+                        },
+                    );
+                }
+                Ok(ToWorker::RangeTable {
+                    id,
+                    request,
+                    start_ns,
+                    end_ns,
+                }) => {
+                    if let Some(table) =
+                        with_model(&traces, id, |t, _| range_ops(t, start_ns, end_ns))
+                    {
+                        post(
+                            &s,
+                            &FromWorker::RangeTable {
+                                request,
+                                table: Box::new(table),
+                            },
+                        );
+                    }
                 }
                 Err(err) => web_sys::console::error_1(
                     &format!("tracelane worker: bad message: {err}").into(),

@@ -297,20 +297,44 @@ test('the release build works from a sub-path (GitHub Pages project sites)', asy
   }
 });
 
-test('timeline: lanes, keyboard zoom and pan, clicking a kernel names its op', async () => {
+/** The timeline's view: start (ns after the trace start), ns per px, width. */
+async function timelineView(page) {
+  const [start, nsPerPx, width] = (await page.locator('#timeline').getAttribute('data-view')).split(' ').map(Number);
+  return { start, nsPerPx, width };
+}
+
+/** Page coordinates of time `relNs` (after the trace start) on display row `row`. */
+async function plotPoint(page, relNs, row) {
+  const v = await timelineView(page);
+  const box = await page.locator('#timeline canvas.overlay').boundingBox();
+  return { x: box.x + (relNs - v.start) / v.nsPerPx, y: box.y + row * 18 + 9 };
+}
+
+async function openTimeline(page, rel) {
+  await openFile(page, rel);
+  await page.click('#show-timeline');
+  await page.waitForSelector('#timeline canvas.overlay');
+  // The first frame is painted once the worker's draw list arrived.
+  await page.waitForFunction(() => performance.getEntriesByName('tracelane:frame').length > 0, null, { timeout: 20000 });
+}
+
+test('timeline: lanes, ruler, keys, WebGL2 paint, click a kernel → its launch and op, the chain links', async () => {
   const rel = 'public/hta_triton_example.json.gz';
   const page = await open();
   await waitForDemo(page);
-  await openFile(page, rel);
-  await page.click('#show-timeline');
-  await page.waitForSelector('#timeline canvas');
+  await openTimeline(page, rel);
+  assert.equal(await page.locator('#timeline canvas.rects').getAttribute('data-renderer'), 'webgl2');
   const labels = await page.locator('.lane-label').allTextContents();
   assert.ok(labels.some((l) => l.includes('stream 7')), labels.join(' | '));
   assert.ok(labels.some((l) => /thread 1670242/.test(l)), labels.join(' | '));
+  const groups = await page.locator('button.lane-group').allTextContents();
+  assert.ok(groups.length >= 2 && groups.some((g) => /device/.test(g)), groups.join(' | '));
   // Hover over the long ProfilerStep annotation: a tooltip names it.
-  const canvasBox = await page.locator('#timeline canvas').boundingBox();
-  const stepLane = await page.locator('.lane-label', { hasText: '3100453' }).boundingBox();
-  await page.mouse.move(canvasBox.x + 700, stepLane.y + 9);
+  const stepRow = Number(await page.locator('.lane-label', { hasText: '3100453' }).getAttribute('data-row'));
+  const info = JSON.parse(execFileSync(cli, ['info', path.join(fixtures, rel), '--format', 'json']).toString());
+  const span = info.last_end_ns - info.first_start_ns;
+  let pt = await plotPoint(page, span * 0.6, stepRow);
+  await page.mouse.move(pt.x, pt.y);
   await page.waitForSelector('#timeline-tooltip', { timeout: 10000 });
   assert.match(await page.locator('#timeline-tooltip').textContent(), /ProfilerStep#1.*user_annotation.*self/);
   const ticks = await page.locator('#timeline-ruler .tick').allTextContents();
@@ -319,26 +343,111 @@ test('timeline: lanes, keyboard zoom and pan, clicking a kernel names its op', a
   await page.focus('#timeline');
   await page.keyboard.press('w');
   await page.keyboard.press('d');
-  const after = await page.locator('#timeline-range').textContent();
-  assert.notEqual(after, before);
+  assert.notEqual(await page.locator('#timeline-range').textContent(), before);
   assert.notDeepEqual(await page.locator('#timeline-ruler .tick').allTextContents(), ticks);
   await page.keyboard.press('0');
   assert.equal(await page.locator('#timeline-range').textContent(), before);
-  // Click where the kernel is: its start relative to the trace start.
-  const info = JSON.parse(execFileSync(cli, ['info', path.join(fixtures, rel), '--format', 'json']).toString());
+  // Click the kernel: where it starts, on the stream's row.
   const events = JSON.parse(execFileSync('gzip', ['-dc', path.join(fixtures, rel)]).toString()).traceEvents;
   const kernel = events.find((e) => e.cat === 'kernel');
-  const base = info.clock_offset_ns;
-  const kernelNs = Math.round(kernel.ts * 1000) + 0;
-  const x = ((kernelNs - info.first_start_ns) / (info.last_end_ns - info.first_start_ns)) * 1100;
-  const deviceTop = await page.locator('.lane-label:not(.device)').evaluateAll((els) => els.reduce((s, e) => s + e.getBoundingClientRect().height, 0));
-  const box = await page.locator('#timeline canvas').boundingBox();
-  await page.mouse.click(box.x + x, box.y + deviceTop + 9);
+  const kernelRel = Math.round(kernel.ts * 1000) - info.first_start_ns;
+  const streamRow = Number(await page.locator('.lane-label', { hasText: 'stream 7' }).getAttribute('data-row'));
+  pt = await plotPoint(page, kernelRel, streamRow);
+  await page.mouse.click(pt.x + 1, pt.y);
   await page.waitForSelector('#timeline-picked h2', { timeout: 10000 });
   assert.equal(await page.locator('#timeline-picked h2').textContent(), 'triton_poi_fused_add_cos_sin_0');
   assert.match(await page.locator('#timeline-picked').textContent(), /Launched by cuLaunchKernel/);
   assert.equal(await page.locator('#timeline-picked .picked-op').textContent(), 'triton_poi_fused_add_cos_sin_0');
-  assert.ok(base >= 0);
+  // Its dependency chain: op → launch → kernel, with the launch delay.
+  const chain = await page.locator('#timeline-chain li').allTextContents();
+  assert.equal(chain.length, 3, chain.join(' | '));
+  assert.match(chain[0], /^op/);
+  assert.match(chain[1], /^runtime\s*cuLaunchKernel/);
+  assert.match(chain[2], /^device.*launch delay .* \(queued /);
+  assert.match(await page.locator('#timeline-picked').textContent(), /grid|stream/);
   await page.screenshot({ path: path.join(artifacts, 'timeline.png'), fullPage: true });
+  // A chain link selects the launch and brings it into view.
+  await page.click('#timeline-chain a:text("cuLaunchKernel")');
+  await page.waitForFunction(() => document.querySelector('#timeline-picked h2')?.textContent === 'cuLaunchKernel', null, { timeout: 10000 });
+  // F fits the selected slice: the visible span shrinks to about it.
+  await page.focus('#timeline');
+  await page.keyboard.press('f');
+  assert.ok((await timelineView(page)).nsPerPx * (await timelineView(page)).width < span / 10);
+  await page.keyboard.press('0');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('timeline: search steps through matches; Shift+drag selects a range with its op table; groups collapse', async () => {
+  const rel = 'public/hta_triton_example.json.gz';
+  const page = await open();
+  await waitForDemo(page);
+  await openTimeline(page, rel);
+  const events = JSON.parse(execFileSync('gzip', ['-dc', path.join(fixtures, rel)]).toString()).traceEvents;
+  const matches = events.filter((e) => e.ph === 'X' && /triton_poi/i.test(e.name)).length;
+  await page.fill('#timeline-search', 'TRITON_POI');
+  await page.press('#timeline-search', 'Enter');
+  await page.waitForFunction((n) => document.querySelector('#search-count')?.textContent === `1 / ${n}`, matches, { timeout: 10000 });
+  await page.press('#timeline-search', 'Enter');
+  await page.waitForFunction((n) => document.querySelector('#search-count')?.textContent === `2 / ${n}`, matches, { timeout: 10000 });
+  await page.press('#timeline-search', 'Shift+Enter');
+  await page.press('#timeline-search', 'Shift+Enter');
+  await page.waitForFunction((n) => document.querySelector('#search-count')?.textContent === `${n} / ${n}`, matches, { timeout: 10000 });
+  assert.match(await page.locator('#timeline-picked h2').textContent(), /triton_poi/);
+  await page.fill('#timeline-search', '');
+  await page.keyboard.press('Escape');
+  // Shift+drag across nearly the whole plot (this trace's events sit early on).
+  await page.focus('#timeline');
+  await page.keyboard.press('0');
+  const box = await page.locator('#timeline canvas.overlay').boundingBox();
+  const v = await timelineView(page);
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + v.width * 0.01, box.y + 30);
+  await page.mouse.down();
+  await page.mouse.move(box.x + v.width * 0.5, box.y + 30, { steps: 4 });
+  await page.mouse.move(box.x + v.width * 0.97, box.y + 30, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.waitForSelector('#range-table .tr', { timeout: 10000 });
+  const length = await page.locator('#ruler-selection').textContent();
+  assert.match(length, / (ns|µs|ms|s)$/);
+  assert.match(await page.locator('#range-table h2').textContent(), /Op table of/);
+  const rangeRows = await page.locator('#range-table .tr').allTextContents();
+  assert.ok(rangeRows.some((r) => r.includes('cuLaunchKernel')), rangeRows.join(' | '));
+  await page.screenshot({ path: path.join(artifacts, 'timeline-range.png'), fullPage: true });
+  // F fits the range.
+  await page.focus('#timeline');
+  await page.keyboard.press('f');
+  const fitted = await timelineView(page);
+  assert.ok(Math.abs(fitted.nsPerPx - v.nsPerPx * 0.96) / v.nsPerPx < 0.02, `${fitted.nsPerPx} vs ${v.nsPerPx * 0.96}`);
+  // Collapse the device group: its stream lanes go; expand: they come back.
+  const device = page.locator('button.lane-group', { hasText: 'device' }).first();
+  await device.click();
+  assert.equal(await page.locator('.lane-label', { hasText: 'stream 7' }).count(), 0);
+  assert.equal(await device.getAttribute('aria-expanded'), 'false');
+  await device.click();
+  assert.equal(await page.locator('.lane-label', { hasText: 'stream 7' }).count(), 1);
+  // Colour by name repaints without errors.
+  await page.check('#colour-by-name');
+  await page.waitForTimeout(200);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('timeline: an op-table row highlights its occurrences; counters and instants get lanes', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, 'public/hta_triton_example.json.gz');
+  await page.locator('.tr', { hasText: 'cuLaunchKernel' }).first().click();
+  await page.click('#show-timeline');
+  await page.waitForSelector('#timeline canvas.overlay');
+  await page.waitForFunction(() => /highlighting “cuLaunchKernel”/.test(document.querySelector('#search-count')?.textContent ?? ''), null, { timeout: 10000 });
+  await page.click('#clear-highlight');
+  assert.equal(await page.locator('#search-count').textContent(), '');
+  // A trace with counters and [memory] instants.
+  await openTimeline(page, 'edge/counters.json');
+  const counters = await page.locator('.lane-label.counter').allTextContents();
+  assert.deepEqual(counters.sort(), ['bandwidth (peak 3.5)', 'memory.allocated (peak 10)', 'memory.reserved (peak 20)'].sort());
+  assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -23,6 +23,7 @@
 //! ```
 
 pub mod category;
+pub mod chain;
 pub mod error;
 pub mod import;
 pub mod info;

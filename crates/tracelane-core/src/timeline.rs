@@ -152,7 +152,20 @@ pub fn layout_row(
     width_px: f64,
     out: &mut Vec<DrawRect>,
 ) {
-    let slices = &index.rows[row].slices;
+    layout_slices(t, &index.rows[row].slices, row as u32, axis, width_px, out);
+}
+
+/// Lays out any list of non-overlapping slices sorted by start (a row, or
+/// the matches of a search within a row) as row `row_id`, appending to `out`.
+pub fn layout_slices(
+    t: &Trace,
+    slices: &[u32],
+    row_id: u32,
+    axis: &TimeAxis,
+    width_px: f64,
+    out: &mut Vec<DrawRect>,
+) {
+    let row = row_id;
     let (t0, t1) = (axis.start_ns, axis.time(width_px));
     let mut i = first_ending_after(t, slices, t0);
     while i < slices.len() {
@@ -165,7 +178,7 @@ pub fn layout_row(
         let x1 = axis.px(t.slices.end_ns(s)).min(width_px);
         if x1 - x0 >= 1.0 {
             out.push(DrawRect {
-                row: row as u32,
+                row,
                 x0_px: x0,
                 x1_px: x1,
                 slice: s as u32,
@@ -182,7 +195,7 @@ pub fn layout_row(
         let j = first_starting_at(t, slices, i + 1, column_end_t).max(i + 1);
         let last = slices[j - 1] as usize;
         out.push(DrawRect {
-            row: row as u32,
+            row,
             x0_px: column,
             x1_px: axis
                 .px(t.slices.end_ns(last))
@@ -207,6 +220,104 @@ pub fn draw_list(
     let mut out = Vec::new();
     for r in rows {
         layout_row(t, index, r, axis, width_px, &mut out);
+    }
+    out
+}
+
+/// One pixel-column mark for point events (instants): where, and how many
+/// events it stands for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointMark {
+    pub x_px: f64,
+    pub count: u32,
+    /// The first event it stands for (an index into the caller's list).
+    pub first: u32,
+}
+
+/// Marks for time-sorted points across `[0, width_px)`: one per pixel
+/// column that holds any, found by binary search and galloping (never a
+/// scan of every point).
+pub fn layout_points(ts_ns: &[i64], axis: &TimeAxis, width_px: f64) -> Vec<PointMark> {
+    let mut out = Vec::new();
+    let mut i = ts_ns.partition_point(|&t| t < axis.start_ns);
+    while i < ts_ns.len() {
+        let x = axis.px(ts_ns[i]);
+        if x >= width_px {
+            break;
+        }
+        let column = x.floor();
+        let column_end_t = axis.time(column + 1.0).max(ts_ns[i] + 1);
+        let j = (i + ts_ns[i..].partition_point(|&t| t < column_end_t)).max(i + 1);
+        out.push(PointMark {
+            x_px: column,
+            count: (j - i) as u32,
+            first: i as u32,
+        });
+        i = j;
+    }
+    out
+}
+
+/// One column of a counter's area chart: the highest value the counter
+/// holds anywhere in `[x0_px, x1_px)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CounterColumn {
+    pub x0_px: f64,
+    pub x1_px: f64,
+    pub value: f64,
+}
+
+/// A counter's samples (sorted by time; each value holds until the next
+/// sample, the last one for a pixel) as area-chart columns: a sample at
+/// least a pixel wide is its own column; narrower ones merge per pixel
+/// column into their maximum, so a spike is never lost.
+pub fn counter_columns(
+    ts_ns: &[i64],
+    values: &[f64],
+    axis: &TimeAxis,
+    width_px: f64,
+) -> Vec<CounterColumn> {
+    let n = ts_ns.len().min(values.len());
+    let mut out = Vec::new();
+    if n == 0 {
+        return out;
+    }
+    let end_of = |k: usize| {
+        if k + 1 < n {
+            ts_ns[k + 1]
+        } else {
+            ts_ns[k]
+        }
+    };
+    // The sample in force at the view start, else the first one after it.
+    let mut i = ts_ns[..n]
+        .partition_point(|&t| t <= axis.start_ns)
+        .saturating_sub(1);
+    while i < n {
+        let x0 = axis.px(ts_ns[i]).max(0.0);
+        if x0 >= width_px {
+            break;
+        }
+        let x1 = axis.px(end_of(i)).min(width_px);
+        if x1 - x0 >= 1.0 {
+            out.push(CounterColumn {
+                x0_px: x0,
+                x1_px: x1,
+                value: values[i],
+            });
+            i += 1;
+            continue;
+        }
+        let column = x0.floor();
+        let column_end_t = axis.time(column + 1.0);
+        let j = (i + ts_ns[i..n].partition_point(|&t| t < column_end_t)).max(i + 1);
+        let value = values[i..j].iter().copied().fold(f64::MIN, f64::max);
+        out.push(CounterColumn {
+            x0_px: column,
+            x1_px: column + 1.0,
+            value,
+        });
+        i = j;
     }
     out
 }
@@ -462,5 +573,51 @@ mod tests {
         assert_eq!(index.rows.len(), 2);
         assert_eq!((index.rows[0].depth, index.rows[1].depth), (0, 1));
         assert_eq!(t.slice_name(index.rows[1].slices[0] as usize), "inner");
+    }
+
+    #[test]
+    fn point_marks_merge_per_pixel_and_lose_no_point() {
+        // 10,000 points, 1 µs apart, seen at 10 µs a pixel and at 0.1 µs a pixel.
+        let ts: Vec<i64> = (0..10_000)
+            .map(|k| 1_700_000_000_000_000_000 + k * 1_000)
+            .collect();
+        for ns_per_px in [10_000.0, 100.0] {
+            let axis = TimeAxis {
+                start_ns: ts[0],
+                ns_per_px,
+            };
+            let width = 1000.0;
+            let marks = layout_points(&ts, &axis, width);
+            let visible = ts.iter().filter(|&&t| axis.px(t) < width).count();
+            assert_eq!(
+                marks.iter().map(|m| m.count as usize).sum::<usize>(),
+                visible
+            );
+            assert!(marks.windows(2).all(|w| w[1].x_px >= w[0].x_px + 1.0));
+        }
+    }
+
+    #[test]
+    fn counter_columns_keep_the_peak_of_merged_samples() {
+        // A counter that is 1 everywhere except one 1 ns spike to 50.
+        let ts: Vec<i64> = (0..1_000).map(|k| k * 1_000).collect();
+        let mut values = vec![1.0; 1_000];
+        values[500] = 50.0;
+        let axis = TimeAxis::fit(0, 1_000_000, 100.0); // 10 samples a pixel
+        let cols = counter_columns(&ts, &values, &axis, 100.0);
+        assert!(cols.len() <= 101);
+        let peak = cols
+            .iter()
+            .find(|c| c.value == 50.0)
+            .expect("the spike shows");
+        assert_eq!(peak.x0_px, 50.0);
+        // Zoomed in, each sample is its own column holding its value.
+        let near = TimeAxis::fit(499_000, 503_000, 400.0);
+        let cols = counter_columns(&ts, &values, &near, 400.0);
+        assert_eq!(cols[0].x0_px, 0.0);
+        assert_eq!(cols[0].value, 1.0);
+        assert!(cols
+            .iter()
+            .any(|c| c.value == 50.0 && c.x0_px == 100.0 && c.x1_px == 200.0));
     }
 }
