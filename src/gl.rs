@@ -6,7 +6,7 @@
 
 use wasm_bindgen::JsCast;
 use web_sys::{
-    HtmlCanvasElement, WebGl2RenderingContext as Gl, WebGlBuffer, WebGlProgram, WebGlShader,
+    OffscreenCanvas, WebGl2RenderingContext as Gl, WebGlBuffer, WebGlProgram, WebGlShader,
     WebGlUniformLocation, WebGlVertexArrayObject,
 };
 
@@ -85,18 +85,51 @@ fn rgb(hex: &str) -> [f32; 3] {
     ]
 }
 
+/// Does this context rasterise on the CPU? (`failIfMajorPerformanceCaveat`
+/// does not catch every software path, e.g. Chromium's SwiftShader.)
+fn is_software(gl: &Gl) -> bool {
+    // WEBGL_debug_renderer_info's UNMASKED_RENDERER_WEBGL.
+    const UNMASKED_RENDERER: u32 = 0x9246;
+    let name = match gl.get_extension("WEBGL_debug_renderer_info") {
+        Ok(Some(_)) => gl.get_parameter(UNMASKED_RENDERER).ok(),
+        _ => gl.get_parameter(Gl::RENDERER).ok(),
+    }
+    .and_then(|v| v.as_string())
+    .unwrap_or_default()
+    .to_lowercase();
+    [
+        "swiftshader",
+        "llvmpipe",
+        "softpipe",
+        "software",
+        "microsoft basic render",
+    ]
+    .iter()
+    .any(|s| name.contains(s))
+}
+
 impl GlRects {
-    /// A renderer on `canvas`, or `None` where WebGL2 is missing (the
-    /// caller then paints with Canvas2D).
-    pub fn new(canvas: &HtmlCanvasElement, palette: &[&str]) -> Option<GlRects> {
+    /// A renderer on `canvas`, or `None` where WebGL2 is missing — or, with
+    /// `hardware_only`, where it would run on a software rasteriser
+    /// (SwiftShader, llvmpipe): measured here, Canvas2D is faster there for
+    /// dense views. The caller then paints with Canvas2D.
+    pub fn new(canvas: &OffscreenCanvas, palette: &[&str], hardware_only: bool) -> Option<GlRects> {
         let options = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&options, &"antialias".into(), &false.into());
         let _ = js_sys::Reflect::set(&options, &"alpha".into(), &true.into());
+        let _ = js_sys::Reflect::set(
+            &options,
+            &"failIfMajorPerformanceCaveat".into(),
+            &hardware_only.into(),
+        );
         let gl: Gl = canvas
             .get_context_with_context_options("webgl2", &options)
             .ok()??
             .dyn_into()
             .ok()?;
+        if hardware_only && is_software(&gl) {
+            return None;
+        }
         let vertex = VERTEX
             .replace("PALETTE", &palette.len().to_string())
             .replace("COUNTER", &CODE_COUNTER.to_string())
@@ -142,20 +175,14 @@ impl GlRects {
         })
     }
 
-    /// Paints the packed rectangles (`RECT_STRIDE` floats each, as the
-    /// worker transferred them: no copy through wasm memory) on a canvas of
-    /// `width` × `height` CSS pixels whose backing store is already sized.
-    pub fn paint(&self, rects: &js_sys::Float32Array, width: f64, height: f64, row_px: f64) {
+    /// Paints the packed rectangles (`RECT_STRIDE` floats each) on a canvas
+    /// of `width` × `height` CSS pixels whose backing store is already sized.
+    pub fn paint(&self, rects: &[f32], width: f64, height: f64, row_px: f64) {
         let gl = &self.gl;
-        if let Some(canvas) = gl
-            .canvas()
-            .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
-        {
-            gl.viewport(0, 0, canvas.width() as i32, canvas.height() as i32);
-        }
+        gl.viewport(0, 0, gl.drawing_buffer_width(), gl.drawing_buffer_height());
         gl.clear_color(0.0, 0.0, 0.0, 0.0);
         gl.clear(Gl::COLOR_BUFFER_BIT);
-        let n = rects.length() as usize / RECT_STRIDE;
+        let n = rects.len() / RECT_STRIDE;
         if n == 0 {
             return;
         }
@@ -164,7 +191,12 @@ impl GlRects {
         gl.uniform1f(Some(&self.u_row_px), row_px as f32);
         gl.bind_vertex_array(Some(&self.vao));
         gl.bind_buffer(Gl::ARRAY_BUFFER, Some(&self.buffer));
-        gl.buffer_data_with_array_buffer_view(Gl::ARRAY_BUFFER, rects, Gl::STREAM_DRAW);
+        // SAFETY: the view over wasm memory is used at once, before anything
+        // could allocate (and so move that memory).
+        unsafe {
+            let view = js_sys::Float32Array::view(rects);
+            gl.buffer_data_with_array_buffer_view(Gl::ARRAY_BUFFER, &view, Gl::STREAM_DRAW);
+        }
         gl.draw_arrays_instanced(Gl::TRIANGLES, 0, 6, n as i32);
         gl.bind_vertex_array(None);
     }

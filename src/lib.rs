@@ -13,6 +13,8 @@ pub mod timeline_view;
 #[cfg(target_arch = "wasm32")]
 pub mod gl;
 #[cfg(target_arch = "wasm32")]
+pub mod paint;
+#[cfg(target_arch = "wasm32")]
 pub mod timeline_page;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

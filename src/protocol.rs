@@ -4,7 +4,7 @@
 //! File bytes travel as `Uint8Array` messages (transferred, not copied);
 //! everything else is one of these enums serialised to a string.
 
-use crate::timeline_view::{Highlight, LaneView, PickedSlice, TimelineModel, ViewRequest};
+use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
 use serde::{Deserialize, Serialize};
 use tracelane_core::ops::{op_table, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
@@ -19,11 +19,14 @@ pub enum ToWorker {
     Finish { id: u32 },
     /// Details of one row of an imported trace (`id` as in `Begin`).
     Details { id: u32, request: u32, row: OpRow },
-    /// The timeline's rectangles for a view.
-    Draw {
+    /// Paint this scene on the canvases the page handed over (an
+    /// `{attach: id, rects, overlay}` object message with two transferred
+    /// `OffscreenCanvas`es). `sent_ms` is when the page sent it
+    /// (`timeOrigin + now()`, comparable across threads).
+    View {
         id: u32,
-        request: u32,
-        view: ViewRequest,
+        scene: Box<Scene>,
+        sent_ms: f64,
     },
     /// What lies under a point of the timeline.
     Pick {
@@ -78,12 +81,13 @@ pub enum FromWorker {
         request: u32,
         details: OpDetails,
     },
-    /// Answer to [`ToWorker::Draw`]: the names to print (by rectangle
-    /// index). The rectangles follow as a `Float32Array` (see
-    /// [`crate::timeline_view::encode_rects`]), without JSON in between.
-    Drawn {
-        request: u32,
-        labels: Vec<(u32, String)>,
+    /// A [`ToWorker::View`] was painted: milliseconds from the page's send
+    /// to the end of painting, and the worker's layout and paint parts.
+    Painted {
+        frame_ms: f64,
+        layout_ms: f64,
+        paint_ms: f64,
+        renderer: String,
     },
     /// Answer to [`ToWorker::Pick`] and [`ToWorker::Select`].
     Picked {

@@ -4,11 +4,12 @@
 //! chain, the op table of a range).
 //!
 //! One `requestAnimationFrame` loop drives it. Signals only record what is
-//! wanted (a new view, an overlay change); each frame the loop sends at most
-//! one draw request to the worker (never more than one in flight) and
-//! repaints the overlay if it changed. A draw list is painted as soon as it
-//! arrives. `tracelane:frame` measures request → worker layout → transfer
-//! → paint.
+//! wanted (a new view, an overlay change). Each frame the loop sends the
+//! latest wanted view to the worker unless a draw request is in flight (so
+//! a burst of wheel events costs one layout per frame, not one per event). The loop repaints the overlay when it changed. A draw list is
+//! painted as soon as it arrives. `tracelane:frame` measures request →
+//! worker layout → transfer → paint; `tracelane:layout` and
+//! `tracelane:paint` its two working parts.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -16,375 +17,139 @@ use std::rc::Rc;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::HtmlCanvasElement;
 
-use crate::gl::GlRects;
+use crate::paint::{palette, LEGEND, ROW_PX};
 use crate::protocol::{RangeOps, Summary, ToWorker};
 use crate::table;
 use crate::timeline_view::{
-    row_layout, ChainView, Highlight, LaneKind, LaneView, PickedSlice, RowLayout, ViewRequest,
-    CODE_COUNTER, CODE_HIGHLIGHT, CODE_INSTANT, NAME_COLOURS, NAME_COLOUR_BASE, RECT_STRIDE,
+    row_layout, Highlight, LaneKind, LaneView, PickedSlice, Scene, ViewRequest,
 };
-use crate::web::{ask_worker, performance_mark, performance_measure, window, OpTable, Ui};
+use crate::web::{ask_worker, window, OpTable, Ui};
 use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 
-pub const ROW_PX: f64 = 18.0;
 /// Width of the lane-label column, in CSS pixels.
 const LABELS_PX: f64 = 240.0;
 
-/// Colours by code: categories, counter, instant, highlight, then names.
-fn palette() -> Vec<&'static str> {
-    let mut p = vec![
-        "#8c8c8c", // other
-        "#4e79a7", // op
-        "#9c755f", // annotation
-        "#f28e2b", // runtime
-        "#59a14f", // kernel
-        "#e15759", // memcpy
-        "#edc948", // memset
-        "#bab0ac", // sync
-        "#76b7b2", // device window
-        "#b07aa1", // device annotation
-        "#7aa6d8", // counter
-        "#1d232b", // instant
-        "#ffcc00", // highlight
-        "#000000", "#000000", "#000000",
-    ];
-    p.truncate(NAME_COLOUR_BASE as usize);
-    p.extend([
-        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-        "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
-        "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8",
-    ]);
-    p.truncate(NAME_COLOUR_BASE as usize + NAME_COLOURS as usize);
-    p
-}
-
-/// Legend entries: (colour code, what it means).
-const LEGEND: &[(u8, &str)] = &[
-    (1, "op"),
-    (2, "annotation"),
-    (3, "runtime"),
-    (4, "kernel"),
-    (5, "memcpy"),
-    (6, "memset"),
-    (8, "device window"),
-    (9, "device annotation"),
-    (CODE_COUNTER, "counter"),
-    (CODE_INSTANT, "instant"),
-    (CODE_HIGHLIGHT, "match"),
-];
-
-/// What the overlay draws besides names.
-#[derive(Clone, Default)]
-struct Overlay {
-    layout: RowLayout,
-    selected: Option<PickedSlice>,
-    range: Option<(i64, i64)>,
-    /// Trace start: chain and selection times are relative to it.
-    t0: i64,
-}
-
-/// A painted frame: its view, rectangles (as transferred) and labels.
-type Shown = (ViewRequest, js_sys::Float32Array, Vec<(u32, String)>);
-
-/// The painting side of the mounted timeline (one at a time).
-struct Painter {
+/// The page's side of the mounted timeline (one at a time): the scene to
+/// send next and whether the worker is still painting the last one.
+struct Frames {
     trace_id: u32,
     rects_canvas: HtmlCanvasElement,
-    overlay_canvas: HtmlCanvasElement,
-    gl: Option<GlRects>,
-    width: f64,
-    /// The view to request next, if it changed since the last request.
-    wanted: Option<ViewRequest>,
-    in_flight: Option<(u32, ViewRequest)>,
-    /// Labels of the draw list in flight (they come just before it).
-    labels_for: Option<(u32, Vec<(u32, String)>)>,
-    /// What is on screen: its view, rectangles and labels.
-    shown: Option<Shown>,
-    overlay: Overlay,
-    overlay_dirty: bool,
+    wanted: Option<Scene>,
+    /// When the scene being painted was sent (`performance.now()`).
+    in_flight_since: Option<f64>,
 }
 
 thread_local! {
-    static PAINTER: RefCell<Option<Painter>> = const { RefCell::new(None) };
+    static FRAMES: RefCell<Option<Frames>> = const { RefCell::new(None) };
 }
 
-fn with_painter<R>(f: impl FnOnce(&mut Painter) -> R) -> Option<R> {
-    PAINTER.with(|p| p.borrow_mut().as_mut().map(f))
+fn with_frames<R>(f: impl FnOnce(&mut Frames) -> R) -> Option<R> {
+    FRAMES.with(|p| p.borrow_mut().as_mut().map(f))
 }
 
-/// The worker's labels for draw request `request` (its rectangles follow).
-pub fn on_labels(request: u32, labels: Vec<(u32, String)>) {
-    with_painter(|p| p.labels_for = Some((request, labels)));
-}
-
-/// A draw list arrived: paint it if it answers the request in flight.
-pub fn on_drawn(array: js_sys::Float32Array) {
-    let request = array.get_index(0) as u32;
-    let n = array.get_index(1) as u32;
-    with_painter(|p| {
-        let Some((want, view)) = p.in_flight.take_if(|(r, _)| *r == request) else {
-            return;
-        };
-        let labels = p
-            .labels_for
-            .take()
-            .filter(|(r, _)| *r == want)
-            .map(|(_, l)| l)
-            .unwrap_or_default();
-        let rects = array.subarray(2, 2 + n * RECT_STRIDE as u32);
-        p.shown = Some((view, rects, labels));
-        paint_rects(p);
-        paint_overlay(p);
-        p.overlay_dirty = false;
-        performance_mark("tracelane:frame:end");
-        performance_measure(
-            "tracelane:frame",
-            "tracelane:frame:start",
-            "tracelane:frame:end",
-        );
+/// Records a painted frame's measures (durations as the worker timed
+/// them) and lets the next scene go.
+pub fn on_painted(frame_ms: f64, layout_ms: f64, paint_ms: f64, renderer: &str) {
+    let Some(perf) = window().performance() else {
+        return;
+    };
+    let now = perf.now();
+    for (name, ms) in [
+        ("tracelane:frame", frame_ms),
+        ("tracelane:layout", layout_ms),
+        ("tracelane:paint", paint_ms),
+    ] {
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"start".into(), &(now - ms).into());
+        let _ = js_sys::Reflect::set(&options, &"end".into(), &now.into());
+        if let Ok(measure) = js_sys::Reflect::get(&perf, &"measure".into()) {
+            let measure: js_sys::Function = measure.unchecked_into();
+            let _ = measure.call2(&perf, &name.into(), &options);
+        }
+    }
+    with_frames(|f| {
+        f.in_flight_since = None;
+        let _ = f.rects_canvas.set_attribute("data-renderer", renderer);
     });
 }
 
-/// Sizes a canvas's backing store for `w` × `h` CSS pixels (only when it
-/// changes: resizing clears and reallocates it).
-fn size_canvas(c: &HtmlCanvasElement, w: f64, h: f64) {
-    let dpr = window().device_pixel_ratio().max(1.0);
-    let (bw, bh) = ((w * dpr).round() as u32, (h * dpr).round().max(1.0) as u32);
-    if c.width() != bw || c.height() != bh {
-        c.set_width(bw);
-        c.set_height(bh);
-        let _ = c.set_attribute("style", &format!("width:{w}px;height:{h}px"));
-    }
-}
+/// A worker that has not answered for this long is assumed busy with
+/// something else (an import): send the next scene anyway.
+const STALE_FRAME_MS: f64 = 500.0;
 
-fn context_2d(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    c.get_context("2d").ok()??.dyn_into().ok()
-}
-
-fn paint_rects(p: &mut Painter) {
-    let Some((_, rects, _)) = &p.shown else {
-        return;
-    };
-    let h = p.overlay.layout.rows as f64 * ROW_PX;
-    size_canvas(&p.rects_canvas, p.width, h);
-    if let Some(gl) = &p.gl {
-        gl.paint(rects, p.width, h, ROW_PX);
-        return;
-    }
-    // Canvas2D fallback where WebGL2 is missing: batched by colour.
-    let Some(ctx) = context_2d(&p.rects_canvas) else {
-        return;
-    };
-    let floats = rects.to_vec();
-    let dpr = window().device_pixel_ratio().max(1.0);
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.clear_rect(0.0, 0.0, p.width, h);
-    let colours = palette();
-    let n = floats.len() / RECT_STRIDE;
-    let rect = |k: usize| &floats[k * RECT_STRIDE..(k + 1) * RECT_STRIDE];
-    for (code, colour) in colours.iter().enumerate() {
-        let mut any = false;
-        for k in (0..n).filter(|&k| rect(k)[4] as usize == code) {
-            if !any {
-                ctx.set_fill_style_str(colour);
-                any = true;
-            }
-            let r = rect(k);
-            let (x0, x1) = (r[1] as f64, (r[2] as f64).max(r[1] as f64 + 1.0));
-            let bottom = (r[0] as f64 + 1.0) * ROW_PX;
-            let (top, bot) = match code as u8 {
-                CODE_COUNTER => (bottom - r[5] as f64 * ROW_PX, bottom),
-                CODE_HIGHLIGHT => (bottom - ROW_PX + 3.0, bottom - 3.0),
-                _ => (bottom - ROW_PX + 1.0, bottom - 1.0),
-            };
-            ctx.fill_rect(x0, top, x1 - x0, bot - top);
-        }
-    }
-}
-
-/// Middle-elides `label` to about `fit` characters, or `None` if too short.
-fn elide(label: &str, fit: usize) -> Option<String> {
-    let n = label.chars().count();
-    if n <= fit {
-        return Some(label.to_string());
-    }
-    if fit < 5 {
-        return None;
-    }
-    let half = (fit - 1) / 2;
-    let head: String = label.chars().take(half).collect();
-    let tail: String = label.chars().skip(n - half).collect();
-    Some(format!("{head}…{tail}"))
-}
-
-/// Display row of a lane row, if its group is expanded.
-fn display_row(o: &Overlay, lane: u32, lane_row: u16) -> Option<f64> {
-    let first = (*o.layout.lane_first_row.get(lane as usize)?)?;
-    Some((first + lane_row as u32) as f64)
-}
-
-fn paint_overlay(p: &mut Painter) {
-    let o = &p.overlay;
-    let h = o.layout.rows as f64 * ROW_PX;
-    size_canvas(&p.overlay_canvas, p.width, h);
-    let Some(ctx) = context_2d(&p.overlay_canvas) else {
-        return;
-    };
-    let dpr = window().device_pixel_ratio().max(1.0);
-    let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
-    ctx.clear_rect(0.0, 0.0, p.width, h);
-    let Some((view, rects, labels)) = &p.shown else {
-        return;
-    };
-    let axis = view.axis();
-    // Group header rows.
-    ctx.set_fill_style_str("#f1f3f6");
-    for &(_, row, _) in &o.layout.headers {
-        ctx.fill_rect(0.0, row as f64 * ROW_PX, p.width, ROW_PX);
-    }
-    // Names inside their slices.
-    ctx.set_font("11px system-ui, sans-serif");
-    ctx.set_fill_style_str("#fff");
-    let n = rects.length() / RECT_STRIDE as u32;
-    for (k, label) in labels {
-        if *k >= n {
-            continue;
-        }
-        let at = |f: u32| rects.get_index(k * RECT_STRIDE as u32 + f) as f64;
-        let (row, x0, x1) = (at(0), at(1).max(0.0), at(2).min(p.width));
-        // About 6.5 px a character at this size.
-        let fit = ((x1 - x0 - 6.0) / 6.5).floor().max(0.0) as usize;
-        if let Some(text) = elide(label, fit) {
-            let _ = ctx.fill_text(&text, x0 + 3.0, row * ROW_PX + ROW_PX - 5.0);
-        }
-    }
-    // The selected range.
-    if let Some((a, b)) = o.range {
-        let (x0, x1) = (axis.px(a).max(-1.0), axis.px(b).min(p.width + 1.0));
-        if x1 > x0 {
-            ctx.set_fill_style_str("rgba(47,111,219,0.14)");
-            ctx.fill_rect(x0, 0.0, x1 - x0, h);
-            ctx.set_stroke_style_str("#2f6fdb");
-            ctx.set_line_width(1.0);
-            ctx.stroke_rect(x0 + 0.5, 0.5, x1 - x0 - 1.0, h - 1.0);
-        }
-    }
-    // The selection, its chain, and the launch arrows.
-    let Some(sel) = &o.selected else {
-        return;
-    };
-    let place = |lane: u32, lane_row: u16, start_rel: i64, dur: i64| {
-        let row = display_row(o, lane, lane_row)?;
-        let x0 = axis.px(o.t0 + start_rel);
-        let x1 = axis.px(o.t0 + start_rel + dur).max(x0 + 1.0);
-        Some((x0, x1, row * ROW_PX))
-    };
-    ctx.set_stroke_style_str("#1d232b");
-    for c in &sel.chain {
-        if let Some((x0, x1, y)) = place(c.lane, c.lane_row, c.start_ns, c.dur_ns) {
-            ctx.set_line_width(1.0);
-            ctx.stroke_rect(x0 - 0.5, y + 0.5, x1 - x0 + 1.0, ROW_PX - 1.0);
-        }
-    }
-    if let Some((x0, x1, y)) = place(sel.lane, sel.lane_row, sel.start_ns, sel.dur_ns) {
-        ctx.set_line_width(2.0);
-        ctx.stroke_rect(x0 - 1.0, y + 1.0, x1 - x0 + 2.0, ROW_PX - 2.0);
-    }
-    // Arrows: op → runtime call (when on another lane), launch → device event.
-    ctx.set_stroke_style_str("#d6336c");
-    ctx.set_fill_style_str("#d6336c");
-    ctx.set_line_width(1.5);
-    let mut from: Option<&ChainView> = None;
-    let mut op: Option<&ChainView> = None;
-    for c in &sel.chain {
-        let source = match c.role.as_str() {
-            "op" => {
-                op = Some(c);
-                None
-            }
-            "runtime" => {
-                from = Some(c);
-                op.filter(|o| o.lane != c.lane)
-            }
-            _ => from.or(op),
-        };
-        let Some(s) = source else { continue };
-        let (Some((_, sx1, sy)), Some((tx0, _, ty))) = (
-            place(s.lane, s.lane_row, s.start_ns, s.dur_ns),
-            place(c.lane, c.lane_row, c.start_ns, c.dur_ns),
-        ) else {
-            continue;
-        };
-        let (sx, sy, tx, ty) = (
-            if c.role == "runtime" { tx0 } else { sx1 },
-            sy + ROW_PX / 2.0,
-            tx0,
-            ty + ROW_PX / 2.0,
-        );
-        ctx.begin_path();
-        ctx.move_to(sx, sy);
-        let mid = (sy + ty) / 2.0;
-        ctx.bezier_curve_to(sx, mid, tx, mid, tx, ty);
-        ctx.stroke();
-        // Arrow head pointing along the final (vertical) tangent.
-        let dir = if ty >= sy { -1.0 } else { 1.0 };
-        ctx.begin_path();
-        ctx.move_to(tx, ty - dir * 0.0);
-        ctx.line_to(tx - 4.0, ty + dir * 7.0);
-        ctx.line_to(tx + 4.0, ty + dir * 7.0);
-        ctx.close_path();
-        ctx.fill();
-    }
-}
-
-/// Starts the frame loop; it stops by itself once the painter is gone.
+/// Starts the frame loop; it stops by itself once the timeline is unmounted.
 fn start_frame_loop(trace_id: u32) {
     type Loop = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
     let frame: Loop = Rc::default();
     let again = frame.clone();
     *frame.borrow_mut() = Some(Closure::new(move || {
-        let alive = with_painter(|p| {
-            if p.trace_id != trace_id {
+        let alive = with_frames(|f| {
+            if f.trace_id != trace_id {
                 return false;
             }
-            if p.in_flight.is_none() {
-                if let Some(view) = p.wanted.take() {
-                    performance_mark("tracelane:frame:start");
-                    let trace = p.trace_id;
-                    let v = view.clone();
-                    if let Some(request) = ask_worker(|request| ToWorker::Draw {
-                        id: trace,
-                        request,
-                        view: v,
-                    }) {
-                        p.in_flight = Some((request, view));
+            let now = window().performance().map(|p| p.now()).unwrap_or(0.0);
+            let busy = f.in_flight_since.is_some_and(|t| now - t < STALE_FRAME_MS);
+            if !busy {
+                if let Some(scene) = f.wanted.take() {
+                    let sent_ms = window()
+                        .performance()
+                        .map(|p| p.time_origin() + p.now())
+                        .unwrap_or(0.0);
+                    let msg = ToWorker::View {
+                        id: trace_id,
+                        scene: Box::new(scene),
+                        sent_ms,
+                    };
+                    if ask_worker(|_| msg).is_some() {
+                        f.in_flight_since = Some(now);
                     }
                 }
-            }
-            if p.overlay_dirty {
-                p.overlay_dirty = false;
-                paint_overlay(p);
             }
             true
         })
         .unwrap_or(false);
         if alive {
-            if let Some(f) = again.borrow().as_ref() {
-                let _ = window().request_animation_frame(f.as_ref().unchecked_ref());
+            if let Some(cb) = again.borrow().as_ref() {
+                let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
             }
         } else {
-            // Drop the closure (and this loop) on the next turn.
+            // Drop the closure (and so this loop) outside its own call.
             let again = again.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 again.borrow_mut().take();
             });
         }
     }));
-    if let Some(f) = frame.borrow().as_ref() {
-        let _ = window().request_animation_frame(f.as_ref().unchecked_ref());
+    if let Some(cb) = frame.borrow().as_ref() {
+        let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
     };
+}
+
+/// Hands the two canvases to the worker, which paints them from then on.
+fn attach_canvases(id: u32, rects: &HtmlCanvasElement, overlay: &HtmlCanvasElement) -> bool {
+    let (Ok(r), Ok(o)) = (
+        rects.transfer_control_to_offscreen(),
+        overlay.transfer_control_to_offscreen(),
+    ) else {
+        return false;
+    };
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &"attach".into(), &(id as f64).into());
+    let _ = js_sys::Reflect::set(&msg, &"rects".into(), &r);
+    let _ = js_sys::Reflect::set(&msg, &"overlay".into(), &o);
+    // `?renderer=webgl2` / `?renderer=canvas2d` force a renderer.
+    let renderer = window()
+        .location()
+        .search()
+        .ok()
+        .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
+        .and_then(|p| p.get("renderer"));
+    if let Some(r) = renderer {
+        let _ = js_sys::Reflect::set(&msg, &"renderer".into(), &r.into());
+    }
+    crate::web::post_to_worker(&msg, &js_sys::Array::of2(&r, &o))
 }
 
 /// The plot's width: the window less the page padding and the labels.
@@ -441,59 +206,44 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
         }
     });
 
-    // Mount: the painter and its frame loop; unmount drops them.
+    // Mount: hand the canvases to the worker and start the frame loop;
+    // unmount stops it. Signals only mark the scene the next frame sends.
+    let no_offscreen = RwSignal::new(false);
     Effect::new(move |_| {
         let (Some(r), Some(o)) = (rects.get(), overlay.get()) else {
             return;
         };
         let r: HtmlCanvasElement = r.unchecked_into();
         let o: HtmlCanvasElement = o.unchecked_into();
-        let gl = GlRects::new(&r, &palette());
-        let _ = r.set_attribute(
-            "data-renderer",
-            if gl.is_some() { "webgl2" } else { "canvas2d" },
-        );
-        PAINTER.with(|p| {
-            *p.borrow_mut() = Some(Painter {
+        if !attach_canvases(id, &r, &o) {
+            no_offscreen.set(true);
+            return;
+        }
+        FRAMES.with(|f| {
+            *f.borrow_mut() = Some(Frames {
                 trace_id: id,
                 rects_canvas: r,
-                overlay_canvas: o,
-                gl,
-                width,
-                wanted: Some(view.get_untracked()),
-                in_flight: None,
-                labels_for: None,
-                shown: None,
-                overlay: Overlay {
-                    layout: layout.get_untracked(),
-                    t0,
-                    ..Default::default()
-                },
-                overlay_dirty: true,
+                wanted: None,
+                in_flight_since: None,
             })
         });
         start_frame_loop(id);
     });
     on_cleanup(move || {
-        PAINTER.with(|p| {
-            if p.borrow().as_ref().is_some_and(|p| p.trace_id == id) {
-                *p.borrow_mut() = None;
+        FRAMES.with(|f| {
+            if f.borrow().as_ref().is_some_and(|f| f.trace_id == id) {
+                *f.borrow_mut() = None;
             }
         })
     });
-    // Signals only mark what the next frame must do.
     Effect::new(move |_| {
-        let v = view.get();
-        with_painter(|p| p.wanted = Some(v));
-    });
-    Effect::new(move |_| {
-        let (l, s, r) = (layout.get(), selected.get(), range.get());
-        with_painter(|p| {
-            p.overlay.layout = l;
-            p.overlay.selected = s;
-            p.overlay.range = r;
-            p.overlay_dirty = true;
-        });
+        let scene = Scene {
+            view: view.get(),
+            selected: selected.get(),
+            range: range.get(),
+            dpr: window().device_pixel_ratio(),
+        };
+        with_frames(|f| f.wanted = Some(scene));
     });
 
     // Asks the worker what lies under a point of the plot.
@@ -832,11 +582,15 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                     }}
                     {selection_label}
                 </div>
+                {move || no_offscreen.get().then(|| view! {
+                    <p class="error-text">"This browser cannot draw the timeline in a worker (it lacks OffscreenCanvas); use a current Chrome, Edge, Firefox or Safari."</p>
+                })}
                 <div class="plot-layers" style=move || format!("height:{}px", plot_h())>
-                    <canvas node_ref=rects class="rects"></canvas>
+                    <canvas node_ref=rects class="rects" style=move || format!("width:{width}px;height:{}px", plot_h())></canvas>
                     <canvas
                         node_ref=overlay
                         class="overlay"
+                        style=move || format!("width:{width}px;height:{}px", plot_h())
                         on:wheel=move |ev: web_sys::WheelEvent| {
                             ev.prevent_default();
                             // Trackpads send many small deltas: zoom by their size.

@@ -192,6 +192,16 @@ impl ViewRequest {
     }
 }
 
+/// Everything a frame shows: the view, and what the overlay marks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Scene {
+    pub view: ViewRequest,
+    pub selected: Option<PickedSlice>,
+    pub range: Option<(i64, i64)>,
+    /// Device pixels per CSS pixel.
+    pub dpr: f64,
+}
+
 /// One item of a dependency chain, placed for the page to draw and link.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChainView {

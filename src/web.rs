@@ -132,10 +132,6 @@ fn spawn_worker(ui: Ui) {
         }
     };
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        if let Ok(floats) = e.data().dyn_into::<js_sys::Float32Array>() {
-            crate::timeline_page::on_drawn(floats);
-            return;
-        }
         let Some(text) = e.data().as_string() else {
             return;
         };
@@ -209,7 +205,12 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             pump(ui);
         }
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
-        FromWorker::Drawn { request, labels } => crate::timeline_page::on_labels(request, labels),
+        FromWorker::Painted {
+            frame_ms,
+            layout_ms,
+            paint_ms,
+            renderer,
+        } => crate::timeline_page::on_painted(frame_ms, layout_ms, paint_ms, &renderer),
         FromWorker::Found {
             request,
             count,
@@ -400,6 +401,16 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
 }
 
 /// Sends a request built for a fresh request number; returns the number.
+/// Posts a JS object to the worker, transferring `transfer`.
+pub(crate) fn post_to_worker(msg: &JsValue, transfer: &js_sys::Array) -> bool {
+    IMPORTS.with(|i| {
+        i.borrow()
+            .worker
+            .as_ref()
+            .is_some_and(|w| w.post_message_with_transfer(msg, transfer).is_ok())
+    })
+}
+
 pub(crate) fn ask_worker(build: impl FnOnce(u32) -> ToWorker) -> Option<u32> {
     IMPORTS.with(|i| {
         let mut i = i.borrow_mut();

@@ -8,8 +8,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::paint::Surface;
 use crate::protocol::{range_ops, summarize, FromWorker, ToWorker};
-use crate::timeline_view::{encode_rects, TimelineModel};
+use crate::timeline_view::TimelineModel;
 use tracelane_core::ops::op_details;
 use tracelane_core::{ImportOptions, Importer, Trace};
 
@@ -26,6 +27,31 @@ struct Job {
 
 fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
     scope.performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// `timeOrigin + now()`: milliseconds comparable with the page's clock.
+fn epoch_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
+    scope
+        .performance()
+        .map(|p| p.time_origin() + p.now())
+        .unwrap_or(0.0)
+}
+
+/// The page's `{attach: id, rects, overlay}` message: its timeline canvases.
+fn attached_canvases(data: &JsValue) -> Option<Surface> {
+    if !data.is_object() {
+        return None;
+    }
+    let get = |k: &str| js_sys::Reflect::get(data, &k.into()).ok();
+    let id = get("attach")?.as_f64()? as u32;
+    let rects = get("rects")?.dyn_into::<web_sys::OffscreenCanvas>().ok()?;
+    let overlay = get("overlay")?
+        .dyn_into::<web_sys::OffscreenCanvas>()
+        .ok()?;
+    let renderer = get("renderer")
+        .and_then(|r| r.as_string())
+        .unwrap_or_default();
+    Some(Surface::new(id, rects, overlay, &renderer))
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
@@ -55,9 +81,14 @@ pub fn start() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let job: Rc<RefCell<Option<Job>>> = Rc::default();
     let traces: Rc<Models> = Rc::default();
+    let surface: Rc<RefCell<Option<Surface>>> = Rc::default();
     let s = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
+        if let Some(attach) = attached_canvases(&data) {
+            *surface.borrow_mut() = Some(attach);
+            return;
+        }
         if let Some(text) = data.as_string() {
             match serde_json::from_str::<ToWorker>(&text) {
                 Ok(ToWorker::Begin { id, name, size }) => {
@@ -106,14 +137,25 @@ pub fn start() {
                         with_model(&traces, id, |t, _| op_details(t, &row)).unwrap_or_default();
                     post(&s, &FromWorker::Details { request, details });
                 }
-                Ok(ToWorker::Draw { id, request, view }) => {
-                    let rects =
-                        with_model(&traces, id, |t, m| m.draw(t, &view)).unwrap_or_default();
-                    let (floats, labels) = encode_rects(request, rects);
-                    post(&s, &FromWorker::Drawn { request, labels });
-                    let array = js_sys::Float32Array::from(floats.as_slice());
-                    let _ =
-                        s.post_message_with_transfer(&array, &js_sys::Array::of1(&array.buffer()));
+                Ok(ToWorker::View { id, scene, sent_ms }) => {
+                    let surface = surface.borrow();
+                    let Some(surface) = surface.as_ref().filter(|x| x.id == id) else {
+                        return;
+                    };
+                    let painted = with_model(&traces, id, |t, m| {
+                        surface.paint(t, m, &scene, || now_ms(&s))
+                    });
+                    if let Some((layout_ms, paint_ms)) = painted {
+                        post(
+                            &s,
+                            &FromWorker::Painted {
+                                frame_ms: epoch_ms(&s) - sent_ms,
+                                layout_ms,
+                                paint_ms,
+                                renderer: surface.renderer().into(),
+                            },
+                        );
+                    }
                 }
                 Ok(ToWorker::Pick {
                     id,

@@ -1,0 +1,315 @@
+//! Painting the timeline, in the worker: the page hands over its two
+//! canvases (`transferControlToOffscreen`), and each view message is laid out
+//! and painted right here, next to the model — no draw list crosses threads
+//! and the page's main thread is never in the path of a frame.
+//!
+//! The rectangle layer is WebGL2: the packed draw list goes to the GPU as
+//! one instance buffer (a view of wasm memory, no copy) and one instanced
+//! draw call paints it (Canvas2D batched by colour where WebGL2 is missing).
+//! Names, group header bands, the selected range, the selection, its
+//! dependency chain and the launch arrows go on a Canvas2D layer above it.
+
+use wasm_bindgen::JsCast;
+use web_sys::{OffscreenCanvas, OffscreenCanvasRenderingContext2d as Ctx};
+
+use crate::gl::GlRects;
+use crate::timeline_view::{
+    encode_rects, row_layout, ChainView, RowLayout, Scene, TimelineModel, CODE_COUNTER,
+    CODE_HIGHLIGHT, CODE_INSTANT, NAME_COLOURS, NAME_COLOUR_BASE, RECT_STRIDE,
+};
+use tracelane_core::Trace;
+
+pub const ROW_PX: f64 = 18.0;
+
+/// Colours by code: categories, counter, instant, highlight, then names.
+pub fn palette() -> Vec<&'static str> {
+    let mut p = vec![
+        "#8c8c8c", // other
+        "#4e79a7", // op
+        "#9c755f", // annotation
+        "#f28e2b", // runtime
+        "#59a14f", // kernel
+        "#e15759", // memcpy
+        "#edc948", // memset
+        "#bab0ac", // sync
+        "#76b7b2", // device window
+        "#b07aa1", // device annotation
+        "#7aa6d8", // counter
+        "#1d232b", // instant
+        "#ffcc00", // highlight
+        "#000000", "#000000", "#000000",
+    ];
+    p.truncate(NAME_COLOUR_BASE as usize);
+    p.extend([
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+        "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
+        "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8",
+    ]);
+    p.truncate(NAME_COLOUR_BASE as usize + NAME_COLOURS as usize);
+    p
+}
+
+/// Legend entries: (colour code, what it means).
+pub const LEGEND: &[(u8, &str)] = &[
+    (1, "op"),
+    (2, "annotation"),
+    (3, "runtime"),
+    (4, "kernel"),
+    (5, "memcpy"),
+    (6, "memset"),
+    (8, "device window"),
+    (9, "device annotation"),
+    (CODE_COUNTER, "counter"),
+    (CODE_INSTANT, "instant"),
+    (CODE_HIGHLIGHT, "match"),
+];
+
+/// Where a frame is painted: the page's two canvases, handed over.
+pub struct Surface {
+    pub id: u32,
+    rects: OffscreenCanvas,
+    overlay: OffscreenCanvas,
+    gl: Option<GlRects>,
+}
+
+fn context_2d(c: &OffscreenCanvas) -> Option<Ctx> {
+    c.get_context("2d").ok()??.dyn_into().ok()
+}
+
+/// Sizes a canvas's backing store (only when it changes: resizing clears
+/// and reallocates it).
+fn size_canvas(c: &OffscreenCanvas, w: f64, h: f64, dpr: f64) {
+    let (bw, bh) = ((w * dpr).round() as u32, (h * dpr).round().max(1.0) as u32);
+    if c.width() != bw || c.height() != bh {
+        c.set_width(bw);
+        c.set_height(bh);
+    }
+}
+
+/// Middle-elides `label` to about `fit` characters, or `None` if too short.
+fn elide(label: &str, fit: usize) -> Option<String> {
+    let n = label.chars().count();
+    if n <= fit {
+        return Some(label.to_string());
+    }
+    if fit < 5 {
+        return None;
+    }
+    let half = (fit - 1) / 2;
+    let head: String = label.chars().take(half).collect();
+    let tail: String = label.chars().skip(n - half).collect();
+    Some(format!("{head}…{tail}"))
+}
+
+/// Display row of a lane row, if its group is expanded.
+fn display_row(layout: &RowLayout, lane: u32, lane_row: u16) -> Option<f64> {
+    let first = (*layout.lane_first_row.get(lane as usize)?)?;
+    Some((first + lane_row as u32) as f64)
+}
+
+impl Surface {
+    /// A surface on the page's canvases. `renderer`: `webgl2` or
+    /// `canvas2d` to force one; anything else picks WebGL2 on a hardware
+    /// GPU and Canvas2D otherwise.
+    pub fn new(
+        id: u32,
+        rects: OffscreenCanvas,
+        overlay: OffscreenCanvas,
+        renderer: &str,
+    ) -> Surface {
+        let gl = match renderer {
+            "canvas2d" => None,
+            "webgl2" => GlRects::new(&rects, &palette(), false),
+            _ => GlRects::new(&rects, &palette(), true),
+        };
+        Surface {
+            id,
+            rects,
+            overlay,
+            gl,
+        }
+    }
+
+    pub fn renderer(&self) -> &'static str {
+        if self.gl.is_some() {
+            "webgl2"
+        } else {
+            "canvas2d"
+        }
+    }
+
+    /// Lays out and paints one frame; returns the milliseconds spent laying
+    /// out and painting.
+    pub fn paint(
+        &self,
+        t: &Trace,
+        m: &TimelineModel,
+        scene: &Scene,
+        now_ms: impl Fn() -> f64,
+    ) -> (f64, f64) {
+        let began = now_ms();
+        let rects = m.draw(t, &scene.view);
+        let (floats, labels) = encode_rects(0, rects);
+        let layout = row_layout(&m.lanes, &scene.view.collapsed);
+        let laid_out = now_ms();
+        let (w, h, dpr) = (
+            scene.view.width_px,
+            layout.rows as f64 * ROW_PX,
+            scene.dpr.max(1.0),
+        );
+        let packed = &floats[2..];
+        size_canvas(&self.rects, w, h, dpr);
+        match &self.gl {
+            Some(gl) => gl.paint(packed, w, h, ROW_PX),
+            None => self.paint_rects_2d(packed, w, h, dpr),
+        }
+        self.paint_overlay(packed, &labels, &layout, m.start_ns, scene);
+        (laid_out - began, now_ms() - laid_out)
+    }
+
+    fn paint_rects_2d(&self, floats: &[f32], w: f64, h: f64, dpr: f64) {
+        let Some(ctx) = context_2d(&self.rects) else {
+            return;
+        };
+        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+        ctx.clear_rect(0.0, 0.0, w, h);
+        let n = floats.len() / RECT_STRIDE;
+        let rect = |k: usize| &floats[k * RECT_STRIDE..(k + 1) * RECT_STRIDE];
+        // One fill style per colour: switching it per rectangle costs more
+        // than the rectangles.
+        for (code, colour) in palette().iter().enumerate() {
+            let mut any = false;
+            for k in (0..n).filter(|&k| rect(k)[4] as usize == code) {
+                if !any {
+                    ctx.set_fill_style_str(colour);
+                    any = true;
+                }
+                let r = rect(k);
+                let (x0, x1) = (r[1] as f64, (r[2] as f64).max(r[1] as f64 + 1.0));
+                let bottom = (r[0] as f64 + 1.0) * ROW_PX;
+                let (top, bot) = match code as u8 {
+                    CODE_COUNTER => (bottom - r[5] as f64 * ROW_PX, bottom),
+                    CODE_HIGHLIGHT => (bottom - ROW_PX + 3.0, bottom - 3.0),
+                    _ => (bottom - ROW_PX + 1.0, bottom - 1.0),
+                };
+                ctx.fill_rect(x0, top, x1 - x0, bot - top);
+            }
+        }
+    }
+    fn paint_overlay(
+        &self,
+        rects: &[f32],
+        labels: &[(u32, String)],
+        layout: &RowLayout,
+        t0: i64,
+        scene: &Scene,
+    ) {
+        let (w, dpr) = (scene.view.width_px, scene.dpr.max(1.0));
+        let h = layout.rows as f64 * ROW_PX;
+        size_canvas(&self.overlay, w, h, dpr);
+        let Some(ctx) = context_2d(&self.overlay) else {
+            return;
+        };
+        let _ = ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+        ctx.clear_rect(0.0, 0.0, w, h);
+        let view = &scene.view;
+        let axis = view.axis();
+        // Group header rows.
+        ctx.set_fill_style_str("#f1f3f6");
+        for &(_, row, _) in &layout.headers {
+            ctx.fill_rect(0.0, row as f64 * ROW_PX, w, ROW_PX);
+        }
+        // Names inside their slices.
+        ctx.set_font("11px system-ui, sans-serif");
+        ctx.set_fill_style_str("#fff");
+        for (k, label) in labels {
+            let Some(r) = rects.get(*k as usize * RECT_STRIDE..(*k as usize + 1) * RECT_STRIDE)
+            else {
+                continue;
+            };
+            let (row, x0, x1) = (r[0] as f64, (r[1] as f64).max(0.0), (r[2] as f64).min(w));
+            // About 6.5 px a character at this size.
+            let fit = ((x1 - x0 - 6.0) / 6.5).floor().max(0.0) as usize;
+            if let Some(text) = elide(label, fit) {
+                let _ = ctx.fill_text(&text, x0 + 3.0, row * ROW_PX + ROW_PX - 5.0);
+            }
+        }
+        // The selected range.
+        if let Some((a, b)) = scene.range {
+            let (x0, x1) = (axis.px(a).max(-1.0), axis.px(b).min(w + 1.0));
+            if x1 > x0 {
+                ctx.set_fill_style_str("rgba(47,111,219,0.14)");
+                ctx.fill_rect(x0, 0.0, x1 - x0, h);
+                ctx.set_stroke_style_str("#2f6fdb");
+                ctx.set_line_width(1.0);
+                ctx.stroke_rect(x0 + 0.5, 0.5, x1 - x0 - 1.0, h - 1.0);
+            }
+        }
+        // The selection, its chain, and the launch arrows.
+        let Some(sel) = &scene.selected else {
+            return;
+        };
+        let place = |lane: u32, lane_row: u16, start_rel: i64, dur: i64| {
+            let row = display_row(layout, lane, lane_row)?;
+            let x0 = axis.px(t0 + start_rel);
+            let x1 = axis.px(t0 + start_rel + dur).max(x0 + 1.0);
+            Some((x0, x1, row * ROW_PX))
+        };
+        ctx.set_stroke_style_str("#1d232b");
+        for c in &sel.chain {
+            if let Some((x0, x1, y)) = place(c.lane, c.lane_row, c.start_ns, c.dur_ns) {
+                ctx.set_line_width(1.0);
+                ctx.stroke_rect(x0 - 0.5, y + 0.5, x1 - x0 + 1.0, ROW_PX - 1.0);
+            }
+        }
+        if let Some((x0, x1, y)) = place(sel.lane, sel.lane_row, sel.start_ns, sel.dur_ns) {
+            ctx.set_line_width(2.0);
+            ctx.stroke_rect(x0 - 1.0, y + 1.0, x1 - x0 + 2.0, ROW_PX - 2.0);
+        }
+        // Arrows: op → runtime call (when on another lane), launch → device event.
+        ctx.set_stroke_style_str("#d6336c");
+        ctx.set_fill_style_str("#d6336c");
+        ctx.set_line_width(1.5);
+        let mut from: Option<&ChainView> = None;
+        let mut op: Option<&ChainView> = None;
+        for c in &sel.chain {
+            let source = match c.role.as_str() {
+                "op" => {
+                    op = Some(c);
+                    None
+                }
+                "runtime" => {
+                    from = Some(c);
+                    op.filter(|o| o.lane != c.lane)
+                }
+                _ => from.or(op),
+            };
+            let Some(s) = source else { continue };
+            let (Some((_, sx1, sy)), Some((tx0, _, ty))) = (
+                place(s.lane, s.lane_row, s.start_ns, s.dur_ns),
+                place(c.lane, c.lane_row, c.start_ns, c.dur_ns),
+            ) else {
+                continue;
+            };
+            let (sx, sy, tx, ty) = (
+                if c.role == "runtime" { tx0 } else { sx1 },
+                sy + ROW_PX / 2.0,
+                tx0,
+                ty + ROW_PX / 2.0,
+            );
+            ctx.begin_path();
+            ctx.move_to(sx, sy);
+            let mid = (sy + ty) / 2.0;
+            ctx.bezier_curve_to(sx, mid, tx, mid, tx, ty);
+            ctx.stroke();
+            // Arrow head pointing along the final (vertical) tangent.
+            let dir = if ty >= sy { -1.0 } else { 1.0 };
+            ctx.begin_path();
+            ctx.move_to(tx, ty - dir * 0.0);
+            ctx.line_to(tx - 4.0, ty + dir * 7.0);
+            ctx.line_to(tx + 4.0, ty + dir * 7.0);
+            ctx.close_path();
+            ctx.fill();
+        }
+    }
+}
