@@ -3,6 +3,7 @@
 //! ```text
 //! tracelane ops FILE [--by-shape] [--sort KEY] [--top N] [--format table|csv|json|md]
 //! tracelane info FILE [--format text|json]
+//! tracelane compare FILE... [--region NAME]... [--format table|md|json]
 //! tracelane synth OUT --mb N [--seed S]
 //! tracelane bench FILE...
 //! ```
@@ -11,6 +12,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use tracelane_core::compare::{self, measure, Region};
 use tracelane_core::ops::{op_table, OpRow, OpTableOptions};
 use tracelane_core::{ImportOptions, Importer, Trace};
 
@@ -18,6 +20,10 @@ const USAGE: &str = "usage:
   tracelane ops FILE [--by-shape] [--sort cpu_self|cpu_total|device_self|device_total|calls|name]
                      [--top N] [--format table|csv|json|md] [--max-mb N]
   tracelane info FILE [--format text|json] [--max-mb N]
+  tracelane compare FILE... [--region NAME]... [--format table|md|json]
+                     the first variant is the baseline; one file with several --region: one
+                     variant per region; several files with as many --region: the i-th region
+                     of the i-th file; one --region: it in every file; none: whole traces
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
   tracelane bench FILE...                        time import + link + op table
   tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame";
@@ -42,6 +48,7 @@ struct Flags {
     max_mb: Option<u64>,
     mb: Option<u64>,
     seed: u64,
+    regions: Vec<String>,
 }
 
 fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -54,6 +61,7 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         max_mb: None,
         mb: None,
         seed: 1,
+        regions: Vec::new(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -73,6 +81,7 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
                 )
             }
             "--format" => f.format = Some(value("--format")?),
+            "--region" => f.regions.push(value("--region")?),
             "--max-mb" => {
                 f.max_mb = Some(
                     value("--max-mb")?
@@ -108,6 +117,7 @@ fn run(args: &[String]) -> Result<(), String> {
     match cmd.as_str() {
         "ops" => cmd_ops(&flags),
         "info" => cmd_info(&flags),
+        "compare" => cmd_compare(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
         "bench-timeline" => cmd_bench_timeline(&flags),
@@ -339,6 +349,101 @@ fn cmd_ops(flags: &Flags) -> Result<(), String> {
         other => return Err(format!("unknown --format {other:?} (table, csv, json, md)")),
     }
     Ok(())
+}
+
+/// The variants `compare` measures: (file, region) pairs, by the rules in
+/// the usage text.
+fn compare_plan(files: &[String], regions: &[String]) -> Result<Vec<(String, Region)>, String> {
+    let named = |r: &String| Region::Named(r.clone());
+    Ok(match (files.len(), regions.len()) {
+        (0, _) => return Err(format!("no trace file given\n{USAGE}")),
+        (_, 0) => files.iter().map(|f| (f.clone(), Region::Whole)).collect(),
+        (1, _) => regions
+            .iter()
+            .map(|r| (files[0].clone(), named(r)))
+            .collect(),
+        (_, 1) => files
+            .iter()
+            .map(|f| (f.clone(), named(&regions[0])))
+            .collect(),
+        (nf, nr) if nf == nr => files
+            .iter()
+            .zip(regions)
+            .map(|(f, r)| (f.clone(), named(r)))
+            .collect(),
+        (nf, nr) => {
+            return Err(format!(
+            "{nf} files and {nr} --region: give one region, one per file, or several for one file"
+        ))
+        }
+    })
+}
+
+fn cmd_compare(flags: &Flags) -> Result<(), String> {
+    let plan = compare_plan(&flags.positional, &flags.regions)?;
+    if plan.len() < 2 {
+        return Err(
+            "a comparison needs at least two variants (two files, or several --region)".into(),
+        );
+    }
+    let one_file = plan.iter().all(|(f, _)| *f == plan[0].0);
+    let file_label = |f: &str| {
+        let base = f.rsplit('/').next().unwrap_or(f);
+        base.trim_end_matches(".gz")
+            .trim_end_matches(".json")
+            .trim_end_matches(".pt.trace")
+            .to_string()
+    };
+    let mut traces: Vec<(String, Trace)> = Vec::new();
+    let mut variants = Vec::new();
+    for (file, region) in &plan {
+        if !traces.iter().any(|(f, _)| f == file) {
+            traces.push((file.clone(), load(file, flags)?));
+        }
+        let t = &traces.iter().find(|(f, _)| f == file).expect("loaded").1;
+        let label = if one_file {
+            region.label()
+        } else {
+            file_label(file)
+        };
+        variants.push(measure(t, region, &label, file).map_err(|e| format!("{file}: {e}"))?);
+    }
+    let mut out = std::io::stdout().lock();
+    let w = |r: std::io::Result<()>| r.map_err(|e| e.to_string());
+    match flags.format.as_deref().unwrap_or("table") {
+        "json" => w(writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&compare::to_json(&variants)).map_err(|e| e.to_string())?
+        )),
+        "md" => w(write!(out, "{}", compare::to_markdown(&variants))),
+        "table" => {
+            let rows = compare::table_rows(&variants);
+            let header: Vec<&str> = rows[0].iter().map(|s| s.as_str()).collect();
+            w(write_grid(&mut out, &header, &rows[1..], false))?;
+            w(writeln!(
+                out,
+                "Per occurrence; the first variant is the baseline."
+            ))?;
+            if variants.iter().any(|v| !v.trace_has_device) {
+                w(writeln!(
+                    out,
+                    "—: no device events in that trace (a CPU-only capture)."
+                ))?;
+            }
+            for v in &variants[1..] {
+                w(writeln!(
+                    out,
+                    "{} vs {}: {}",
+                    v.label,
+                    variants[0].label,
+                    compare::headline(&variants[0], v)
+                ))?;
+            }
+            Ok(())
+        }
+        other => Err(format!("unknown --format {other:?} (table, md, json)")),
+    }
 }
 
 fn csv_field(s: &str) -> String {

@@ -137,3 +137,85 @@ fn errors_are_one_line_and_exit_non_zero() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown --sort"));
 }
+
+#[test]
+fn compare_json_has_the_documented_fields_and_ratios() {
+    let file = fixture("neuron-provisional/torchneuron_rmsnorm.json");
+    let (code, out, err) = tracelane(&[
+        "compare",
+        &file,
+        "--region",
+        "rmsnorm_naive",
+        "--region",
+        "rmsnorm_fused",
+        "--region",
+        "rmsnorm_compiled",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let variants = v["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 3);
+    for key in [
+        "label",
+        "file",
+        "region",
+        "occurrences",
+        "wall_us",
+        "device_us",
+        "device_busy_us",
+        "device_events",
+        "launches",
+        "cpu_ops",
+        "cpu_self_us",
+        "vs_baseline",
+    ] {
+        assert!(variants.iter().all(|x| x.get(key).is_some()), "{key}");
+    }
+    assert_eq!(variants[0]["region"], "rmsnorm_naive");
+    assert_eq!(variants[0]["device_us"], 2355.0);
+    assert_eq!(variants[2]["device_us"], 375.5);
+    // 375.5 / 2355 of the baseline's device time; 1 event for 6.
+    let r = variants[2]["vs_baseline"]["device_us"].as_f64().unwrap();
+    assert!((r - 375.5 / 2355.0).abs() < 1e-9);
+    assert_eq!(
+        variants[2]["vs_baseline"]["device_events"]
+            .as_f64()
+            .unwrap(),
+        1.0 / 6.0
+    );
+    assert_eq!(variants[0]["vs_baseline"]["device_us"], 1.0);
+}
+
+#[test]
+fn compare_pairs_files_with_regions_and_says_what_is_wrong() {
+    let naive = fixture("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let fused = fixture("torch-cpu/rmsnorm_fused_cpu.pt.trace.json.gz");
+    let (code, out, err) = tracelane(&[
+        "compare",
+        &naive,
+        &fused,
+        "--region",
+        "rmsnorm_naive",
+        "--region",
+        "rmsnorm_fused",
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("| variant | role |"), "{out}");
+    assert!(
+        out.contains("| rmsnorm_naive_cpu | baseline | 5 |"),
+        "{out}"
+    );
+    assert!(out.contains("6 CPU ops → 1"), "{out}");
+    assert!(out.contains("CPU-only capture"), "{out}");
+    // A region the file does not have: one line naming the ones it has.
+    let (code, _, err) = tracelane(&["compare", &naive, &fused, "--region", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("rmsnorm_naive (5×)"), "{err}");
+    let (code, _, err) = tracelane(&["compare", &naive]);
+    assert_eq!(code, 2);
+    assert!(err.contains("at least two variants"), "{err}");
+}

@@ -24,6 +24,7 @@
 
 pub mod category;
 pub mod chain;
+pub mod compare;
 pub mod error;
 pub mod import;
 pub mod info;

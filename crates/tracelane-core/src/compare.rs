@@ -1,0 +1,968 @@
+//! Fusion comparison: the same computation in several variants (eager ops,
+//! a fused op, `torch.compile`) — whole traces, named regions, or time
+//! ranges — measured the same way and set against a baseline.
+//!
+//! What belongs to a region occurrence: the host events nested in it on its
+//! thread, runtime calls linked to those ops from other threads, and the
+//! device events linked (through their launch or `External id`) to any of
+//! them. Device events count by the link, not by time: device work often
+//! runs after the CPU has left the region.
+//!
+//! Definitions (per variant, summed over occurrences unless said):
+//! - `wall`: each occurrence's duration (median, min, max);
+//! - `device_ns`: sum of device event durations (kernels, memcpy, memset,
+//!   device windows; not syncs or mirrored annotations); `device_busy_ns`:
+//!   the union of those intervals; `device_idle_ns`: per occurrence, the span
+//!   from its start to the later of its end and its last device event's end,
+//!   less the busy time;
+//! - `launches`: runtime calls that launched device work (for device events
+//!   linked to their op without a launch call, the op's runtime calls);
+//! - `cpu_ops`: ops dispatched directly in the region (not nested in
+//!   another op), `cpu_ops_all` every op; `cpu_self_ns`: the CPU time of
+//!   everything inside the region (the sum of its top-level host events'
+//!   durations: the region's own self time, Python between the ops, is not
+//!   dispatching).
+//!
+//! Ratios against the baseline compare per-occurrence averages, so variants
+//! with different occurrence counts compare fairly.
+
+use std::collections::HashMap;
+
+use crate::category::Category;
+use crate::model::{Trace, TrackKind, NO_SLICE};
+
+/// Which part of a trace a variant is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Region {
+    /// The whole trace.
+    Whole,
+    /// Every host slice with this name (`record_function` label, op,
+    /// `ProfilerStep#3`, …).
+    Named(String),
+    /// Host events starting inside `[start_ns, end_ns)`.
+    Range { start_ns: i64, end_ns: i64 },
+}
+
+impl Region {
+    pub fn label(&self) -> String {
+        match self {
+            Region::Whole => "whole trace".into(),
+            Region::Named(n) => n.clone(),
+            Region::Range { start_ns, end_ns } => {
+                format!("{:.3} ms range", (end_ns - start_ns) as f64 / 1e6)
+            }
+        }
+    }
+}
+
+/// Count and total time of events of one name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NameStat {
+    pub name: String,
+    pub count: u64,
+    pub total_ns: i64,
+}
+
+/// One device event under an op in the op-to-kernel map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MappedDevice {
+    pub name: String,
+    pub category: &'static str,
+    pub dur_ns: i64,
+}
+
+/// One op dispatched in the region (first occurrence), with what it launched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MappedOp {
+    pub name: String,
+    pub dur_ns: i64,
+    /// Annotations inside it (e.g. `## Call CompiledFxGraph … ##`).
+    pub inner: Vec<String>,
+    pub device: Vec<MappedDevice>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub label: String,
+    pub file: String,
+    pub region: Region,
+    pub occurrences: usize,
+    /// Duration of each occurrence, in start order.
+    pub wall_ns: Vec<i64>,
+    pub device_ns: i64,
+    pub device_busy_ns: i64,
+    pub device_idle_ns: i64,
+    pub device_events: u64,
+    pub kernels: u64,
+    pub memcpys: u64,
+    pub memsets: u64,
+    pub launches: u64,
+    pub cpu_ops: u64,
+    pub cpu_ops_all: u64,
+    pub cpu_self_ns: i64,
+    /// The trace has device events at all (a CPU-only capture has none).
+    pub trace_has_device: bool,
+    /// Ops (all, nested too) and device events in the region, by name.
+    pub ops: Vec<NameStat>,
+    pub device: Vec<NameStat>,
+    /// The op-to-kernel map of the first occurrence.
+    pub map: Vec<MappedOp>,
+}
+
+impl Variant {
+    pub fn wall_median_ns(&self) -> i64 {
+        median(&self.wall_ns)
+    }
+    pub fn wall_min_ns(&self) -> i64 {
+        self.wall_ns.iter().copied().min().unwrap_or(0)
+    }
+    pub fn wall_max_ns(&self) -> i64 {
+        self.wall_ns.iter().copied().max().unwrap_or(0)
+    }
+    /// `value` per occurrence.
+    pub fn per_occurrence(&self, value: f64) -> f64 {
+        value / self.occurrences.max(1) as f64
+    }
+}
+
+fn median(v: &[i64]) -> i64 {
+    if v.is_empty() {
+        return 0;
+    }
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2
+    }
+}
+
+/// Why a variant could not be measured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareError(pub String);
+
+impl std::fmt::Display for CompareError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CompareError {}
+
+fn is_host(t: &Trace, s: usize) -> bool {
+    t.tracks[t.slices.track[s].idx()].kind == TrackKind::HostThread
+}
+
+/// Device work that counts: not syncs, not mirrored annotations.
+fn is_device_work(c: Category) -> bool {
+    matches!(
+        c,
+        Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
+    )
+}
+
+/// Names of host slices usable as regions, with how often each occurs:
+/// annotations (including `ProfilerStep#N`), most frequent first.
+pub fn region_names(t: &Trace) -> Vec<(String, u64)> {
+    let mut counts: HashMap<u32, u64> = HashMap::new();
+    for s in 0..t.slices.len() {
+        if t.slices.category[s] == Category::UserAnnotation && is_host(t, s) {
+            *counts.entry(t.slices.name[s].0).or_default() += 1;
+        }
+    }
+    let mut out: Vec<(String, u64)> = counts
+        .into_iter()
+        .map(|(id, n)| (t.str(crate::model::StrId(id)).to_string(), n))
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// Occurrences of a region: (region slice if any, start, end).
+fn occurrences(t: &Trace, region: &Region) -> Result<Vec<(u32, i64, i64)>, CompareError> {
+    match region {
+        Region::Whole => {
+            let (a, b) = t.time_span_ns().unwrap_or((0, 0));
+            Ok(vec![(NO_SLICE, a, b)])
+        }
+        Region::Range { start_ns, end_ns } => Ok(vec![(NO_SLICE, *start_ns, *end_ns)]),
+        Region::Named(name) => {
+            let id = t.strings.lookup(name);
+            let mut occ: Vec<(u32, i64, i64)> = (0..t.slices.len())
+                .filter(|&s| Some(t.slices.name[s]) == id && is_host(t, s))
+                .map(|s| (s as u32, t.slices.start_ns[s], t.slices.end_ns(s)))
+                .collect();
+            // An occurrence nested in another of the same name is part of it.
+            occ.sort_by_key(|&(s, a, _)| (a, s));
+            let mut kept: Vec<(u32, i64, i64)> = Vec::new();
+            for o in occ {
+                let inside = kept.iter().any(|k| {
+                    t.slices.track[k.0 as usize] == t.slices.track[o.0 as usize]
+                        && o.1 >= k.1
+                        && o.2 <= k.2
+                });
+                if !inside {
+                    kept.push(o);
+                }
+            }
+            if kept.is_empty() {
+                let known: Vec<String> = region_names(t)
+                    .into_iter()
+                    .take(8)
+                    .map(|(n, c)| format!("{n} ({c}×)"))
+                    .collect();
+                return Err(CompareError(format!(
+                    "no event named “{name}” in this trace{}",
+                    if known.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; its annotations: {}", known.join(", "))
+                    }
+                )));
+            }
+            Ok(kept)
+        }
+    }
+}
+
+/// Measures one variant.
+// Slices are indexed across several columns at once; index loops read best.
+#[allow(clippy::needless_range_loop)]
+pub fn measure(
+    t: &Trace,
+    region: &Region,
+    label: &str,
+    file: &str,
+) -> Result<Variant, CompareError> {
+    let occ = occurrences(t, region)?;
+    let n = t.slices.len();
+    // Which occurrence each host slice belongs to.
+    let mut member = vec![u32::MAX; n];
+    for (k, &(r, a, b)) in occ.iter().enumerate() {
+        if r == NO_SLICE {
+            for s in 0..n {
+                let start = t.slices.start_ns[s];
+                if is_host(t, s) && start >= a && start < b.max(a + 1) {
+                    member[s] = k as u32;
+                }
+            }
+        } else {
+            let r = r as usize;
+            let track = &t.tracks[t.slices.track[r].idx()];
+            let d = t.slices.depth[r];
+            let range = track.slices.start as usize..track.slices.end as usize;
+            // Slices of a track are sorted by start: bisect to the region.
+            let first = range.start + t.slices.start_ns[range.clone()].partition_point(|&x| x < a);
+            for s in first..range.end {
+                if t.slices.start_ns[s] > b {
+                    break;
+                }
+                if s != r && t.slices.depth[s] > d && t.slices.end_ns(s) <= b {
+                    member[s] = k as u32;
+                }
+            }
+        }
+    }
+    // Runtime calls elsewhere whose op is in the region join it.
+    for s in 0..n {
+        if member[s] == u32::MAX && t.slices.category[s] == Category::Runtime {
+            let op = t.links.op[s];
+            if op != NO_SLICE && member[op as usize] != u32::MAX {
+                member[s] = member[op as usize];
+            }
+        }
+    }
+    // Device events belong to the occurrence of their op (or launch); in a
+    // range or the whole trace, unlinked ones count by their start.
+    let mut device_of: Vec<Vec<usize>> = vec![Vec::new(); occ.len()];
+    let trace_has_device = (0..n).any(|s| is_device_work(t.slices.category[s]));
+    for d in 0..n {
+        if !is_device_work(t.slices.category[d]) {
+            continue;
+        }
+        let via = [t.links.op[d], t.links.launch[d]]
+            .into_iter()
+            .find(|&x| x != NO_SLICE && member[x as usize] != u32::MAX);
+        let k = match via {
+            Some(x) => Some(member[x as usize] as usize),
+            None if t.links.op[d] == NO_SLICE && t.links.launch[d] == NO_SLICE => {
+                occ.iter().position(|&(r, a, b)| {
+                    r == NO_SLICE && t.slices.start_ns[d] >= a && t.slices.start_ns[d] < b
+                })
+            }
+            None => None,
+        };
+        if let Some(k) = k {
+            device_of[k].push(d);
+        }
+    }
+    // Runtime calls that launched device work.
+    let mut runtime_of_op: HashMap<u32, Vec<u32>> = HashMap::new();
+    for s in 0..n {
+        if t.slices.category[s] == Category::Runtime && t.links.op[s] != NO_SLICE {
+            runtime_of_op
+                .entry(t.links.op[s])
+                .or_default()
+                .push(s as u32);
+        }
+    }
+    let mut launching = vec![false; n];
+    for ds in &device_of {
+        for &d in ds {
+            let l = t.links.launch[d];
+            if l != NO_SLICE {
+                launching[l as usize] = true;
+            } else if let Some(rs) = runtime_of_op.get(&t.links.op[d]) {
+                for &r in rs {
+                    launching[r as usize] = true;
+                }
+            }
+        }
+    }
+
+    let mut v = Variant {
+        label: label.to_string(),
+        file: file.to_string(),
+        region: region.clone(),
+        occurrences: occ.len(),
+        wall_ns: occ.iter().map(|&(_, a, b)| b - a).collect(),
+        device_ns: 0,
+        device_busy_ns: 0,
+        device_idle_ns: 0,
+        device_events: 0,
+        kernels: 0,
+        memcpys: 0,
+        memsets: 0,
+        launches: 0,
+        cpu_ops: 0,
+        cpu_ops_all: 0,
+        cpu_self_ns: 0,
+        trace_has_device,
+        ops: Vec::new(),
+        device: Vec::new(),
+        map: Vec::new(),
+    };
+    let mut ops: HashMap<u32, NameStat> = HashMap::new();
+    let mut devs: HashMap<u32, NameStat> = HashMap::new();
+    // The nearest op (or annotation) above a member slice inside the region.
+    let enclosing_op = |s: usize| -> Option<usize> {
+        let mut p = t.slices.parent[s];
+        while p != NO_SLICE && member[p as usize] == member[s] {
+            let c = t.slices.category[p as usize];
+            if c == Category::CpuOp {
+                return Some(p as usize);
+            }
+            p = t.slices.parent[p as usize];
+        }
+        None
+    };
+    // Top-level: no counted host event above it inside the region.
+    let top_level = |s: usize| -> bool {
+        let mut p = t.slices.parent[s];
+        while p != NO_SLICE && member[p as usize] == member[s] {
+            if t.slices.category[p as usize].is_counted_host() {
+                return false;
+            }
+            p = t.slices.parent[p as usize];
+        }
+        true
+    };
+    for s in 0..n {
+        if member[s] == u32::MAX || !is_host(t, s) {
+            continue;
+        }
+        let c = t.slices.category[s];
+        if !c.is_counted_host() {
+            continue;
+        }
+        let top = top_level(s);
+        if top {
+            v.cpu_self_ns += t.slices.dur_ns[s];
+        }
+        if c == Category::Runtime && launching[s] {
+            v.launches += 1;
+        }
+        if c == Category::CpuOp {
+            v.cpu_ops_all += 1;
+            if enclosing_op(s).is_none() {
+                v.cpu_ops += 1;
+            }
+            let e = ops.entry(t.slices.name[s].0).or_insert_with(|| NameStat {
+                name: t.slice_name(s).to_string(),
+                ..Default::default()
+            });
+            e.count += 1;
+            e.total_ns += t.slices.dur_ns[s];
+        }
+    }
+    let mut intervals: Vec<(i64, i64)> = Vec::new();
+    for (k, ds) in device_of.iter().enumerate() {
+        let mut busy: Vec<(i64, i64)> = Vec::new();
+        for &d in ds {
+            let dur = t.slices.dur_ns[d];
+            v.device_ns += dur;
+            v.device_events += 1;
+            match t.slices.category[d] {
+                Category::Memcpy => v.memcpys += 1,
+                Category::Memset => v.memsets += 1,
+                _ => v.kernels += 1,
+            }
+            busy.push((t.slices.start_ns[d], t.slices.end_ns(d)));
+            let e = devs.entry(t.slices.name[d].0).or_insert_with(|| NameStat {
+                name: t.slice_name(d).to_string(),
+                ..Default::default()
+            });
+            e.count += 1;
+            e.total_ns += dur;
+        }
+        let union = union_ns(&mut busy);
+        let (_, a, b) = occ[k];
+        let last_end = busy.iter().map(|x| x.1).max().unwrap_or(b);
+        v.device_idle_ns += ((last_end.max(b) - a) - union).max(0);
+        intervals.extend(busy);
+    }
+    v.device_busy_ns = union_ns(&mut intervals);
+    if !trace_has_device {
+        v.device_idle_ns = 0;
+    }
+    v.ops = sorted_stats(ops);
+    v.device = sorted_stats(devs);
+    v.map = op_map(t, &occ, &member, &device_of);
+    Ok(v)
+}
+
+fn sorted_stats(m: HashMap<u32, NameStat>) -> Vec<NameStat> {
+    let mut v: Vec<NameStat> = m.into_values().collect();
+    v.sort_by(|a, b| {
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    v
+}
+
+/// Length of the union of intervals (sorts them).
+fn union_ns(v: &mut [(i64, i64)]) -> i64 {
+    v.sort_unstable();
+    let mut total = 0;
+    let mut cur: Option<(i64, i64)> = None;
+    for &(a, b) in v.iter() {
+        match cur {
+            Some((ca, cb)) if a <= cb => cur = Some((ca, cb.max(b))),
+            Some((ca, cb)) => {
+                total += cb - ca;
+                cur = Some((a, b));
+            }
+            None => cur = Some((a, b)),
+        }
+    }
+    if let Some((a, b)) = cur {
+        total += b - a;
+    }
+    total
+}
+
+/// The first occurrence's top-level ops in order, each with the device
+/// events of everything nested in it and the annotations inside it.
+fn op_map(
+    t: &Trace,
+    occ: &[(u32, i64, i64)],
+    member: &[u32],
+    device_of: &[Vec<usize>],
+) -> Vec<MappedOp> {
+    const MAX_OPS: usize = 200;
+    if occ.is_empty() {
+        return Vec::new();
+    }
+    let top_of = |mut s: usize| -> Option<usize> {
+        // Climb to the outermost op still inside the occurrence.
+        let mut top = None;
+        loop {
+            if member[s] != 0 {
+                return top;
+            }
+            if t.slices.category[s] == Category::CpuOp {
+                top = Some(s);
+            }
+            let p = t.slices.parent[s];
+            if p == NO_SLICE {
+                return top;
+            }
+            s = p as usize;
+        }
+    };
+    let mut tops: Vec<usize> = (0..t.slices.len())
+        .filter(|&s| {
+            member[s] == 0
+                && t.slices.category[s] == Category::CpuOp
+                && is_host(t, s)
+                && top_of(s) == Some(s)
+        })
+        .collect();
+    tops.sort_by_key(|&s| (t.slices.start_ns[s], s));
+    tops.truncate(MAX_OPS);
+    let index: HashMap<usize, usize> = tops.iter().enumerate().map(|(k, &s)| (s, k)).collect();
+    let mut map: Vec<MappedOp> = tops
+        .iter()
+        .map(|&s| MappedOp {
+            name: t.slice_name(s).to_string(),
+            dur_ns: t.slices.dur_ns[s],
+            inner: Vec::new(),
+            device: Vec::new(),
+        })
+        .collect();
+    for (s, &m) in member.iter().enumerate() {
+        if m == 0 && t.slices.category[s] == Category::UserAnnotation {
+            if let Some(k) = top_of(s).and_then(|top| index.get(&top)) {
+                if map[*k].inner.len() < 8 {
+                    map[*k].inner.push(t.slice_name(s).to_string());
+                }
+            }
+        }
+    }
+    let mut first: Vec<usize> = device_of[0].clone();
+    first.sort_by_key(|&d| (t.slices.start_ns[d], d));
+    for d in first {
+        let op = t.links.op[d];
+        let op = if op != NO_SLICE {
+            op as usize
+        } else {
+            match t.links.launch[d] {
+                NO_SLICE => continue,
+                l => l as usize,
+            }
+        };
+        if let Some(k) = top_of(op).and_then(|top| index.get(&top)) {
+            map[*k].device.push(MappedDevice {
+                name: t.slice_name(d).to_string(),
+                category: t.slices.category[d].label(),
+                dur_ns: t.slices.dur_ns[d],
+            });
+        }
+    }
+    map
+}
+
+/// How an op or device event name changed between baseline and candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffStatus {
+    Added,
+    Removed,
+    Changed,
+    Same,
+}
+
+impl DiffStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffStatus::Added => "added",
+            DiffStatus::Removed => "removed",
+            DiffStatus::Changed => "changed",
+            DiffStatus::Same => "same",
+        }
+    }
+}
+
+/// One row of the trace diff, per occurrence.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffRow {
+    /// `op` or `device`.
+    pub kind: &'static str,
+    pub name: String,
+    pub baseline_count: f64,
+    pub baseline_ns: f64,
+    pub candidate_count: f64,
+    pub candidate_ns: f64,
+    pub status: DiffStatus,
+}
+
+/// Ops and device events added, removed and changed (per occurrence), the
+/// largest time change first.
+pub fn diff(baseline: &Variant, candidate: &Variant) -> Vec<DiffRow> {
+    let mut rows = Vec::new();
+    for (kind, b, c) in [
+        ("op", &baseline.ops, &candidate.ops),
+        ("device", &baseline.device, &candidate.device),
+    ] {
+        let mut names: Vec<&str> = b.iter().chain(c.iter()).map(|s| s.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        for name in names {
+            let get = |v: &Variant, list: &Vec<NameStat>| {
+                list.iter()
+                    .find(|s| s.name == name)
+                    .map(|s| {
+                        (
+                            v.per_occurrence(s.count as f64),
+                            v.per_occurrence(s.total_ns as f64),
+                        )
+                    })
+                    .unwrap_or((0.0, 0.0))
+            };
+            let (bc, bt) = get(baseline, b);
+            let (cc, ct) = get(candidate, c);
+            let status = if bc == 0.0 {
+                DiffStatus::Added
+            } else if cc == 0.0 {
+                DiffStatus::Removed
+            } else if bc != cc || bt != ct {
+                DiffStatus::Changed
+            } else {
+                DiffStatus::Same
+            };
+            rows.push(DiffRow {
+                kind,
+                name: name.to_string(),
+                baseline_count: bc,
+                baseline_ns: bt,
+                candidate_count: cc,
+                candidate_ns: ct,
+                status,
+            });
+        }
+    }
+    rows.sort_by(|a, b| {
+        let da = (a.candidate_ns - a.baseline_ns).abs();
+        let db = (b.candidate_ns - b.baseline_ns).abs();
+        db.total_cmp(&da).then_with(|| a.name.cmp(&b.name))
+    });
+    rows
+}
+
+/// A candidate's value over the baseline's, per occurrence (`None` when
+/// the baseline's is zero).
+pub fn ratio(baseline: &Variant, b: f64, candidate: &Variant, c: f64) -> Option<f64> {
+    let (b, c) = (baseline.per_occurrence(b), candidate.per_occurrence(c));
+    (b != 0.0).then(|| c / b)
+}
+
+/// `2,355 µs`, `37.6 µs`.
+pub fn fmt_us(ns: f64) -> String {
+    let us = ns / 1e3;
+    if us.abs() >= 100.0 {
+        let digits = format!("{:.0}", us.abs());
+        let mut out = String::new();
+        for (k, c) in digits.chars().enumerate() {
+            if k > 0 && (digits.len() - k) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        format!("{}{out} µs", if us < 0.0 { "-" } else { "" })
+    } else {
+        format!("{us:.1} µs")
+    }
+}
+
+fn times(ratio: f64) -> String {
+    if ratio <= 0.0 {
+        return "all".into();
+    }
+    if ratio < 1.0 {
+        format!("{:.1}× less", 1.0 / ratio)
+    } else {
+        format!("{ratio:.1}× more")
+    }
+}
+
+/// One line saying what changed, per occurrence, e.g. "device time
+/// 2,355 µs → 376 µs (6.3× less); 6 device events → 1; 6 CPU ops → 1".
+pub fn headline(baseline: &Variant, candidate: &Variant) -> String {
+    let per = |v: &Variant, x: f64| v.per_occurrence(x);
+    let mut parts = Vec::new();
+    let count = |x: f64| {
+        if x.fract() == 0.0 {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.1}")
+        }
+    };
+    if baseline.trace_has_device || candidate.trace_has_device {
+        let (b, c) = (
+            per(baseline, baseline.device_ns as f64),
+            per(candidate, candidate.device_ns as f64),
+        );
+        let r = (b > 0.0).then(|| format!(" ({})", times(c / b)));
+        parts.push(format!(
+            "device time {} → {}{}",
+            fmt_us(b),
+            fmt_us(c),
+            r.unwrap_or_default()
+        ));
+        parts.push(format!(
+            "{} device events → {}",
+            count(per(baseline, baseline.device_events as f64)),
+            count(per(candidate, candidate.device_events as f64))
+        ));
+    } else {
+        let (b, c) = (
+            per(baseline, baseline.cpu_self_ns as f64),
+            per(candidate, candidate.cpu_self_ns as f64),
+        );
+        let r = (b > 0.0).then(|| format!(" ({})", times(c / b)));
+        parts.push(format!(
+            "CPU time in ops {} → {}{} (no device events: a CPU-only capture)",
+            fmt_us(b),
+            fmt_us(c),
+            r.unwrap_or_default()
+        ));
+    }
+    parts.push(format!(
+        "{} CPU ops → {}",
+        count(per(baseline, baseline.cpu_ops as f64)),
+        count(per(candidate, candidate.cpu_ops as f64))
+    ));
+    parts.join("; ")
+}
+
+/// The numbers of every variant as JSON: `{"variants": [{label, file,
+/// region, occurrences, wall_us (median), device_us, device_busy_us,
+/// device_events, launches, cpu_ops, cpu_self_us, …, vs_baseline}]}`, the
+/// first variant being the baseline. `vs_baseline` holds candidate ÷
+/// baseline per occurrence (`null` where the baseline's value is zero).
+pub fn to_json(variants: &[Variant]) -> serde_json::Value {
+    use serde_json::json;
+    let Some(base) = variants.first() else {
+        return json!({ "variants": [] });
+    };
+    let us = |ns: i64| ns as f64 / 1e3;
+    let list: Vec<serde_json::Value> = variants
+        .iter()
+        .map(|v| {
+            let r = |b: f64, c: f64| ratio(base, b, v, c);
+            let wall = (base.wall_median_ns() != 0)
+                .then(|| v.wall_median_ns() as f64 / base.wall_median_ns() as f64);
+            json!({
+                "label": v.label,
+                "file": v.file,
+                "region": match &v.region { Region::Whole => serde_json::Value::Null, r => json!(r.label()) },
+                "occurrences": v.occurrences,
+                "wall_us": us(v.wall_median_ns()),
+                "wall_min_us": us(v.wall_min_ns()),
+                "wall_max_us": us(v.wall_max_ns()),
+                "device_us": us(v.device_ns),
+                "device_busy_us": us(v.device_busy_ns),
+                "device_idle_us": us(v.device_idle_ns),
+                "device_events": v.device_events,
+                "kernels": v.kernels,
+                "memcpys": v.memcpys,
+                "memsets": v.memsets,
+                "launches": v.launches,
+                "cpu_ops": v.cpu_ops,
+                "cpu_ops_all": v.cpu_ops_all,
+                "cpu_self_us": us(v.cpu_self_ns),
+                "has_device_events": v.trace_has_device,
+                "vs_baseline": {
+                    "wall_us": wall,
+                    "device_us": r(base.device_ns as f64, v.device_ns as f64),
+                    "device_busy_us": r(base.device_busy_ns as f64, v.device_busy_ns as f64),
+                    "device_events": r(base.device_events as f64, v.device_events as f64),
+                    "launches": r(base.launches as f64, v.launches as f64),
+                    "cpu_ops": r(base.cpu_ops as f64, v.cpu_ops as f64),
+                    "cpu_self_us": r(base.cpu_self_ns as f64, v.cpu_self_ns as f64),
+                },
+            })
+        })
+        .collect();
+    json!({ "variants": list })
+}
+
+/// Rows for a text or Markdown table: a header, then one row per variant
+/// (per-occurrence figures; wall time as median with its range).
+pub fn table_rows(variants: &[Variant]) -> Vec<Vec<String>> {
+    let mut rows = vec![[
+        "variant",
+        "role",
+        "occurrences",
+        "wall (median, min–max)",
+        "device",
+        "device busy",
+        "device idle",
+        "device events",
+        "launches",
+        "CPU ops",
+        "CPU time in ops",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect::<Vec<String>>()];
+    let count = |x: f64| {
+        if x.fract() == 0.0 {
+            format!("{x:.0}")
+        } else {
+            format!("{x:.1}")
+        }
+    };
+    for (k, v) in variants.iter().enumerate() {
+        let per = |x: i64| v.per_occurrence(x as f64);
+        let device = |s: String| {
+            if v.trace_has_device {
+                s
+            } else {
+                "—".into()
+            }
+        };
+        rows.push(vec![
+            v.label.clone(),
+            if k == 0 {
+                "baseline".into()
+            } else {
+                "candidate".into()
+            },
+            v.occurrences.to_string(),
+            format!(
+                "{} ({}–{})",
+                fmt_us(v.wall_median_ns() as f64),
+                fmt_us(v.wall_min_ns() as f64),
+                fmt_us(v.wall_max_ns() as f64)
+            ),
+            device(fmt_us(per(v.device_ns))),
+            device(fmt_us(per(v.device_busy_ns))),
+            device(fmt_us(per(v.device_idle_ns))),
+            device(count(per(v.device_events as i64))),
+            device(count(per(v.launches as i64))),
+            count(per(v.cpu_ops as i64)),
+            fmt_us(per(v.cpu_self_ns)),
+        ]);
+    }
+    rows
+}
+
+/// The comparison as Markdown, for a pull request: the table (per
+/// occurrence) and one line per candidate against the baseline.
+pub fn to_markdown(variants: &[Variant]) -> String {
+    let rows = table_rows(variants);
+    let mut out = String::new();
+    for (k, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        if k == 0 {
+            let align: Vec<&str> = (0..row.len())
+                .map(|i| if i < 2 { "---" } else { "---:" })
+                .collect();
+            out.push_str(&format!("| {} |\n", align.join(" | ")));
+        }
+    }
+    out.push_str("\nPer occurrence.");
+    if variants.iter().any(|v| !v.trace_has_device) {
+        out.push_str(" —: no device events in that trace (a CPU-only capture).");
+    }
+    if let Some(base) = variants.first() {
+        for v in &variants[1..] {
+            out.push_str(&format!(
+                "\n- **{}** vs **{}**: {}",
+                v.label,
+                base.label,
+                headline(base, v)
+            ));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{import_bytes, ImportOptions};
+
+    /// An eager region with two ops (two kernels) and a fused one (one
+    /// kernel), twice each, on a CUDA-shaped trace.
+    fn pair() -> Trace {
+        let mut ev = Vec::new();
+        let mut ext = 0;
+        let mut t = 0.0f64;
+        for rep in 0..2 {
+            for (region, ops) in [
+                ("eager", vec![("aten::pow", 30.0), ("aten::mul", 20.0)]),
+                ("fused", vec![("aten::rms_norm", 10.0)]),
+            ] {
+                let start = t;
+                t += 1.0;
+                for (op, kdur) in &ops {
+                    ext += 1;
+                    ev.push(format!(r#"{{"ph":"X","cat":"cpu_op","name":"{op}","pid":1,"tid":1,"ts":{t},"dur":8,"args":{{"External id":{ext}}}}}"#));
+                    ev.push(format!(r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":4,"args":{{"External id":{ext},"correlation":{ext}}}}}"#, t + 2.0));
+                    ev.push(format!(r#"{{"ph":"X","cat":"kernel","name":"k_{op}","pid":0,"tid":7,"ts":{},"dur":{kdur},"args":{{"External id":{ext},"correlation":{ext}}}}}"#, 1000.0 + t * 5.0 + rep as f64 * 500.0));
+                    t += 10.0;
+                }
+                ev.push(format!(r#"{{"ph":"X","cat":"user_annotation","name":"{region}","pid":1,"tid":1,"ts":{start},"dur":{}}}"#, t - start));
+                t += 5.0;
+            }
+        }
+        import_bytes(
+            format!(r#"{{"traceEvents":[{}]}}"#, ev.join(",")).as_bytes(),
+            ImportOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_region_counts_its_ops_launches_and_the_kernels_they_caused() {
+        let t = pair();
+        let eager = measure(&t, &Region::Named("eager".into()), "eager", "f").unwrap();
+        assert_eq!(eager.occurrences, 2);
+        assert_eq!(eager.wall_ns, [21_000, 21_000]);
+        assert_eq!(
+            (eager.cpu_ops, eager.launches, eager.device_events),
+            (4, 4, 4)
+        );
+        assert_eq!(eager.device_ns, 2 * 50_000);
+        assert_eq!(eager.device_busy_ns, 2 * 50_000);
+        assert_eq!(eager.cpu_self_ns, 4 * 8_000);
+        let names: Vec<(&str, Vec<&str>)> = eager
+            .map
+            .iter()
+            .map(|m| {
+                (
+                    m.name.as_str(),
+                    m.device.iter().map(|d| d.name.as_str()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("aten::pow", vec!["k_aten::pow"]),
+                ("aten::mul", vec!["k_aten::mul"])
+            ]
+        );
+        let fused = measure(&t, &Region::Named("fused".into()), "fused", "f").unwrap();
+        assert_eq!(
+            (fused.cpu_ops, fused.device_events, fused.device_ns),
+            (2, 2, 20_000)
+        );
+        assert_eq!(
+            headline(&eager, &fused),
+            "device time 50.0 µs → 10.0 µs (5.0× less); 2 device events → 1; 2 CPU ops → 1"
+        );
+        let d = diff(&eager, &fused);
+        let status: Vec<(&str, &str)> = d
+            .iter()
+            .map(|r| (r.name.as_str(), r.status.as_str()))
+            .collect();
+        assert!(status.contains(&("k_aten::pow", "removed")));
+        assert!(status.contains(&("aten::rms_norm", "added")));
+        assert_eq!(ratio(&eager, 4.0, &fused, 2.0), Some(0.5));
+    }
+
+    #[test]
+    fn an_unknown_region_names_the_ones_there_are() {
+        let t = pair();
+        let err = measure(&t, &Region::Named("nope".into()), "x", "f").unwrap_err();
+        assert!(err.0.contains("eager (2×)"), "{err}");
+    }
+
+    #[test]
+    fn device_idle_is_the_region_span_less_busy_time() {
+        let t = pair();
+        let eager = measure(&t, &Region::Named("eager".into()), "eager", "f").unwrap();
+        // Each occurrence: starts at its CPU start, ends with its last kernel.
+        let whole = measure(&t, &Region::Whole, "all", "f").unwrap();
+        assert_eq!(whole.device_events, 6);
+        assert!(eager.device_idle_ns > 0);
+        assert_eq!(union_ns(&mut [(0, 10), (5, 20), (30, 40)]), 30);
+    }
+}

@@ -1,0 +1,171 @@
+//! Fusion comparison on real fixtures, checked against numbers worked out
+//! independently of the comparison code:
+//! - the RMSNorm CPU traces: occurrences, and CPU time inside the region,
+//!   from PyTorch's own `key_averages()` row of the `record_function`
+//!   (calls; CPU total − self CPU = time in what the region ran); wall time
+//!   and the top-level ops from the raw events (listed in the comments);
+//! - TorchNeuron's provisional trace: its `.expected.json`;
+//! - HTA's before/after pair: device events and time summed straight from
+//!   the raw JSON (`cat` kernel / gpu_memcpy / gpu_memset).
+
+mod common;
+
+use serde_json::Value;
+use tracelane_core::compare::{diff, headline, measure, DiffStatus, Region};
+
+fn oracle_row(rel: &str, key: &str) -> Value {
+    let text = std::fs::read_to_string(common::fixtures().join(rel)).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+        .unwrap()
+        .clone()
+}
+
+fn raw_events(rel: &str) -> Vec<Value> {
+    let bytes = std::fs::read(common::fixtures().join(rel)).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+        .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["traceEvents"].as_array().unwrap().clone()
+}
+
+fn median_us(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+#[test]
+fn rmsnorm_cpu_variants_match_pytorch_and_the_raw_events() {
+    // Top-level ops per occurrence, read from the raw events:
+    // naive: pow, mean, add, rsqrt, mul, mul; fused: rms_norm;
+    // compiled: TorchDynamo Cache Lookup, Torch-Compiled Region: 0/0.
+    for (variant, top_ops) in [("naive", 6u64), ("fused", 1), ("compiled", 2)] {
+        let region = format!("rmsnorm_{variant}");
+        let trace_rel = format!("torch-cpu/rmsnorm_{variant}_cpu.pt.trace.json.gz");
+        let t = common::load(&trace_rel);
+        let v = measure(&t, &Region::Named(region.clone()), variant, &trace_rel).unwrap();
+        let row = oracle_row(
+            &format!("torch-cpu/rmsnorm_{variant}_cpu.key_averages.json"),
+            &region,
+        );
+        assert_eq!(
+            v.occurrences as u64,
+            row["count"].as_u64().unwrap(),
+            "{variant}"
+        );
+        let inside_us = row["cpu_time_total_us"].as_f64().unwrap()
+            - row["self_cpu_time_total_us"].as_f64().unwrap();
+        assert!(
+            (v.cpu_self_ns as f64 / 1e3 - inside_us).abs() <= 1.0,
+            "{variant}: {} vs {inside_us}",
+            v.cpu_self_ns
+        );
+        let walls: Vec<f64> = raw_events(&trace_rel)
+            .iter()
+            .filter(|e| e["name"] == region.as_str() && e["ph"] == "X")
+            .map(|e| e["dur"].as_f64().unwrap())
+            .collect();
+        assert!((v.wall_median_ns() as f64 / 1e3 - median_us(walls)).abs() < 0.001);
+        assert_eq!(v.cpu_ops, top_ops * 5, "{variant}");
+        // A CPU-only capture: no device numbers, and it says so.
+        assert!(!v.trace_has_device);
+        assert_eq!((v.device_events, v.device_ns, v.launches), (0, 0, 0));
+    }
+    let naive = common::load("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let fused = common::load("torch-cpu/rmsnorm_fused_cpu.pt.trace.json.gz");
+    let a = measure(&naive, &Region::Named("rmsnorm_naive".into()), "naive", "n").unwrap();
+    let b = measure(&fused, &Region::Named("rmsnorm_fused".into()), "fused", "f").unwrap();
+    let line = headline(&a, &b);
+    assert!(
+        line.contains("CPU-only") && line.ends_with("6 CPU ops → 1"),
+        "{line}"
+    );
+    // The map shows the eager ops in order.
+    let names: Vec<&str> = a.map.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "aten::pow",
+            "aten::mean",
+            "aten::add",
+            "aten::rsqrt",
+            "aten::mul",
+            "aten::mul"
+        ]
+    );
+}
+
+#[test]
+fn torchneuron_rmsnorm_regions_match_the_expected_figures() {
+    let t = common::load("neuron-provisional/torchneuron_rmsnorm.json");
+    let text = std::fs::read_to_string(
+        common::fixtures().join("neuron-provisional/torchneuron_rmsnorm.expected.json"),
+    )
+    .unwrap();
+    let expected: Value = serde_json::from_str(&text).unwrap();
+    let mut variants = Vec::new();
+    for region in ["rmsnorm_naive", "rmsnorm_fused", "rmsnorm_compiled"] {
+        let v = measure(&t, &Region::Named(region.into()), region, "t").unwrap();
+        let e = &expected["regions"][region];
+        assert_eq!(
+            v.device_events,
+            e["device_events"].as_u64().unwrap(),
+            "{region}"
+        );
+        assert_eq!(v.cpu_ops, e["cpu_ops"].as_u64().unwrap(), "{region}");
+        assert!((v.device_ns as f64 / 1e3 - e["device_us"].as_f64().unwrap()).abs() < 0.01);
+        // One neuron_dispatch per op.
+        assert_eq!(v.launches, v.cpu_ops, "{region}");
+        variants.push(v);
+    }
+    assert_eq!(
+        headline(&variants[0], &variants[1]),
+        "device time 2,355 µs → 403 µs (5.8× less); 6 device events → 1; 6 CPU ops → 1"
+    );
+    // The compiled region launches one compiled graph from one op.
+    let map = &variants[2].map;
+    assert_eq!(map.len(), 1);
+    assert_eq!(map[0].name, "Torch-Compiled Region: 0/0");
+    assert_eq!(map[0].device[0].name, "compiled_graph_0");
+    // Three aten::mul became part of one fused op.
+    let d = diff(&variants[0], &variants[1]);
+    let mul = d
+        .iter()
+        .find(|r| r.kind == "device" && r.name == "aten::mul")
+        .unwrap();
+    assert_eq!((mul.baseline_count, mul.candidate_count), (3.0, 0.0));
+    assert_eq!(mul.status, DiffStatus::Removed);
+}
+
+#[test]
+fn hta_pair_whole_traces_count_device_work_from_the_raw_events() {
+    for rel in [
+        "public/hta_compare_pair/base.json.gz",
+        "public/hta_compare_pair/test.json.gz",
+    ] {
+        let t = common::load(rel);
+        let v = measure(&t, &Region::Whole, rel, rel).unwrap();
+        let raw = raw_events(rel);
+        let device: Vec<&Value> = raw
+            .iter()
+            .filter(|e| {
+                e["ph"] == "X"
+                    && matches!(
+                        e["cat"].as_str(),
+                        Some("kernel" | "gpu_memcpy" | "gpu_memset")
+                    )
+            })
+            .collect();
+        assert_eq!(v.device_events as usize, device.len(), "{rel}");
+        let total_us: f64 = device.iter().map(|e| e["dur"].as_f64().unwrap()).sum();
+        assert!((v.device_ns as f64 / 1e3 - total_us).abs() < 0.01, "{rel}");
+        let memsets = device.iter().filter(|e| e["cat"] == "gpu_memset").count();
+        assert_eq!(v.memsets as usize, memsets);
+        assert!(v.device_busy_ns <= v.device_ns);
+    }
+}
