@@ -6,10 +6,13 @@
 //! browser — the messages, the summary, sorting, filtering, units and
 //! exports — lives in plain modules here and is tested natively.
 
+pub mod compare_view;
 pub mod protocol;
 pub mod table;
 pub mod timeline_view;
 
+#[cfg(target_arch = "wasm32")]
+pub mod compare_page;
 #[cfg(target_arch = "wasm32")]
 pub mod gl;
 #[cfg(target_arch = "wasm32")]

@@ -4,6 +4,7 @@
 //! File bytes travel as `Uint8Array` messages (transferred, not copied);
 //! everything else is one of these enums serialised to a string.
 
+use crate::compare_view::{ComparisonView, VariantSpec};
 use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
 use serde::{Deserialize, Serialize};
 use tracelane_core::ops::{op_table, OpDetails, OpRow, OpTableOptions};
@@ -46,6 +47,11 @@ pub enum ToWorker {
         request: u32,
         highlight: Highlight,
         index: i64,
+    },
+    /// Measures and compares variants (the first is the baseline).
+    Compare {
+        request: u32,
+        variants: Vec<VariantSpec>,
     },
     /// The op table of the events that start inside `[start_ns, end_ns)`.
     RangeTable {
@@ -101,6 +107,11 @@ pub enum FromWorker {
         count: usize,
         index: i64,
         slice: Option<PickedSlice>,
+    },
+    /// Answer to [`ToWorker::Compare`]: the comparison, or why not.
+    Compared {
+        request: u32,
+        result: Result<Box<ComparisonView>, String>,
     },
     /// Answer to [`ToWorker::RangeTable`].
     RangeTable {
@@ -169,6 +180,8 @@ pub struct Summary {
     pub self_device_total_ns: i64,
     pub device_without_op_ns: i64,
     pub diagnostics: DiagnosticsView,
+    /// Names usable as comparison regions, with their occurrences.
+    pub regions: Vec<(String, u64)>,
     /// Timeline lanes in display order, and the time span they cover.
     pub lanes: Vec<LaneView>,
     pub timeline_start_ns: i64,
@@ -236,6 +249,10 @@ pub fn summarize(
         self_cpu_total_ns: by_name.self_cpu_total_ns,
         self_device_total_ns: by_name.self_device_total_ns,
         device_without_op_ns: by_name.device_without_op_ns,
+        regions: tracelane_core::compare::region_names(trace)
+            .into_iter()
+            .take(200)
+            .collect(),
         lanes: timeline.lanes.clone(),
         timeline_start_ns: timeline.start_ns,
         timeline_end_ns: timeline.end_ns,

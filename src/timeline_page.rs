@@ -455,6 +455,11 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                     {
                         follow.set(false);
                         ask_range(a, b);
+                        // Offered as a region in the comparison view.
+                        ui.ranges.update(|r| {
+                            r.retain(|(k, _)| *k != id);
+                            r.push((id, (a, b)));
+                        });
                     }
                     _ => range.set(None),
                 }

@@ -13,6 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, MessageEvent, Worker};
 
+use crate::compare_view::ComparisonView;
 use crate::protocol::{FromWorker, RangeOps, Summary, ToWorker};
 use crate::table::{self, Column};
 use crate::timeline_view::{Highlight, PickedSlice};
@@ -58,8 +59,8 @@ enum Status {
 /// The page's state: plain signals, shared through context.
 #[derive(Clone, Copy)]
 pub struct Ui {
-    traces: RwSignal<Vec<Summary>>,
-    active: RwSignal<usize>,
+    pub traces: RwSignal<Vec<Summary>>,
+    pub active: RwSignal<usize>,
     status: RwSignal<Status>,
     demo: RwSignal<bool>,
     dragging: RwSignal<bool>,
@@ -73,6 +74,11 @@ pub struct Ui {
     pub range_ops: RwSignal<Option<(u32, RangeOps)>>,
     /// The op-table row whose occurrences the timeline highlights.
     pub table_highlight: RwSignal<Option<Highlight>>,
+    /// The comparison view is showing (instead of a trace).
+    pub compare_open: RwSignal<bool>,
+    pub compared: RwSignal<Option<(u32, Result<ComparisonView, String>)>>,
+    /// The last range selected on each trace's timeline (by import id).
+    pub ranges: RwSignal<Vec<(u32, (i64, i64))>>,
 }
 
 /// A search answer: (request, matches, index, the match).
@@ -218,6 +224,9 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             slice,
         } => ui.found.set(Some((request, count, index, slice))),
         FromWorker::RangeTable { request, table } => ui.range_ops.set(Some((request, *table))),
+        FromWorker::Compared { request, result } => {
+            ui.compared.set(Some((request, result.map(|c| *c))))
+        }
         FromWorker::Picked {
             request,
             hover: false,
@@ -464,7 +473,7 @@ fn files_from(list: Option<web_sys::FileList>) -> Vec<Source> {
         .collect()
 }
 
-fn download(name: &str, mime: &str, text: &str) {
+pub(crate) fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
@@ -521,6 +530,9 @@ fn App() -> impl IntoView {
         found: RwSignal::new(None),
         range_ops: RwSignal::new(None),
         table_highlight: RwSignal::new(None),
+        compare_open: RwSignal::new(false),
+        compared: RwSignal::new(None),
+        ranges: RwSignal::new(Vec::new()),
     };
     provide_context(ui);
     spawn_worker(ui);
@@ -607,9 +619,12 @@ fn App() -> impl IntoView {
             <StatusBar/>
             <Tabs/>
             {move || {
+                if ui.compare_open.get() {
+                    return Some(view! { <crate::compare_page::ComparePanel/> }.into_any());
+                }
                 let traces = ui.traces.get();
                 let k = ui.active.get();
-                traces.get(k).cloned().map(|s| view! { <TraceView summary=s/> })
+                traces.get(k).cloned().map(|s| view! { <TraceView summary=s/> }.into_any())
             }}
             <div class="drop-hint">"Drop trace files to open them"</div>
         </div>
@@ -664,7 +679,7 @@ fn Tabs() -> impl IntoView {
         let names: Vec<String> = ui
             .traces
             .with(|t| t.iter().map(|s| s.name.clone()).collect());
-        (names.len() > 1).then(|| {
+        (!names.is_empty()).then(|| {
             view! {
                 <nav class="tabs" role="tablist">
                     {names
@@ -674,15 +689,25 @@ fn Tabs() -> impl IntoView {
                             view! {
                                 <button
                                     role="tab"
-                                    class:active=move || ui.active.get() == k
-                                    aria-selected=move || (ui.active.get() == k).to_string()
-                                    on:click=move |_| ui.active.set(k)
+                                    class:active=move || ui.active.get() == k && !ui.compare_open.get()
+                                    aria-selected=move || (ui.active.get() == k && !ui.compare_open.get()).to_string()
+                                    on:click=move |_| { ui.active.set(k); ui.compare_open.set(false); }
                                 >
                                     {name}
                                 </button>
                             }
                         })
                         .collect_view()}
+                    <button
+                        id="open-compare"
+                        class="compare-tab"
+                        class:active=move || ui.compare_open.get()
+                        aria-pressed=move || ui.compare_open.get().to_string()
+                        title="Compare traces or regions side by side: eager vs fused vs torch.compile"
+                        on:click=move |_| ui.compare_open.set(true)
+                    >
+                        "Compare…"
+                    </button>
                 </nav>
             }
         })

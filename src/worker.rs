@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+use crate::compare_view::compare_traces;
 use crate::paint::Surface;
 use crate::protocol::{range_ops, summarize, FromWorker, ToWorker};
 use crate::timeline_view::TimelineModel;
@@ -206,6 +207,14 @@ pub fn start() {
                             slice,
                         },
                     );
+                }
+                Ok(ToWorker::Compare { request, variants }) => {
+                    let models = traces.borrow();
+                    let result = compare_traces(&variants, |id| {
+                        models.iter().find(|(k, _, _)| *k == id).map(|(_, t, _)| t)
+                    })
+                    .map(Box::new);
+                    post(&s, &FromWorker::Compared { request, result });
                 }
                 Ok(ToWorker::RangeTable {
                     id,
