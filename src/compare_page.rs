@@ -52,10 +52,24 @@ fn region_value(r: &RegionSpec) -> String {
 #[component]
 pub fn ComparePanel() -> impl IntoView {
     let ui: Ui = expect_context();
+    // Start from the files last opened together, if they are still open;
+    // else from every open trace.
+    let batch = ui.last_batch.get_untracked();
     let open = ui.traces.with_untracked(|t| {
-        t.iter()
+        let all: Vec<_> = t
+            .iter()
             .map(|s| (s.id, s.name.clone(), s.regions.clone()))
-            .collect::<Vec<_>>()
+            .collect();
+        let recent: Vec<_> = all
+            .iter()
+            .filter(|(id, _, _)| batch.contains(id))
+            .cloned()
+            .collect();
+        if recent.len() >= 2 {
+            recent
+        } else {
+            all
+        }
     });
     let specs = RwSignal::new(default_variants(&open));
     let last = RwSignal::new(None::<u32>);

@@ -77,6 +77,8 @@ pub struct Ui {
     /// The comparison view is showing (instead of a trace).
     pub compare_open: RwSignal<bool>,
     pub compared: RwSignal<Option<(u32, Result<ComparisonView, String>)>>,
+    /// Import ids of the last files opened together.
+    pub last_batch: RwSignal<Vec<u32>>,
     /// The last range selected on each trace's timeline (by import id).
     pub ranges: RwSignal<Vec<(u32, (i64, i64))>>,
 }
@@ -101,6 +103,9 @@ struct Imports {
     progress: u64,
     cancelled: bool,
     next_request: u32,
+    /// Imports left of the files opened together, and those done so far.
+    batch_left: usize,
+    batch_ids: Vec<u32>,
 }
 
 pub(crate) fn window() -> web_sys::Window {
@@ -208,6 +213,7 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             ui.traces.update(|t| t.push(*summary));
             ui.active.set(ui.traces.with_untracked(|t| t.len() - 1));
             ui.status.set(Status::Idle);
+            batch_done(ui, Some(id));
             pump(ui);
         }
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
@@ -246,6 +252,7 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
                 _ => String::new(),
             };
             ui.status.set(Status::Failed { name, message });
+            batch_done(ui, None);
             pump(ui);
         }
     }
@@ -266,6 +273,36 @@ fn finish_job(id: u32) -> bool {
 fn enqueue(ui: Ui, sources: Vec<Source>) {
     IMPORTS.with(|i| i.borrow_mut().queue.extend(sources));
     pump(ui);
+}
+
+/// Files the user opened together: once two or more of them are imported,
+/// the comparison view opens on them.
+fn enqueue_batch(ui: Ui, sources: Vec<Source>) {
+    if sources.len() >= 2 {
+        IMPORTS.with(|i| {
+            let mut i = i.borrow_mut();
+            i.batch_left = sources.len();
+            i.batch_ids.clear();
+        });
+    }
+    enqueue(ui, sources);
+}
+
+/// Counts an import of the current batch as finished (`id` if it worked).
+fn batch_done(ui: Ui, id: Option<u32>) {
+    let done = IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        if i.batch_left == 0 {
+            return None;
+        }
+        i.batch_left -= 1;
+        i.batch_ids.extend(id);
+        (i.batch_left == 0).then(|| std::mem::take(&mut i.batch_ids))
+    });
+    if let Some(ids) = done.filter(|ids| ids.len() >= 2) {
+        ui.last_batch.set(ids);
+        ui.compare_open.set(true);
+    }
 }
 
 /// Starts the next queued import if the worker is free.
@@ -455,6 +492,7 @@ fn cancel(ui: Ui) {
         let mut i = i.borrow_mut();
         i.cancelled = true;
         i.queue.clear();
+        i.batch_left = 0;
         i.busy = false;
         i.ready = false;
         if let Some(w) = i.worker.take() {
@@ -533,6 +571,7 @@ fn App() -> impl IntoView {
         compare_open: RwSignal::new(false),
         compared: RwSignal::new(None),
         ranges: RwSignal::new(Vec::new()),
+        last_batch: RwSignal::new(Vec::new()),
     };
     provide_context(ui);
     spawn_worker(ui);
@@ -567,7 +606,7 @@ fn App() -> impl IntoView {
         let files = files_from(ev.data_transfer().and_then(|d| d.files()));
         if !files.is_empty() {
             ui.demo.set(false);
-            enqueue(ui, files);
+            enqueue_batch(ui, files);
         }
     };
     view! {
@@ -595,7 +634,7 @@ fn App() -> impl IntoView {
                         let files = files_from(picker.get().and_then(|i| i.files()));
                         if !files.is_empty() {
                             ui.demo.set(false);
-                            enqueue(ui, files);
+                            enqueue_batch(ui, files);
                         }
                         if let Some(i) = picker.get() {
                             i.set_value("");

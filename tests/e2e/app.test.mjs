@@ -454,13 +454,14 @@ test('timeline: an op-table row highlights its occurrences; counters and instant
   await page.close();
 });
 
-test('compare: the demo RMSNorm trio side by side, numbers equal to `tracelane compare`', async () => {
+test('compare: dropping the three RMSNorm traces opens them side by side, numbers equal to `tracelane compare`', async () => {
   const page = await open();
   await waitForDemo(page);
-  await page.click('#open-compare');
-  await page.waitForSelector('#compare-cards .card', { timeout: 20000 });
-  await page.waitForFunction(() => document.querySelectorAll('#compare-cards .card').length === 3, null, { timeout: 20000 });
   const files = ['naive', 'fused', 'compiled'].map((v) => path.join(fixtures, `torch-cpu/rmsnorm_${v}_cpu.pt.trace.json.gz`));
+  // Opened together, they open in the comparison view (on these three, not the demo's copies).
+  await page.setInputFiles('#file-input', files);
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 7, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('#compare-cards .card').length === 3, null, { timeout: 20000 });
   const cli = JSON.parse(execFileSync(path.join(root, 'target/release/tracelane'), ['compare', ...files,
     '--region', 'rmsnorm_naive', '--region', 'rmsnorm_fused', '--region', 'rmsnorm_compiled', '--format', 'json']).toString()).variants;
   const cards = await page.locator('#compare-cards .card').evaluateAll((els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
