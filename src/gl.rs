@@ -122,14 +122,31 @@ impl GlRects {
             &"failIfMajorPerformanceCaveat".into(),
             &hardware_only.into(),
         );
+        if hardware_only {
+            // Probe on a canvas of its own: once the page's canvas has a
+            // WebGL context it can never get the 2D one the fallback needs.
+            let probe = OffscreenCanvas::new(1, 1).ok()?;
+            let gl: Gl = probe
+                .get_context_with_context_options("webgl2", &options)
+                .ok()??
+                .dyn_into()
+                .ok()?;
+            let software = is_software(&gl);
+            if let Ok(Some(lose)) = gl.get_extension("WEBGL_lose_context") {
+                let _ = js_sys::Reflect::get(&lose, &"loseContext".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+                    .map(|f| f.call0(&lose));
+            }
+            if software {
+                return None;
+            }
+        }
         let gl: Gl = canvas
             .get_context_with_context_options("webgl2", &options)
             .ok()??
             .dyn_into()
             .ok()?;
-        if hardware_only && is_software(&gl) {
-            return None;
-        }
         let vertex = VERTEX
             .replace("PALETTE", &palette.len().to_string())
             .replace("COUNTER", &CODE_COUNTER.to_string())

@@ -359,10 +359,15 @@ impl TimelineModel {
                     .map(|s| t.str(s).trim().to_string())
                     .unwrap_or_else(|| {
                         let id = t.lane_label(track.tid);
-                        if device {
-                            format!("stream {id}")
-                        } else {
-                            format!("thread {id}")
+                        match track.tid {
+                            // A named lane (`TID:0`, `NC0:1`, `stream 7`) says what it is.
+                            tracelane_core::model::LaneId::Str(_)
+                                if id.chars().any(|c| c.is_alphabetic()) =>
+                            {
+                                id
+                            }
+                            _ if device => format!("stream {id}"),
+                            _ => format!("thread {id}"),
                         }
                     });
                 let mut instants = instants;

@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -297,6 +298,47 @@ test('the release build works from a sub-path (GitHub Pages project sites)', asy
   }
 });
 
+/** Decodes an 8-bit RGB(A) PNG (what Chromium's screenshots are) to {width, height, channels, pixels}. */
+function decodePng(buf) {
+  let off = 8;
+  let width = 0, height = 0, channels = 4;
+  const idat = [];
+  while (off < buf.length) {
+    const len = buf.readUInt32BE(off);
+    const type = buf.toString('ascii', off + 4, off + 8);
+    const data = buf.subarray(off + 8, off + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      channels = data[9] === 6 ? 4 : 3;
+    } else if (type === 'IDAT') idat.push(data);
+    off += 12 + len;
+  }
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    for (let x = 0; x < stride; x++) {
+      const v = raw[y * (stride + 1) + 1 + x];
+      const a = x >= channels ? pixels[y * stride + x - channels] : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels] : 0;
+      const p = a + b - c;
+      const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+      const paeth = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      pixels[y * stride + x] = (v + [0, a, b, (a + b) >> 1, paeth][filter]) & 255;
+    }
+  }
+  return { width, height, channels, pixels };
+}
+
+/** RGB of the pixel at (x, y) of a page screenshot (CSS px; device scale 1). */
+async function pixelAt(page, x, y) {
+  const png = decodePng(await page.screenshot({ clip: { x: Math.round(x), y: Math.round(y), width: 1, height: 1 } }));
+  return [...png.pixels.subarray(0, 3)];
+}
+
 /** The timeline's view: start (ns after the trace start), ns per px, width. */
 async function timelineView(page) {
   const [start, nsPerPx, width] = (await page.locator('#timeline').getAttribute('data-view')).split(' ').map(Number);
@@ -338,6 +380,9 @@ test('timeline: lanes, ruler, keys, paint, click a kernel → its launch and op,
   await page.mouse.move(pt.x, pt.y);
   await page.waitForSelector('#timeline-tooltip', { timeout: 10000 });
   assert.match(await page.locator('#timeline-tooltip').textContent(), /ProfilerStep#1.*user_annotation.*self/);
+  // The slice is painted: the annotation colour (#9c755f) under the pointer's row.
+  const colour = await pixelAt(page, pt.x + 40, pt.y);
+  assert.ok(Math.abs(colour[0] - 0x9c) < 24 && Math.abs(colour[1] - 0x75) < 24 && Math.abs(colour[2] - 0x5f) < 24, `${colour}`);
   const ticks = await page.locator('#timeline-ruler .tick').allTextContents();
   assert.ok(ticks.length >= 3 && ticks.every((t) => / (ns|µs|ms|s)$/.test(t)), ticks.join(' | '));
   const before = await page.locator('#timeline-range').textContent();
@@ -385,6 +430,14 @@ test('timeline (WebGL2 forced): search steps through matches; Shift+drag selects
   await waitForDemo(page);
   await openTimeline(page, rel);
   await page.waitForFunction(() => document.querySelector('#timeline canvas.rects')?.getAttribute('data-renderer') === 'webgl2', null, { timeout: 10000 });
+  {
+    // WebGL2 paints too: the ProfilerStep annotation's colour on its row.
+    const stepRow = Number(await page.locator('.lane-label', { hasText: '3100453' }).getAttribute('data-row'));
+    const info = JSON.parse(execFileSync(cli, ['info', path.join(fixtures, rel), '--format', 'json']).toString());
+    const pt = await plotPoint(page, (info.last_end_ns - info.first_start_ns) * 0.6, stepRow);
+    const colour = await pixelAt(page, pt.x, pt.y);
+    assert.ok(Math.abs(colour[0] - 0x9c) < 24 && Math.abs(colour[1] - 0x75) < 24 && Math.abs(colour[2] - 0x5f) < 24, `${colour}`);
+  }
   const events = JSON.parse(execFileSync('gzip', ['-dc', path.join(fixtures, rel)]).toString()).traceEvents;
   const matches = events.filter((e) => e.ph === 'X' && /triton_poi/i.test(e.name)).length;
   await page.fill('#timeline-search', 'TRITON_POI');
@@ -516,6 +569,46 @@ test('compare: regions inside one trace (TorchNeuron), device time ratios', asyn
   assert.equal(Number(cards[1].deviceNs), 375500);
   assert.match(cards[1].text, /6\.3× less/);
   assert.match(cards[1].text, /device time 2,355 µs → 376 µs \(6\.3× less\); 6 device events → 1; 6 CPU ops → 1/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a Neuron Explorer system_profile.json opens: table with device time, framework/runtime/hardware lanes, its warning', async () => {
+  const rel = 'neuron-provisional/system_profile.json';
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel);
+  assert.match(await page.locator('#trace-facts').textContent(), /24 slices/);
+  // The same table as the CLI.
+  const cli = cliRows(rel);
+  const hw = cli.find((r) => r.name === 'nc_exec_running');
+  assert.equal(hw.device_total_us, 2355);
+  const tableText = await page.locator('.table').textContent();
+  assert.match(tableText, /nc_exec_running/);
+  assert.match(tableText, /aten::mul \[trace\.json\]/);
+  assert.match(await page.locator('.diagnostics').textContent(), /example warning: 12 events dropped on NC 1/);
+  await page.click('#show-timeline');
+  await page.waitForFunction(() => performance.getEntriesByName('tracelane:frame').length > 0, null, { timeout: 20000 });
+  const groups = await page.locator('button.lane-group').allTextContents();
+  for (const part of ['/framework', '/neuron_rt', '/neuron_hw', '/system']) {
+    assert.ok(groups.some((g) => g.includes(part)), groups.join(' | '));
+  }
+  const lanes = await page.locator('.lane-label').allTextContents();
+  assert.ok(lanes.includes('NC0:0') && lanes.includes('NC:1') && lanes.includes('TID:0'), lanes.join(' | '));
+  assert.ok(lanes.some((l) => l.startsWith('host memory.usage (peak')), lanes.join(' | '));
+  // Click the first hardware execution: its chain reaches the framework op through the runtime.
+  const row = Number(await page.locator('.lane-label', { hasText: 'NC0:0' }).getAttribute('data-row'));
+  const v = await timelineView(page);
+  const box = await page.locator('#timeline canvas.overlay').boundingBox();
+  // nc_exec_running #1 starts 40 µs after the trace start and lasts 620 µs.
+  await page.mouse.click(box.x + (40000 + 300000 - v.start) / v.nsPerPx, box.y + row * 18 + 9);
+  await page.waitForSelector('#timeline-chain li', { timeout: 10000 });
+  const chain = await page.locator('#timeline-chain li').allTextContents();
+  assert.match(chain[0], /^op\s*aten::mul \[trace\.json\]/);
+  assert.match(chain[1], /^runtime\s*nrt_execute/);
+  assert.match(chain[2], /^device\s*nc_exec_running/);
+  assert.match(await page.locator('#timeline-picked .args').textContent(), /model_name/);
+  await page.screenshot({ path: path.join(artifacts, 'neuron-system-profile.png'), fullPage: true });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

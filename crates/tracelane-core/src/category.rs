@@ -52,8 +52,11 @@ impl Category {
             | "hip_runtime"
             | "glow_runtime"
             | "Runtime"
-            | "runtime" => Category::Runtime,
-            "kernel" | "Kernel" | "mtia_ccp_events" | "hpu_op" | "xpu_kernel" => Category::Kernel,
+            | "runtime"
+            | "neuron_rt" => Category::Runtime,
+            "kernel" | "Kernel" | "mtia_ccp_events" | "hpu_op" | "xpu_kernel" | "neuron_hw" => {
+                Category::Kernel
+            }
             "gpu_memcpy" | "Memcpy" | "memcpy" => Category::Memcpy,
             "gpu_memset" | "Memset" | "memset" => Category::Memset,
             "cuda_sync" => Category::DeviceSync,

@@ -454,3 +454,117 @@ fn profiler_overhead_is_a_cpu_row_of_its_own() {
     let mm = table.rows.iter().find(|r| r.name == "aten::mm").unwrap();
     assert_eq!(mm.cpu_self_ns, 20_000);
 }
+
+/// Neuron Explorer's system profile: the provisional fixture's expected counts.
+#[test]
+fn neuron_system_profile_matches_its_expected_counts() {
+    let t = common::load("neuron-provisional/system_profile.json");
+    let text = std::fs::read_to_string(
+        common::fixtures().join("neuron-provisional/system_profile.expected.json"),
+    )
+    .unwrap();
+    let e: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(t.slices.len() as u64, e["events"].as_u64().unwrap());
+    assert!(t
+        .diagnostics
+        .format
+        .starts_with("Neuron Explorer system profile JSON"));
+    let count = |cat: &str| {
+        (0..t.slices.len())
+            .filter(|&i| t.str(t.slices.cat[i]) == cat)
+            .count() as u64
+    };
+    assert_eq!(
+        count("cpu_op"),
+        e["by_source"]["framework"].as_u64().unwrap()
+    );
+    assert_eq!(
+        count("neuron_rt"),
+        e["by_source"]["neuron_rt"].as_u64().unwrap()
+    );
+    assert_eq!(
+        count("neuron_hw"),
+        e["by_source"]["neuron_hw"].as_u64().unwrap()
+    );
+    // 12 flow links: 6 framework → nrt_execute, 6 nrt_execute → nc_exec_running;
+    // each hardware event reaches its op through them.
+    assert!(t.diagnostics.time_unit_decision.contains("12 flow links"));
+    let hw: Vec<usize> = (0..t.slices.len())
+        .filter(|&i| t.str(t.slices.cat[i]) == "neuron_hw")
+        .collect();
+    for &k in &hw {
+        let op = t.links.op[k];
+        assert_ne!(op, tracelane_core::model::NO_SLICE);
+        assert_eq!(t.str(t.slices.cat[op as usize]), "cpu_op");
+        assert_eq!(t.slice_name(t.links.launch[k] as usize), "nrt_execute");
+    }
+    // Memory and CPU samples as counters: one sample per series per entry.
+    let series = |prefix: &str| {
+        (0..t.counters.ts_ns.len())
+            .filter(|&i| t.str(t.counters.series[i]).starts_with(prefix))
+            .count() as u64
+    };
+    assert_eq!(
+        series("host memory.usage"),
+        e["mem_usage_samples"].as_u64().unwrap()
+    );
+    assert_eq!(
+        series("cpu util %"),
+        e["cpu_util_samples"].as_u64().unwrap()
+    );
+    assert_eq!(
+        t.diagnostics.warning_count("neuron_profile_warning"),
+        e["warnings"].as_u64().unwrap()
+    );
+    // The op table gives each op the device time of its hardware execution.
+    let table = op_table(&t, OpTableOptions::default());
+    let device: i64 = table
+        .rows
+        .iter()
+        .filter(|r| !r.is_device)
+        .map(|r| r.device_self_ns)
+        .sum();
+    let hw_total: i64 = hw.iter().map(|&k| t.slices.dur_ns[k]).sum();
+    assert_eq!(device, hw_total);
+}
+
+/// Real Neuron versions differ: a bare list, ids as numbers or strings, a
+/// scalar flow id, `exec_id` under `args`, microsecond timestamps, fields
+/// nobody documented (kept), an event without a source (counted, skipped).
+#[test]
+fn neuron_variants_are_read_leniently_and_nothing_is_dropped_silently() {
+    let t = edge("neuron_variants.json").unwrap();
+    assert_eq!(t.slices.len(), 3);
+    assert_eq!(t.diagnostics.warning_count("neuron_event_skipped"), 1);
+    let find = |name: &str| {
+        (0..t.slices.len())
+            .find(|&i| t.slice_name(i) == name)
+            .unwrap()
+    };
+    let (op, rt, hw) = (
+        find("aten::relu"),
+        find("nrt_execute"),
+        find("nc_exec_running"),
+    );
+    // `timestamp_unit: us` on the framework event; ns elsewhere, to the ns.
+    assert_eq!(t.slices.start_ns[op], 1_000_000_000);
+    assert_eq!(t.slices.dur_ns[op], 10_000);
+    assert_eq!(t.slices.start_ns[hw], 1_000_020_000_001);
+    assert_eq!(t.links.op[hw] as usize, op);
+    assert_eq!(t.links.launch[hw] as usize, rt);
+    assert!(t
+        .slice_args_json(op)
+        .contains("\"custom_field\":{\"kept\":true}"));
+    assert!(t.slice_args_json(hw).contains("\"exec_id\":5"));
+    let lane = |s: usize| {
+        let tr = t.track_of(s);
+        format!(
+            "{} {}",
+            t.lane_label(t.processes[tr.process.0 as usize].pid),
+            t.lane_label(tr.tid)
+        )
+    };
+    assert_eq!(lane(op), "i-1/PID:77/framework TID:3");
+    assert_eq!(lane(rt), "i-1/PID:77/neuron_rt NC:2");
+    assert_eq!(lane(hw), "i-1/PID:77/neuron_hw NC2:1");
+}

@@ -625,6 +625,9 @@ pub(crate) struct Builder {
     cat_counts: Vec<u64>,
     base_time_ns: Option<i64>,
     max_ts_ns: i64,
+    /// Keep every event's args text, ops' too (translated formats: their
+    /// source text is not the user's file).
+    pub(crate) keep_op_args: bool,
 }
 
 impl Builder {
@@ -1142,7 +1145,11 @@ impl Builder {
         let category = self.category(cat);
         // Ops keep shapes and types; their other args stay in the source.
         let args = match category {
-            Category::CpuOp | Category::UserAnnotation | Category::PythonFunction => (0, 0),
+            Category::CpuOp | Category::UserAnnotation | Category::PythonFunction
+                if !self.keep_op_args =>
+            {
+                (0, 0)
+            }
             _ => self.store_args(b, ev.args),
         };
         Row {

@@ -7,6 +7,7 @@
 //! one-call form.
 
 pub mod chrome;
+pub mod neuron;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
 pub mod scan;
@@ -121,7 +122,14 @@ pub struct Importer {
     /// Don't re-parse `pending` before it holds this many bytes.
     retry_at: usize,
     failed: Option<ImportError>,
+    /// The first JSON bytes, held until they say which JSON format this is.
+    undecided: Option<Vec<u8>>,
+    /// A Neuron system profile: its JSON, read whole at the end.
+    neuron: Option<Vec<u8>>,
 }
+
+/// JSON bytes looked at to tell a Neuron system profile from a Chrome trace.
+pub(crate) const DECIDE_BYTES: usize = 64 << 10;
 
 enum Mode {
     Sniffing,
@@ -144,6 +152,8 @@ impl Importer {
             input_bytes: 0,
             retry_at: 0,
             failed: None,
+            undecided: Some(Vec::new()),
+            neuron: None,
         }
     }
 
@@ -222,6 +232,34 @@ impl Importer {
                 limit_bytes: self.opts.max_json_bytes,
             });
         }
+        if let Some(buf) = &mut self.neuron {
+            buf.extend_from_slice(data);
+            return Ok(());
+        }
+        if let Some(head) = &mut self.undecided {
+            head.extend_from_slice(data);
+            if head.len() < DECIDE_BYTES && !last {
+                return Ok(());
+            }
+            return self.decide(last);
+        }
+        self.chrome(data, last)
+    }
+
+    /// Looks at the first JSON bytes: a Neuron system profile is held
+    /// whole; anything else streams into the Chrome parser.
+    fn decide(&mut self, last: bool) -> Result<(), ImportError> {
+        let Some(head) = self.undecided.take() else {
+            return Ok(());
+        };
+        if neuron::looks_like(&head[..head.len().min(DECIDE_BYTES)]) {
+            self.neuron = Some(head);
+            return Ok(());
+        }
+        self.chrome(&head, last)
+    }
+
+    fn chrome(&mut self, data: &[u8], last: bool) -> Result<(), ImportError> {
         if self.pending.is_empty() {
             let used = self.parser.feed(data, last)?;
             self.pending.extend_from_slice(&data[used..]);
@@ -266,6 +304,11 @@ impl Importer {
             }
             self.json(&out, false)?;
         }
+        self.decide(false)?;
+        let gzip = matches!(self.mode, Mode::Gzip(_));
+        if let Some(json) = self.neuron.take() {
+            return finish_neuron(&json, self.json_bytes, gzip);
+        }
         let rest = std::mem::take(&mut self.pending);
         let used = self.parser.feed(&rest, true)?;
         let json_bytes = self.json_bytes;
@@ -277,6 +320,56 @@ impl Importer {
         };
         parser.finish(&rest[used.min(rest.len())..])
     }
+}
+
+/// A Neuron system profile: translated to Kineto-shaped events, then read
+/// like any Chrome trace (see [`neuron`]).
+fn finish_neuron(json: &[u8], json_bytes: u64, gzip: bool) -> Result<Trace, ImportError> {
+    let (chrome_json, counts) = neuron::to_chrome(json)?;
+    if counts.events == 0 {
+        return Err(ImportError::NotATrace {
+            reason: "a Neuron system profile with no events (no trace_event list with trace_event_source entries)".into(),
+        });
+    }
+    let mut parser = chrome::ChromeParser::new();
+    parser.b.keep_op_args = true;
+    let used = parser.feed(&chrome_json, true)?;
+    parser.b.diag.bytes_read = json_bytes;
+    parser.b.diag.format = if gzip {
+        "Neuron Explorer system profile JSON (gzip)".into()
+    } else {
+        "Neuron Explorer system profile JSON".into()
+    };
+    let mut t = parser.finish(&chrome_json[used.min(chrome_json.len())..])?;
+    let d = &mut t.diagnostics;
+    d.time_unit_decision = format!(
+        "timestamp and duration read as epoch nanoseconds (or their timestamp_unit); {} events ({}), {} flow links, {} memory and {} CPU samples",
+        counts.events,
+        counts
+            .by_source
+            .iter()
+            .map(|(s, n)| format!("{s} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        counts.flow_links,
+        counts.mem_usage_samples,
+        counts.cpu_util_samples
+    );
+    if let Some(first) = counts.warnings.first() {
+        d.warn_n(
+            "neuron_profile_warning",
+            counts.warnings.len() as u64,
+            "the profiler itself reported warnings (the first is shown)".into(),
+            first.clone(),
+        );
+    }
+    d.warn_n(
+        "neuron_event_skipped",
+        counts.skipped,
+        "events without a known trace_event_source or a timestamp were not imported".into(),
+        String::new(),
+    );
+    Ok(t)
 }
 
 /// Imports a whole file held in memory.

@@ -25,6 +25,7 @@ pub(super) fn import(bytes: &[u8], opts: ImportOptions) -> Option<Result<Trace, 
     if bytes.len() < MIN_PARALLEL_BYTES
         || bytes.len() as u64 > opts.max_json_bytes
         || sniff(bytes) != Sniffed::Json
+        || super::neuron::looks_like(&bytes[..bytes.len().min(super::DECIDE_BYTES)])
     {
         return None;
     }
