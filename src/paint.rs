@@ -14,8 +14,8 @@ use web_sys::{OffscreenCanvas, OffscreenCanvasRenderingContext2d as Ctx};
 
 use crate::gl::GlRects;
 use crate::timeline_view::{
-    encode_rects, row_layout, ChainView, RowLayout, Scene, TimelineModel, CODE_COUNTER,
-    CODE_HIGHLIGHT, CODE_INSTANT, NAME_COLOURS, NAME_COLOUR_BASE, RECT_STRIDE,
+    encode_rects, row_layout, RowLayout, Scene, TimelineModel, CODE_COUNTER, CODE_HIGHLIGHT,
+    CODE_INSTANT, NAME_COLOURS, NAME_COLOUR_BASE, RECT_STRIDE,
 };
 use tracelane_core::Trace;
 
@@ -266,37 +266,29 @@ impl Surface {
             ctx.set_line_width(2.0);
             ctx.stroke_rect(x0 - 1.0, y + 1.0, x1 - x0 + 2.0, ROW_PX - 2.0);
         }
-        // Arrows: op → runtime call (when on another lane), launch → device event.
+        // Arrows: from each item to the one it comes from (op → runtime
+        // call, launch → device work, or along a flow).
         ctx.set_stroke_style_str("#d6336c");
         ctx.set_fill_style_str("#d6336c");
         ctx.set_line_width(1.5);
-        let mut from: Option<&ChainView> = None;
-        let mut op: Option<&ChainView> = None;
         for c in &sel.chain {
-            let source = match c.role.as_str() {
-                "op" => {
-                    op = Some(c);
-                    None
-                }
-                "runtime" => {
-                    from = Some(c);
-                    op.filter(|o| o.lane != c.lane)
-                }
-                _ => from.or(op),
+            let Some(s) = c.from.and_then(|f| sel.chain.iter().find(|x| x.slice == f)) else {
+                continue;
             };
-            let Some(s) = source else { continue };
-            let (Some((_, sx1, sy)), Some((tx0, _, ty))) = (
+            let (Some((sx0, sx1, sy)), Some((tx0, _, ty))) = (
                 place(s.lane, s.lane_row, s.start_ns, s.dur_ns),
                 place(c.lane, c.lane_row, c.start_ns, c.dur_ns),
             ) else {
                 continue;
             };
-            let (sx, sy, tx, ty) = (
-                if c.role == "runtime" { tx0 } else { sx1 },
-                sy + ROW_PX / 2.0,
-                tx0,
-                ty + ROW_PX / 2.0,
-            );
+            if s.lane == c.lane && (sy - ty).abs() <= ROW_PX {
+                // Nested right under its source: the outlines say enough.
+                continue;
+            }
+            // Leave the source where the target begins if it begins inside
+            // it (a call made during the op), else from its end.
+            let sx = if tx0 >= sx0 && tx0 <= sx1 { tx0 } else { sx1 };
+            let (sy, tx, ty) = (sy + ROW_PX / 2.0, tx0, ty + ROW_PX / 2.0);
             ctx.begin_path();
             ctx.move_to(sx, sy);
             let mid = (sy + ty) / 2.0;
@@ -305,7 +297,7 @@ impl Surface {
             // Arrow head pointing along the final (vertical) tangent.
             let dir = if ty >= sy { -1.0 } else { 1.0 };
             ctx.begin_path();
-            ctx.move_to(tx, ty - dir * 0.0);
+            ctx.move_to(tx, ty);
             ctx.line_to(tx - 4.0, ty + dir * 7.0);
             ctx.line_to(tx + 4.0, ty + dir * 7.0);
             ctx.close_path();

@@ -216,6 +216,10 @@ pub struct ChainView {
     pub dur_ns: i64,
     pub launch_delay_ns: Option<i64>,
     pub queue_ns: Option<i64>,
+    /// The item an arrow comes from (its slice), if any: the op for a
+    /// runtime call, the launch (else the op) for device work, the flow's
+    /// previous slice along a flow chain.
+    pub from: Option<u32>,
 }
 
 /// A picked slice (or instant, or counter value), for the tooltip and the
@@ -274,6 +278,9 @@ pub struct TimelineModel {
     pub start_ns: i64,
     pub end_ns: i64,
     matches: RefCell<Option<Matches>>,
+    /// Flow arrows by source and by target slice.
+    flow_next: std::collections::HashMap<u32, Vec<u32>>,
+    flow_prev: std::collections::HashMap<u32, Vec<u32>>,
 }
 
 fn process_label(t: &Trace, p: usize) -> String {
@@ -420,7 +427,18 @@ impl TimelineModel {
             add_counters(p, &mut lanes, &mut lane_rows, g);
         }
         let (start_ns, end_ns) = t.time_span_ns().unwrap_or((0, 1));
+        let mut flow_next: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+        let mut flow_prev: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+        for k in 0..t.flows.id.len() {
+            let (a, b) = (t.flows.from[k], t.flows.to[k]);
+            if a != NO_SLICE && b != NO_SLICE && a != b {
+                flow_next.entry(a).or_default().push(b);
+                flow_prev.entry(b).or_default().push(a);
+            }
+        }
         TimelineModel {
+            flow_next,
+            flow_prev,
             index,
             lane_rows,
             track_lane,
@@ -674,26 +692,33 @@ impl TimelineModel {
         }
         let (lane, lane_row) = self.lane_row_of_slice(t, s)?;
         let chain = dependency_chain(t, s);
-        let chain_more = chain.more;
-        let chain = chain
+        let mut chain_more = chain.more;
+        let members: Vec<u32> = chain.items.iter().map(|c| c.slice).collect();
+        let in_chain = |x: u32| (x != NO_SLICE && members.contains(&x)).then_some(x);
+        let mut items: Vec<ChainView> = chain
             .items
-            .into_iter()
+            .iter()
             .filter_map(|c| {
                 let k = c.slice as usize;
-                let (lane, lane_row) = self.lane_row_of_slice(t, k)?;
-                Some(ChainView {
-                    slice: c.slice,
-                    role: c.role.as_str().into(),
-                    name: t.slice_name(k).to_string(),
-                    lane,
-                    lane_row,
-                    start_ns: t.slices.start_ns[k] - self.start_ns,
-                    dur_ns: t.slices.dur_ns[k],
-                    launch_delay_ns: c.launch_delay_ns,
-                    queue_ns: c.queue_ns,
-                })
+                let from = match c.role {
+                    tracelane_core::chain::Role::Op => None,
+                    tracelane_core::chain::Role::Runtime => in_chain(t.links.op[k]),
+                    tracelane_core::chain::Role::Device => {
+                        in_chain(t.links.launch[k]).or(in_chain(t.links.op[k]))
+                    }
+                };
+                self.chain_view(t, k, c.role.as_str(), from, c.launch_delay_ns, c.queue_ns)
             })
             .collect();
+        // No links (a Perfetto or plain Chrome trace): follow its flows.
+        let has_flows =
+            self.flow_next.contains_key(&(s as u32)) || self.flow_prev.contains_key(&(s as u32));
+        if items.len() <= 1 && has_flows {
+            let (flow_items, more) = self.flow_chain(t, s as u32);
+            items = flow_items;
+            chain_more = more;
+        }
+        let chain = items;
         Some(PickedSlice {
             slice: s as u32,
             name: t.slice_name(s).to_string(),
@@ -707,6 +732,77 @@ impl TimelineModel {
             chain,
             chain_more,
         })
+    }
+
+    fn chain_view(
+        &self,
+        t: &Trace,
+        k: usize,
+        role: &str,
+        from: Option<u32>,
+        launch_delay_ns: Option<i64>,
+        queue_ns: Option<i64>,
+    ) -> Option<ChainView> {
+        let (lane, lane_row) = self.lane_row_of_slice(t, k)?;
+        Some(ChainView {
+            slice: k as u32,
+            role: role.into(),
+            name: t.slice_name(k).to_string(),
+            lane,
+            lane_row,
+            start_ns: t.slices.start_ns[k] - self.start_ns,
+            dur_ns: t.slices.dur_ns[k],
+            launch_delay_ns,
+            queue_ns,
+            from,
+        })
+    }
+
+    /// The slices joined to `s` by flow events: back to the first, then
+    /// every slice reached from it, in order of reaching (at most
+    /// [`tracelane_core::chain::MAX_CHAIN_ITEMS`]; the second value counts
+    /// the rest).
+    fn flow_chain(&self, t: &Trace, s: u32) -> (Vec<ChainView>, usize) {
+        let mut root = s;
+        let mut seen = vec![s];
+        while let Some(&p) = self.flow_prev.get(&root).and_then(|v| v.first()) {
+            if seen.contains(&p) || seen.len() > 64 {
+                break;
+            }
+            seen.push(p);
+            root = p;
+        }
+        let mut order: Vec<(u32, Option<u32>)> = vec![(root, None)];
+        let mut k = 0;
+        let mut more = 0;
+        while k < order.len() {
+            let (x, _) = order[k];
+            for &n in self.flow_next.get(&x).map(|v| v.as_slice()).unwrap_or(&[]) {
+                if order.iter().any(|(y, _)| *y == n) {
+                    continue;
+                }
+                if order.len() >= tracelane_core::chain::MAX_CHAIN_ITEMS {
+                    more += 1;
+                } else {
+                    order.push((n, Some(x)));
+                }
+            }
+            k += 1;
+        }
+        let items = order
+            .into_iter()
+            .filter_map(|(x, from)| {
+                let k = x as usize;
+                let role = match t.slices.category[k] {
+                    Category::Runtime => "runtime",
+                    c if c.is_device() => "device",
+                    Category::CpuOp | Category::UserAnnotation => "op",
+                    _ => "flow",
+                };
+                self.chain_view(t, k, role, from, None, None)
+            })
+            .collect();
+        (items, more)
     }
 
     /// Total duration of the slices nested directly inside `s`.
@@ -956,5 +1052,29 @@ mod tests {
         assert_eq!(c.args, [("value".to_string(), "40".to_string())]);
         // Colour by name keeps a name's colour whatever the zoom.
         assert_eq!(name_colour_code("aten::mm"), name_colour_code("aten::mm"));
+    }
+
+    #[test]
+    fn without_links_the_chain_follows_the_flows() {
+        // Perfetto's encoder wrote op → nrt_execute → nc_exec_running as flows.
+        let bytes = include_bytes!("../tests/fixtures/perfetto/neuron_like_system.pftrace");
+        let t = tracelane_core::import_bytes(bytes, Default::default()).unwrap();
+        let m = TimelineModel::new(&t);
+        let hw = (0..t.slices.len())
+            .find(|&i| t.slice_name(i).starts_with("nc_exec_running"))
+            .unwrap();
+        let p = m.describe(&t, hw).unwrap();
+        let names: Vec<&str> = p.chain.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "aten::linear",
+                "nrt_execute",
+                "nc_exec_running /models/linear.neff"
+            ]
+        );
+        assert_eq!(p.chain[0].from, None);
+        assert_eq!(p.chain[1].from, Some(p.chain[0].slice));
+        assert_eq!(p.chain[2].from, Some(p.chain[1].slice));
     }
 }

@@ -628,7 +628,7 @@ fn App() -> impl IntoView {
                     id="file-input"
                     type="file"
                     multiple
-                    accept=".json,.gz,application/json,application/gzip"
+                    accept=".json,.gz,.pftrace,.perfetto-trace,.pb,application/json,application/gzip"
                     node_ref=picker
                     on:change=move |_| {
                         let files = files_from(picker.get().and_then(|i| i.files()));
@@ -762,7 +762,9 @@ fn TraceView(summary: Summary) -> impl IntoView {
         table::fmt_bytes(s.json_bytes),
         s.import_ms / 1000.0
     );
-    let devices = if s.devices.is_empty() {
+    let devices = if s.devices.is_empty() && s.diagnostics.format.starts_with("Perfetto") {
+        "no device lanes (Perfetto tracks do not say which are devices)".to_string()
+    } else if s.devices.is_empty() {
         "no device lanes (a CPU-only capture)".to_string()
     } else {
         s.devices.join(", ")

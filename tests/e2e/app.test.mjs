@@ -612,3 +612,37 @@ test('a Neuron Explorer system_profile.json opens: table with device time, frame
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('a Perfetto .pftrace opens: slices, counters and flows on their tracks', async () => {
+  const rel = 'perfetto/neuron_like_system.pftrace';
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel);
+  const facts = await page.locator('#trace-facts').textContent();
+  assert.match(facts, /156 slices/);
+  const tableText = await page.locator('.table').textContent();
+  assert.match(tableText, /aten::rms_norm/);
+  assert.match(await page.locator('.diagnostics').textContent(), /Perfetto protobuf trace/);
+  await page.click('#show-timeline');
+  await page.waitForFunction(() => performance.getEntriesByName('tracelane:frame').length > 0, null, { timeout: 20000 });
+  const lanes = await page.locator('.lane-label').allTextContents();
+  for (const lane of ['neuron_rt/NC:0', 'neuron_hw/NC1:2', 'framework/TID:0']) {
+    assert.ok(lanes.some((l) => l.includes(lane)), lanes.join(' | '));
+  }
+  assert.ok(lanes.some((l) => /HBM usage \(peak/.test(l)), lanes.join(' | '));
+  // The runtime lane holds three nesting levels (nrt_execute ⊃ kmgr ⊃ kbl) plus its instants row.
+  const rt = page.locator('.lane-label', { hasText: 'neuron_rt/NC:0' });
+  assert.equal(Math.round((await rt.boundingBox()).height), 4 * 18);
+  // Its flows chain framework → runtime → hardware: click the first hardware execution
+  // (34 µs after the trace start, 40 µs long).
+  const row = Number(await page.locator('.lane-label', { hasText: 'neuron_hw/NC0:0' }).getAttribute('data-row'));
+  const v = await timelineView(page);
+  const box = await page.locator('#timeline canvas.overlay').boundingBox();
+  await page.mouse.click(box.x + (54000 - v.start) / v.nsPerPx, box.y + row * 18 + 9);
+  await page.waitForSelector('#timeline-chain li', { timeout: 10000 });
+  const chain = await page.locator('#timeline-chain li a').allTextContents();
+  assert.deepEqual(chain, ['aten::linear', 'nrt_execute', 'nc_exec_running /models/linear.neff']);
+  await page.screenshot({ path: path.join(artifacts, 'perfetto.png'), fullPage: true });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -543,7 +543,7 @@ fn cmd_info(flags: &Flags) -> Result<(), String> {
         "text" | "table" => {
             writeln!(
                 out,
-                "format: {} ({} bytes of JSON)",
+                "format: {} ({} bytes read, uncompressed)",
                 info.format, info.bytes
             )
             .map_err(w)?;

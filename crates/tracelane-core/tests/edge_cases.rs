@@ -568,3 +568,104 @@ fn neuron_variants_are_read_leniently_and_nothing_is_dropped_silently() {
     assert_eq!(lane(rt), "i-1/PID:77/neuron_rt NC:2");
     assert_eq!(lane(hw), "i-1/PID:77/neuron_hw NC2:1");
 }
+
+fn perfetto_expected(name: &str) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(common::fixtures().join(format!("perfetto/{name}.expected.json")))
+            .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Perfetto's own encoder wrote these (`../shared/tools/gen_perfetto_traces.py`):
+/// descriptors, nested slices, instants, double counters, flows between tracks.
+#[test]
+fn perfetto_trackevent_trace_matches_its_expected_counts() {
+    let t = common::load("perfetto/neuron_like_system.pftrace");
+    let e = perfetto_expected("neuron_like_system");
+    assert!(t.diagnostics.format.starts_with("Perfetto protobuf trace"));
+    assert_eq!(t.slices.len() as u64, e["slices"].as_u64().unwrap());
+    assert_eq!(
+        t.instants.ts_ns.len() as u64,
+        e["instants"].as_u64().unwrap()
+    );
+    assert_eq!(
+        t.counters.ts_ns.len() as u64,
+        e["counter_samples"].as_u64().unwrap()
+    );
+    assert_eq!(t.flows.id.len() as u64, e["flows"].as_u64().unwrap());
+    let first = (0..t.slices.len())
+        .map(|i| t.slices.start_ns[i])
+        .min()
+        .unwrap();
+    assert_eq!(first, e["first_ts_ns"].as_i64().unwrap());
+    for (suffix, n) in e["tracks"].as_object().unwrap() {
+        let on_track: usize = t
+            .tracks
+            .iter()
+            .filter(|tr| t.lane_label(tr.tid).contains(suffix.as_str()))
+            .map(|tr| tr.slices.len())
+            .sum();
+        assert_eq!(on_track as u64, n.as_u64().unwrap(), "{suffix}");
+    }
+    // nrt_execute ⊃ kmgr_exec_core ⊃ kbl_exec_core: three depths.
+    let kbl = (0..t.slices.len())
+        .find(|&i| t.slice_name(i) == "kbl_exec_core")
+        .unwrap();
+    assert_eq!(t.slices.depth[kbl], 2);
+    // Debug annotations are args.
+    let hw = (0..t.slices.len())
+        .find(|&i| t.slice_name(i).starts_with("nc_exec_running"))
+        .unwrap();
+    assert!(
+        t.slice_args_json(hw).contains("\"exec_id\":0"),
+        "{}",
+        t.slice_args_json(hw)
+    );
+    // Every flow joins two slices: op → runtime → hardware.
+    for k in 0..t.flows.id.len() {
+        assert_ne!(t.flows.from[k], NO_SLICE);
+        assert_ne!(t.flows.to[k], NO_SLICE);
+    }
+}
+
+#[test]
+fn perfetto_interned_names_follow_their_sequence_and_chunks_do_not_matter() {
+    let bytes =
+        std::fs::read(common::fixtures().join("perfetto/sdk_style_interned.pftrace")).unwrap();
+    let e = perfetto_expected("sdk_style_interned");
+    let whole = import_bytes(&bytes, ImportOptions::default()).unwrap();
+    assert_eq!(whole.slices.len() as u64, e["slices"].as_u64().unwrap());
+    assert_eq!(
+        whole.instants.ts_ns.len() as u64,
+        e["instants"].as_u64().unwrap()
+    );
+    let mut names: Vec<&str> = (0..whole.slices.len())
+        .map(|i| whole.slice_name(i))
+        .collect();
+    names.extend((0..whole.instants.ts_ns.len()).map(|i| whole.str(whole.instants.name[i])));
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len() as u64, e["distinct_names"].as_u64().unwrap());
+    assert_eq!(
+        names,
+        ["aten::add", "aten::matmul", "aten::mm", "cudaLaunchKernel"]
+    );
+    // Seven-byte chunks: packets split anywhere give the same model.
+    let mut imp = Importer::new(ImportOptions::default());
+    for chunk in bytes.chunks(7) {
+        imp.push(chunk).unwrap();
+    }
+    let chunked = imp.finish().unwrap();
+    assert_eq!(chunked.slices.start_ns, whole.slices.start_ns);
+    assert_eq!(chunked.slices.depth, whole.slices.depth);
+    // Gzip'd, it is the same trace.
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&bytes).unwrap();
+    let unzipped = import_bytes(&gz.finish().unwrap(), ImportOptions::default()).unwrap();
+    assert_eq!(unzipped.slices.len(), whole.slices.len());
+    assert!(unzipped.diagnostics.format.ends_with("(gzip)"));
+    // Cut mid-packet: what came before stays, and it is said.
+    let cut = import_bytes(&bytes[..bytes.len() - 5], ImportOptions::default()).unwrap();
+    assert_eq!(cut.diagnostics.warning_count("perfetto_truncated"), 1);
+    assert!(cut.slices.len() <= whole.slices.len());
+}

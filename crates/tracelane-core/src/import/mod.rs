@@ -10,6 +10,7 @@ pub mod chrome;
 pub mod neuron;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
+pub mod perfetto;
 pub mod scan;
 
 use std::io::Write;
@@ -40,6 +41,8 @@ impl Default for ImportOptions {
 pub enum Sniffed {
     Gzip,
     Json,
+    /// A Perfetto protobuf trace.
+    Perfetto,
     /// Something else, described for the user.
     Other(&'static str),
     /// Not enough bytes to tell.
@@ -58,6 +61,9 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     }
     if head.starts_with(&[0x1f, 0x8b]) {
         return Sniffed::Gzip;
+    }
+    if perfetto::looks_like(head) {
+        return Sniffed::Perfetto;
     }
     const MAGIC: &[(&[u8], &str)] = &[
         (b"\x89PNG", "a PNG image"),
@@ -95,9 +101,7 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     match first {
         None => Sniffed::Unknown,
         Some(b'{') | Some(b'[') => Sniffed::Json,
-        Some(&c) if c == 0x0a || c < 0x09 => {
-            Sniffed::Other("binary data (a Perfetto protobuf trace? not supported yet)")
-        }
+        Some(&c) if c == 0x0a || c < 0x09 => Sniffed::Other("binary data"),
         Some(_) => {
             if body.iter().take(512).any(|&c| c == 0 || (c < 0x09)) {
                 Sniffed::Other("binary data")
@@ -126,6 +130,8 @@ pub struct Importer {
     undecided: Option<Vec<u8>>,
     /// A Neuron system profile: its JSON, read whole at the end.
     neuron: Option<Vec<u8>>,
+    /// A Perfetto trace: packets translated as they arrive.
+    perfetto: Option<perfetto::PerfettoReader>,
 }
 
 /// JSON bytes looked at to tell a Neuron system profile from a Chrome trace.
@@ -154,6 +160,7 @@ impl Importer {
             failed: None,
             undecided: Some(Vec::new()),
             neuron: None,
+            perfetto: None,
         }
     }
 
@@ -188,7 +195,7 @@ impl Importer {
                 Sniffed::Unknown if self.head.len() < 4096 => return Ok(()),
                 Sniffed::Unknown => {}
                 Sniffed::Gzip => self.mode = Mode::Gzip(Box::new(MultiGzDecoder::new(Vec::new()))),
-                Sniffed::Json => self.mode = Mode::Plain,
+                Sniffed::Json | Sniffed::Perfetto => self.mode = Mode::Plain,
                 Sniffed::Other(what) => {
                     return Err(ImportError::NotJson {
                         detected: what.to_string(),
@@ -236,6 +243,11 @@ impl Importer {
             buf.extend_from_slice(data);
             return Ok(());
         }
+        if let Some(reader) = &mut self.perfetto {
+            let mut events = Vec::new();
+            reader.push(data, &mut events)?;
+            return self.chrome(&events, false);
+        }
         if let Some(head) = &mut self.undecided {
             head.extend_from_slice(data);
             if head.len() < DECIDE_BYTES && !last {
@@ -255,6 +267,13 @@ impl Importer {
         if neuron::looks_like(&head[..head.len().min(DECIDE_BYTES)]) {
             self.neuron = Some(head);
             return Ok(());
+        }
+        if perfetto::looks_like(&head) {
+            let mut reader = perfetto::PerfettoReader::default();
+            let mut events = Vec::new();
+            reader.push(&head, &mut events)?;
+            self.perfetto = Some(reader);
+            return self.chrome(&events, false);
         }
         self.chrome(&head, last)
     }
@@ -309,16 +328,36 @@ impl Importer {
         if let Some(json) = self.neuron.take() {
             return finish_neuron(&json, self.json_bytes, gzip);
         }
+        let mut perfetto_summary = None;
+        if let Some(reader) = self.perfetto.take() {
+            perfetto_summary = Some(format!(
+                "Perfetto timestamps are nanoseconds on the trace's clock; {} packets, {} track events",
+                reader.packets, reader.track_events
+            ));
+            let mut events = Vec::new();
+            reader.finish(&mut events, &mut self.parser.b.diag);
+            self.chrome(&events, false)?;
+        }
         let rest = std::mem::take(&mut self.pending);
         let used = self.parser.feed(&rest, true)?;
         let json_bytes = self.json_bytes;
         let mut parser = self.parser;
         parser.b.diag.bytes_read = json_bytes;
-        parser.b.diag.format = match self.mode {
-            Mode::Gzip(_) => "Chrome trace JSON (gzip)".into(),
-            _ => "Chrome trace JSON".into(),
+        let kind = if perfetto_summary.is_some() {
+            "Perfetto protobuf trace"
+        } else {
+            "Chrome trace JSON"
         };
-        parser.finish(&rest[used.min(rest.len())..])
+        parser.b.diag.format = if gzip {
+            format!("{kind} (gzip)")
+        } else {
+            kind.to_string()
+        };
+        let mut t = parser.finish(&rest[used.min(rest.len())..])?;
+        if let Some(s) = perfetto_summary {
+            t.diagnostics.time_unit_decision = s;
+        }
+        Ok(t)
     }
 }
 

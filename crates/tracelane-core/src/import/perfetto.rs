@@ -1,0 +1,630 @@
+//! Perfetto protobuf traces (`.pftrace`, `.perfetto-trace`, gzip too): the
+//! TrackEvent subset, read packet by packet as the bytes arrive.
+//!
+//! Each `TracePacket` is decoded with prost (the message subset is declared
+//! below; unknown fields are skipped by prost) and translated into
+//! Kineto-shaped JSON events that stream into the Chrome importer, so a
+//! Perfetto trace lands in the same model as any other:
+//!
+//! - `TrackDescriptor`s give lanes: a thread track → its pid/tid, a process
+//!   track → its pid, any other track → a lane named after it inside its
+//!   parent's process; counter tracks → counter series;
+//! - `TrackEvent` SLICE_BEGIN / SLICE_END → `B` / `E` (paired per track as a
+//!   stack by the Chrome importer), INSTANT → `i`, COUNTER (int or double)
+//!   → `C`;
+//! - names and categories plain or interned per `trusted_packet_sequence_id`
+//!   (cleared on `SEQ_INCREMENTAL_STATE_CLEARED`), debug annotations as args;
+//! - `flow_ids` / `terminating_flow_ids` (and the old fields) → flow events;
+//! - packets that are not TrackEvent / TrackDescriptor / interned data are
+//!   counted in the diagnostics, never silently dropped.
+
+use std::collections::HashMap;
+
+use prost::Message;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Diagnostics, ImportError};
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TracePacket {
+    #[prost(uint64, optional, tag = "8")]
+    pub timestamp: Option<u64>,
+    #[prost(uint32, optional, tag = "10")]
+    pub trusted_packet_sequence_id: Option<u32>,
+    #[prost(message, optional, tag = "11")]
+    pub track_event: Option<TrackEvent>,
+    #[prost(message, optional, tag = "12")]
+    pub interned_data: Option<InternedData>,
+    #[prost(uint32, optional, tag = "13")]
+    pub sequence_flags: Option<u32>,
+    #[prost(bool, optional, tag = "41")]
+    pub incremental_state_cleared: Option<bool>,
+    #[prost(message, optional, tag = "60")]
+    pub track_descriptor: Option<TrackDescriptor>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TrackEvent {
+    #[prost(uint64, repeated, packed = "false", tag = "3")]
+    pub category_iids: Vec<u64>,
+    #[prost(message, repeated, tag = "4")]
+    pub debug_annotations: Vec<DebugAnnotation>,
+    #[prost(int32, optional, tag = "9")]
+    pub r#type: Option<i32>,
+    #[prost(uint64, optional, tag = "10")]
+    pub name_iid: Option<u64>,
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
+    #[prost(string, repeated, tag = "22")]
+    pub categories: Vec<String>,
+    #[prost(string, optional, tag = "23")]
+    pub name: Option<String>,
+    #[prost(int64, optional, tag = "30")]
+    pub counter_value: Option<i64>,
+    #[prost(uint64, repeated, packed = "false", tag = "36")]
+    pub flow_ids_old: Vec<u64>,
+    #[prost(uint64, repeated, packed = "false", tag = "42")]
+    pub terminating_flow_ids_old: Vec<u64>,
+    #[prost(double, optional, tag = "44")]
+    pub double_counter_value: Option<f64>,
+    #[prost(fixed64, repeated, packed = "false", tag = "47")]
+    pub flow_ids: Vec<u64>,
+    #[prost(fixed64, repeated, packed = "false", tag = "48")]
+    pub terminating_flow_ids: Vec<u64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct DebugAnnotation {
+    #[prost(uint64, optional, tag = "1")]
+    pub name_iid: Option<u64>,
+    #[prost(bool, optional, tag = "2")]
+    pub bool_value: Option<bool>,
+    #[prost(uint64, optional, tag = "3")]
+    pub uint_value: Option<u64>,
+    #[prost(int64, optional, tag = "4")]
+    pub int_value: Option<i64>,
+    #[prost(double, optional, tag = "5")]
+    pub double_value: Option<f64>,
+    #[prost(string, optional, tag = "6")]
+    pub string_value: Option<String>,
+    #[prost(uint64, optional, tag = "7")]
+    pub pointer_value: Option<u64>,
+    #[prost(string, optional, tag = "9")]
+    pub legacy_json_value: Option<String>,
+    #[prost(string, optional, tag = "10")]
+    pub name: Option<String>,
+    #[prost(uint64, optional, tag = "17")]
+    pub string_value_iid: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TrackDescriptor {
+    #[prost(uint64, optional, tag = "1")]
+    pub uuid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+    #[prost(message, optional, tag = "3")]
+    pub process: Option<ProcessDescriptor>,
+    #[prost(message, optional, tag = "4")]
+    pub thread: Option<ThreadDescriptor>,
+    #[prost(uint64, optional, tag = "5")]
+    pub parent_uuid: Option<u64>,
+    #[prost(message, optional, tag = "8")]
+    pub counter: Option<CounterDescriptor>,
+    #[prost(string, optional, tag = "10")]
+    pub static_name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ProcessDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(string, optional, tag = "6")]
+    pub process_name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ThreadDescriptor {
+    #[prost(int32, optional, tag = "1")]
+    pub pid: Option<i32>,
+    #[prost(int32, optional, tag = "2")]
+    pub tid: Option<i32>,
+    #[prost(string, optional, tag = "5")]
+    pub thread_name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct CounterDescriptor {
+    #[prost(string, optional, tag = "6")]
+    pub unit_name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedData {
+    #[prost(message, repeated, tag = "1")]
+    pub event_categories: Vec<InternedName>,
+    #[prost(message, repeated, tag = "2")]
+    pub event_names: Vec<InternedName>,
+    #[prost(message, repeated, tag = "3")]
+    pub debug_annotation_names: Vec<InternedName>,
+    #[prost(message, repeated, tag = "29")]
+    pub debug_annotation_string_values: Vec<InternedString>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedName {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(string, optional, tag = "2")]
+    pub name: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct InternedString {
+    #[prost(uint64, optional, tag = "1")]
+    pub iid: Option<u64>,
+    #[prost(bytes = "vec", optional, tag = "2")]
+    pub str: Option<Vec<u8>>,
+}
+
+const SLICE_BEGIN: i32 = 1;
+const SLICE_END: i32 = 2;
+const INSTANT: i32 = 3;
+const COUNTER: i32 = 4;
+const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
+
+/// Does this look like a Perfetto trace (a `Trace` whose first field is a
+/// length-delimited `packet`, field 1)?
+pub fn looks_like(head: &[u8]) -> bool {
+    // 0x0a is also a newline: JSON text that starts with one is all
+    // printable, while protobuf framing bytes are not.
+    let text = head
+        .iter()
+        .take(64)
+        .all(|&c| c >= 0x20 || c.is_ascii_whitespace());
+    head.first() == Some(&0x0a)
+        && !text
+        && match read_varint(&head[1..]) {
+            Some((len, _)) => len > 0 && len < (1 << 31),
+            None => head.len() < 11,
+        }
+}
+
+fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (k, &c) in b.iter().enumerate().take(10) {
+        v |= ((c & 0x7f) as u64) << (7 * k);
+        if c < 0x80 {
+            return Some((v, k + 1));
+        }
+    }
+    None
+}
+
+/// Per-sequence interning tables.
+#[derive(Default)]
+struct Interned {
+    names: HashMap<u64, String>,
+    categories: HashMap<u64, String>,
+    annotation_names: HashMap<u64, String>,
+    annotation_strings: HashMap<u64, String>,
+}
+
+/// How a track maps onto Chrome lanes.
+#[derive(Clone)]
+struct Lane {
+    pid: Value,
+    tid: Value,
+    counter: Option<String>,
+}
+
+/// Streams a Perfetto trace into Chrome trace JSON text.
+#[derive(Default)]
+pub struct PerfettoReader {
+    held: Vec<u8>,
+    interned: HashMap<u32, Interned>,
+    descriptors: HashMap<u64, TrackDescriptor>,
+    lanes: HashMap<u64, Lane>,
+    seen_flows: HashMap<u64, ()>,
+    started: bool,
+    any_event: bool,
+    pub packets: u64,
+    pub track_events: u64,
+    pub other_packets: u64,
+    pub bad_packets: u64,
+    pub unknown_tracks: u64,
+    /// Other top-level `Trace` fields (not `packet`).
+    pub skipped_fields: u64,
+}
+
+impl PerfettoReader {
+    /// Takes the next bytes; appends the events of every whole packet to
+    /// `out` (Chrome JSON text, to feed the Chrome parser).
+    pub fn push(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), ImportError> {
+        if !self.started {
+            out.extend_from_slice(b"{\"traceEvents\":[\n");
+            self.started = true;
+        }
+        self.held.extend_from_slice(data);
+        let mut at = 0;
+        loop {
+            let b = &self.held[at..];
+            let Some((key, n)) = read_varint(b) else {
+                break;
+            };
+            let (field, wire) = (key >> 3, key & 7);
+            let (len, m) = match wire {
+                2 => match read_varint(&b[n..]) {
+                    Some(x) => x,
+                    None => break,
+                },
+                0 => match read_varint(&b[n..]) {
+                    Some((_, m)) => (0, m),
+                    None => break,
+                },
+                1 => (8, 0),
+                5 => (4, 0),
+                _ => {
+                    return Err(ImportError::NotATrace {
+                        reason: format!(
+                        "broken Perfetto protobuf at byte {at}: wire type {wire} at the top level"
+                    ),
+                    })
+                }
+            };
+            let body = n + m;
+            let Some(end) = body.checked_add(len as usize).filter(|&e| e <= b.len()) else {
+                break;
+            };
+            if field == 1 && wire == 2 {
+                let packet = &b[body..end];
+                self.packets += 1;
+                match TracePacket::decode(packet) {
+                    Ok(p) => self.packet(p, out),
+                    Err(_) => self.bad_packets += 1,
+                }
+            } else {
+                self.skipped_fields += 1;
+            }
+            at += end;
+        }
+        self.held.drain(..at);
+        Ok(())
+    }
+
+    /// Ends the stream: closes the JSON and reports what was left over.
+    pub fn finish(mut self, out: &mut Vec<u8>, diag: &mut Diagnostics) {
+        if !self.started {
+            out.extend_from_slice(b"{\"traceEvents\":[\n");
+        }
+        // Lanes' names, as metadata events.
+        let mut names: Vec<(Value, Value, String, bool)> = Vec::new();
+        for (uuid, lane) in &self.lanes {
+            let d = self.descriptors.get(uuid);
+            if let Some(d) = d {
+                if let Some(t) = &d.thread {
+                    if let Some(n) = &t.thread_name {
+                        names.push((lane.pid.clone(), lane.tid.clone(), n.clone(), false));
+                    }
+                }
+                if let Some(p) = &d.process {
+                    if let Some(n) = p.process_name.as_ref().or(d.name.as_ref()) {
+                        names.push((lane.pid.clone(), json!(0), n.clone(), true));
+                    }
+                }
+            }
+        }
+        for d in self.descriptors.values() {
+            if let (Some(p), None) = (&d.process, &d.thread) {
+                if let (Some(pid), Some(n)) = (p.pid, p.process_name.as_ref().or(d.name.as_ref())) {
+                    names.push((json!(pid), json!(0), n.clone(), true));
+                }
+            }
+        }
+        names.sort_by(|a, b| a.2.cmp(&b.2));
+        names.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.3 == b.3);
+        for (pid, tid, name, process) in names {
+            let ev = json!({"ph": "M", "name": if process { "process_name" } else { "thread_name" },
+                "pid": pid, "tid": tid, "args": {"name": name}});
+            self.emit(out, ev.to_string());
+        }
+        out.extend_from_slice(b"\n]}");
+        if !self.held.is_empty() {
+            diag.warn(
+                "perfetto_truncated",
+                || "the protobuf stream ends inside a packet (a cut-off file); kept the packets before it".into(),
+                String::new,
+            );
+        }
+        diag.warn_n(
+            "perfetto_other_packets",
+            self.other_packets,
+            "packets other than TrackEvent, TrackDescriptor and interned data (ftrace, process stats, …) are not imported".into(),
+            String::new(),
+        );
+        diag.warn_n(
+            "perfetto_bad_packets",
+            self.bad_packets,
+            "packets that do not decode as a TracePacket were skipped".into(),
+            String::new(),
+        );
+        diag.warn_n(
+            "perfetto_unknown_tracks",
+            self.unknown_tracks,
+            "events on a track with no TrackDescriptor, shown on a lane named after its uuid"
+                .into(),
+            String::new(),
+        );
+        diag.warn_n(
+            "perfetto_other_fields",
+            self.skipped_fields,
+            "top-level Trace fields other than packets were skipped".into(),
+            String::new(),
+        );
+    }
+
+    fn emit(&mut self, out: &mut Vec<u8>, text: String) {
+        if self.any_event {
+            out.extend_from_slice(b",\n");
+        }
+        self.any_event = true;
+        out.extend_from_slice(text.as_bytes());
+    }
+
+    fn lane(&mut self, uuid: u64) -> Lane {
+        if let Some(l) = self.lanes.get(&uuid) {
+            return l.clone();
+        }
+        let lane = match self.descriptors.get(&uuid) {
+            None => {
+                self.unknown_tracks += 1;
+                Lane {
+                    pid: json!("perfetto tracks"),
+                    tid: json!(format!("track {uuid}")),
+                    counter: None,
+                }
+            }
+            Some(d) => {
+                let name = d
+                    .name
+                    .clone()
+                    .or(d.static_name.clone())
+                    .unwrap_or_else(|| format!("track {uuid}"));
+                let counter = d.counter.as_ref().map(|_| name.clone());
+                if let Some(t) = &d.thread {
+                    Lane {
+                        pid: json!(t.pid.unwrap_or(0)),
+                        tid: json!(t.tid.unwrap_or(0)),
+                        counter,
+                    }
+                } else {
+                    // The nearest ancestor that is a process (or a thread).
+                    let mut pid = None;
+                    let mut parent = d.parent_uuid;
+                    for _ in 0..64 {
+                        let Some(p) = parent.and_then(|u| self.descriptors.get(&u)) else {
+                            break;
+                        };
+                        if let Some(pr) = &p.process {
+                            pid = pr.pid;
+                            break;
+                        }
+                        if let Some(th) = &p.thread {
+                            pid = th.pid;
+                            break;
+                        }
+                        parent = p.parent_uuid;
+                    }
+                    match (&d.process, pid) {
+                        (Some(p), _) => Lane {
+                            pid: json!(p.pid.unwrap_or(0)),
+                            tid: json!(name),
+                            counter,
+                        },
+                        (None, Some(pid)) => Lane {
+                            pid: json!(pid),
+                            tid: json!(name),
+                            counter,
+                        },
+                        (None, None) => Lane {
+                            pid: json!("perfetto tracks"),
+                            tid: json!(name),
+                            counter,
+                        },
+                    }
+                }
+            }
+        };
+        self.lanes.insert(uuid, lane.clone());
+        lane
+    }
+
+    fn packet(&mut self, p: TracePacket, out: &mut Vec<u8>) {
+        let seq = p.trusted_packet_sequence_id.unwrap_or(0);
+        let cleared = p.incremental_state_cleared.unwrap_or(false)
+            || p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED != 0;
+        if cleared {
+            self.interned.insert(seq, Interned::default());
+        }
+        let mut used = false;
+        if let Some(d) = p.track_descriptor {
+            if let Some(uuid) = d.uuid {
+                self.lanes.remove(&uuid);
+                self.descriptors.insert(uuid, d);
+            }
+            used = true;
+        }
+        if let Some(data) = p.interned_data {
+            let t = self.interned.entry(seq).or_default();
+            for (list, map) in [
+                (data.event_names, &mut t.names),
+                (data.event_categories, &mut t.categories),
+                (data.debug_annotation_names, &mut t.annotation_names),
+            ] {
+                for n in list {
+                    if let (Some(iid), Some(name)) = (n.iid, n.name) {
+                        map.insert(iid, name);
+                    }
+                }
+            }
+            for s in data.debug_annotation_string_values {
+                if let (Some(iid), Some(bytes)) = (s.iid, s.str) {
+                    t.annotation_strings
+                        .insert(iid, String::from_utf8_lossy(&bytes).into_owned());
+                }
+            }
+            used = true;
+        }
+        if let Some(e) = p.track_event {
+            self.track_events += 1;
+            self.track_event(seq, p.timestamp.unwrap_or(0) as i64, e, out);
+            used = true;
+        }
+        if !used {
+            self.other_packets += 1;
+        }
+    }
+
+    fn track_event(&mut self, seq: u32, ts: i64, e: TrackEvent, out: &mut Vec<u8>) {
+        let lane = self.lane(e.track_uuid.unwrap_or(0));
+        let interned = self.interned.entry(seq).or_default();
+        let name = e
+            .name
+            .clone()
+            .or_else(|| e.name_iid.and_then(|i| interned.names.get(&i).cloned()));
+        let mut cats: Vec<String> = e.categories.clone();
+        cats.extend(
+            e.category_iids
+                .iter()
+                .filter_map(|i| interned.categories.get(i).cloned()),
+        );
+        let mut args = Map::new();
+        for a in &e.debug_annotations {
+            let key = a
+                .name
+                .clone()
+                .or_else(|| {
+                    a.name_iid
+                        .and_then(|i| interned.annotation_names.get(&i).cloned())
+                })
+                .unwrap_or_else(|| "arg".into());
+            let value = if let Some(v) = a.bool_value {
+                json!(v)
+            } else if let Some(v) = a.uint_value {
+                json!(v)
+            } else if let Some(v) = a.int_value {
+                json!(v)
+            } else if let Some(v) = a.double_value {
+                json!(v)
+            } else if let Some(v) = &a.string_value {
+                json!(v)
+            } else if let Some(v) = a.pointer_value {
+                json!(format!("0x{v:x}"))
+            } else if let Some(v) = &a.legacy_json_value {
+                serde_json::from_str(v).unwrap_or_else(|_| json!(v))
+            } else if let Some(v) = a
+                .string_value_iid
+                .and_then(|i| interned.annotation_strings.get(&i))
+            {
+                json!(v)
+            } else {
+                Value::Null
+            };
+            args.insert(key, value);
+        }
+        let ts_text = micros(ts);
+        let base = |ph: &str| {
+            let mut o = Map::new();
+            o.insert("ph".into(), json!(ph));
+            o.insert("pid".into(), lane.pid.clone());
+            o.insert("tid".into(), lane.tid.clone());
+            o
+        };
+        let with_ts = |o: Map<String, Value>| splice_ts(&ts_text, &Value::Object(o));
+        match e.r#type.unwrap_or(0) {
+            SLICE_BEGIN | INSTANT => {
+                let instant = e.r#type == Some(INSTANT);
+                let mut o = base(if instant { "i" } else { "B" });
+                o.insert("name".into(), json!(name.clone().unwrap_or_default()));
+                if !cats.is_empty() {
+                    o.insert("cat".into(), json!(cats.join(",")));
+                }
+                if instant {
+                    o.insert("s".into(), json!("t"));
+                }
+                if !args.is_empty() {
+                    o.insert("args".into(), Value::Object(args));
+                }
+                let text = with_ts(o);
+                self.emit(out, text);
+            }
+            SLICE_END => {
+                let text = with_ts(base("E"));
+                self.emit(out, text);
+            }
+            COUNTER => {
+                let value = e
+                    .double_counter_value
+                    .map(|v| json!(v))
+                    .or(e.counter_value.map(|v| json!(v)))
+                    .unwrap_or(json!(0));
+                let mut o = base("C");
+                let series = lane
+                    .counter
+                    .clone()
+                    .or(name.clone())
+                    .unwrap_or_else(|| "counter".into());
+                o.insert("name".into(), json!(series));
+                o.insert("args".into(), json!({ "value": value }));
+                let text = with_ts(o);
+                self.emit(out, text);
+            }
+            _ => {}
+        }
+        // Flows: the first event with an id starts it, later ones continue
+        // it, a terminating id ends it (bound to the enclosing slice).
+        let starts = e.flow_ids.iter().chain(&e.flow_ids_old);
+        let ends = e
+            .terminating_flow_ids
+            .iter()
+            .chain(&e.terminating_flow_ids_old);
+        let mut flows: Vec<(String, u64)> = Vec::new();
+        for &id in starts {
+            let ph = if self.seen_flows.insert(id, ()).is_some() {
+                "t"
+            } else {
+                "s"
+            };
+            flows.push((ph.into(), id));
+        }
+        for &id in ends {
+            flows.push(("f".into(), id));
+        }
+        for (ph, id) in flows {
+            let mut o = base(&ph);
+            o.insert("cat".into(), json!("flow"));
+            o.insert("name".into(), json!("flow"));
+            o.insert("id".into(), json!(id));
+            if ph != "s" {
+                o.insert("bp".into(), json!("e"));
+            }
+            let text = with_ts(o);
+            self.emit(out, text);
+        }
+    }
+}
+
+/// Nanoseconds as Chrome's decimal microseconds, exactly.
+fn micros(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    format!("{sign}{}.{:03}", a / 1000, a % 1000)
+}
+
+/// An event's JSON with `"ts"` spliced in as exact decimal text.
+fn splice_ts(ts: &str, fields: &Value) -> String {
+    let body = fields.to_string();
+    let rest = body.strip_prefix('{').unwrap_or("}");
+    let sep = if rest == "}" { "" } else { "," };
+    format!("{{\"ts\":{ts}{sep}{rest}")
+}
