@@ -62,6 +62,14 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     if head.starts_with(&[0x1f, 0x8b]) {
         return Sniffed::Gzip;
     }
+    // A newline then text could still be either: wait for more bytes (the
+    // whole-file and chunked imports must decide alike).
+    if head[0] == 0x0a
+        && head.len() < 64
+        && head.iter().all(|&c| c >= 0x20 || c.is_ascii_whitespace())
+    {
+        return Sniffed::Unknown;
+    }
     if perfetto::looks_like(head) {
         return Sniffed::Perfetto;
     }

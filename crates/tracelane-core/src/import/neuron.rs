@@ -381,3 +381,30 @@ pub fn to_chrome(json_bytes: &[u8]) -> Result<(Vec<u8>, NeuronCounts), ImportErr
     let text = text.into_bytes();
     Ok((text, counts))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_events_spelling_and_numeric_ids_are_read_too() {
+        let json = br#"{"trace_events": [
+          {"name": "op", "trace_event_source": "framework", "thread_id": 1, "timestamp": 5000, "duration": 100,
+           "flow_id": [9], "instance_id": "i", "process_id": 2},
+          {"name": "nc_exec_running", "trace_event_source": "neuron_hw", "nc_idx": 0, "device_core_idx": 0,
+           "timestamp": 5050, "duration": 7, "flow_id": 9, "exec_id": 3, "instance_id": "i", "process_id": 2}
+        ], "warnings": ["plain string warning"]}"#;
+        assert!(looks_like(json));
+        let (text, counts) = to_chrome(json).unwrap();
+        assert_eq!(counts.events, 2);
+        assert_eq!(counts.flow_links, 1);
+        assert_eq!(counts.warnings, ["plain string warning"]);
+        let text = String::from_utf8(text).unwrap();
+        // A hardware event reached straight from an op keeps its External id.
+        assert!(text.contains(r#""ts":5.050,"dur":0.007"#), "{text}");
+        assert!(text.contains(r#""External id":1"#), "{text}");
+        assert!(!looks_like(
+            br#"{"traceEvents": [{"trace_event_source": 1}]}"#
+        ));
+    }
+}
