@@ -532,34 +532,36 @@ impl PerfettoReader {
             };
             args.insert(key, value);
         }
-        let ts_text = micros(ts);
-        let base = |ph: &str| {
-            let mut o = Map::new();
-            o.insert("ph".into(), json!(ph));
-            o.insert("pid".into(), lane.pid.clone());
-            o.insert("tid".into(), lane.tid.clone());
-            o
-        };
-        let with_ts = |o: Map<String, Value>| splice_ts(&ts_text, &Value::Object(o));
+        // Events are written as JSON text directly (no value tree per event):
+        // ts as exact decimals, pid/tid and strings escaped by serde_json.
+        let lane_fields = format!(
+            "\"ts\":{},\"pid\":{},\"tid\":{}",
+            micros(ts),
+            lane.pid,
+            lane.tid
+        );
+        let quoted = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
         match e.r#type.unwrap_or(0) {
             SLICE_BEGIN | INSTANT => {
                 let instant = e.r#type == Some(INSTANT);
-                let mut o = base(if instant { "i" } else { "B" });
-                o.insert("name".into(), json!(name.clone().unwrap_or_default()));
+                let mut text = format!(
+                    "{{\"ph\":\"{}\",{lane_fields},\"name\":{}",
+                    if instant { "i\",\"s\":\"t" } else { "B" },
+                    quoted(name.as_deref().unwrap_or_default())
+                );
                 if !cats.is_empty() {
-                    o.insert("cat".into(), json!(cats.join(",")));
-                }
-                if instant {
-                    o.insert("s".into(), json!("t"));
+                    text.push_str(",\"cat\":");
+                    text.push_str(&quoted(&cats.join(",")));
                 }
                 if !args.is_empty() {
-                    o.insert("args".into(), Value::Object(args));
+                    text.push_str(",\"args\":");
+                    text.push_str(&Value::Object(args).to_string());
                 }
-                let text = with_ts(o);
+                text.push('}');
                 self.emit(out, text);
             }
             SLICE_END => {
-                let text = with_ts(base("E"));
+                let text = format!("{{\"ph\":\"E\",{lane_fields}}}");
                 self.emit(out, text);
             }
             COUNTER => {
@@ -568,15 +570,15 @@ impl PerfettoReader {
                     .map(|v| json!(v))
                     .or(e.counter_value.map(|v| json!(v)))
                     .unwrap_or(json!(0));
-                let mut o = base("C");
                 let series = lane
                     .counter
                     .clone()
                     .or(name.clone())
                     .unwrap_or_else(|| "counter".into());
-                o.insert("name".into(), json!(series));
-                o.insert("args".into(), json!({ "value": value }));
-                let text = with_ts(o);
+                let text = format!(
+                    "{{\"ph\":\"C\",{lane_fields},\"name\":{},\"args\":{{\"value\":{value}}}}}",
+                    quoted(&series)
+                );
                 self.emit(out, text);
             }
             _ => {}
@@ -588,27 +590,23 @@ impl PerfettoReader {
             .terminating_flow_ids
             .iter()
             .chain(&e.terminating_flow_ids_old);
-        let mut flows: Vec<(String, u64)> = Vec::new();
+        let mut flows: Vec<(&str, u64)> = Vec::new();
         for &id in starts {
             let ph = if self.seen_flows.insert(id, ()).is_some() {
                 "t"
             } else {
                 "s"
             };
-            flows.push((ph.into(), id));
+            flows.push((ph, id));
         }
         for &id in ends {
-            flows.push(("f".into(), id));
+            flows.push(("f", id));
         }
         for (ph, id) in flows {
-            let mut o = base(&ph);
-            o.insert("cat".into(), json!("flow"));
-            o.insert("name".into(), json!("flow"));
-            o.insert("id".into(), json!(id));
-            if ph != "s" {
-                o.insert("bp".into(), json!("e"));
-            }
-            let text = with_ts(o);
+            let bp = if ph == "s" { "" } else { ",\"bp\":\"e\"" };
+            let text = format!(
+                "{{\"ph\":\"{ph}\",{lane_fields},\"cat\":\"flow\",\"name\":\"flow\",\"id\":{id}{bp}}}"
+            );
             self.emit(out, text);
         }
     }
@@ -619,12 +617,4 @@ fn micros(ns: i64) -> String {
     let sign = if ns < 0 { "-" } else { "" };
     let a = ns.unsigned_abs();
     format!("{sign}{}.{:03}", a / 1000, a % 1000)
-}
-
-/// An event's JSON with `"ts"` spliced in as exact decimal text.
-fn splice_ts(ts: &str, fields: &Value) -> String {
-    let body = fields.to_string();
-    let rest = body.strip_prefix('{').unwrap_or("}");
-    let sep = if rest == "}" { "" } else { "," };
-    format!("{{\"ts\":{ts}{sep}{rest}")
 }
