@@ -549,7 +549,7 @@ test('compare: dropping the three RMSNorm traces opens them side by side, number
   await page.close();
 });
 
-test('compare: regions inside one trace (TorchNeuron), device time ratios', async () => {
+test('compare: regions inside one trace (TorchNeuron): 2,355 / 403.3 / 375.5 µs of device time', async () => {
   const page = await open();
   await waitForDemo(page);
   await openFile(page, 'neuron-provisional/torchneuron_rmsnorm.json');
@@ -557,18 +557,18 @@ test('compare: regions inside one trace (TorchNeuron), device time ratios', asyn
   await page.waitForSelector('.spec-row');
   // Start from two variants of the same trace: naive and compiled.
   while (await page.locator('.spec-row').count() > 0) await page.locator('.remove-variant').first().click();
-  for (const region of ['rmsnorm_naive', 'rmsnorm_compiled']) {
+  for (const region of ['rmsnorm_naive', 'rmsnorm_fused', 'rmsnorm_compiled']) {
     await page.click('#add-variant');
     const row = page.locator('.spec-row').last();
     await row.locator('.spec-trace').selectOption({ label: 'torchneuron_rmsnorm.json' });
     await row.locator('.spec-region').selectOption(`name:${region}`);
   }
-  await page.waitForFunction(() => document.querySelectorAll('#compare-cards .card').length === 2, null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll('#compare-cards .card').length === 3, null, { timeout: 20000 });
   const cards = await page.locator('#compare-cards .card').evaluateAll((els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
-  assert.equal(Number(cards[0].deviceNs), 2355000);
-  assert.equal(Number(cards[1].deviceNs), 375500);
-  assert.match(cards[1].text, /6\.3× less/);
-  assert.match(cards[1].text, /device time 2,355 µs → 376 µs \(6\.3× less\); 6 device events → 1; 6 CPU ops → 1/);
+  // The seed article's table: 2,355 / 403.3 / 375.5 µs of device time.
+  assert.deepEqual(cards.map((c) => Number(c.deviceNs)), [2355000, 403300, 375500]);
+  assert.match(cards[1].text, /device time 2,355 µs → 403 µs \(5\.8× less\); 6 device events → 1; 6 CPU ops → 1/);
+  assert.match(cards[2].text, /device time 2,355 µs → 376 µs \(6\.3× less\); 6 device events → 1; 6 CPU ops → 1/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
