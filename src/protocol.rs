@@ -174,6 +174,8 @@ pub struct Summary {
     /// Device lanes, labelled (e.g. `GPU 0 / stream 7`).
     pub devices: Vec<String>,
     pub import_ms: f64,
+    /// Where the import's time and memory went (filled in by the worker).
+    pub phases: ImportPhases,
     pub rows_by_name: Vec<OpRow>,
     pub rows_by_shape: Vec<OpRow>,
     pub self_cpu_total_ns: i64,
@@ -186,6 +188,21 @@ pub struct Summary {
     pub lanes: Vec<LaneView>,
     pub timeline_start_ns: i64,
     pub timeline_end_ns: i64,
+}
+
+/// Timings and memory of one import in the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ImportPhases {
+    /// From the first byte sent to the last one parsed (reading the file
+    /// in the page, inflating, parsing, building columns).
+    pub parse_ms: f64,
+    /// `Importer::finish`: sorting, nesting, flows, linking.
+    pub link_ms: f64,
+    /// Timeline index and the summary (two op tables) for the page.
+    pub views_ms: f64,
+    /// The worker's wasm memory after the import (it never shrinks, so
+    /// this is its peak).
+    pub wasm_memory_bytes: u64,
 }
 
 /// The import-diagnostics panel's content.
@@ -246,6 +263,7 @@ pub fn summarize(
         span_ns: info.span_ns.unwrap_or(0),
         devices,
         import_ms,
+        phases: ImportPhases::default(),
         self_cpu_total_ns: by_name.self_cpu_total_ns,
         self_device_total_ns: by_name.self_device_total_ns,
         device_without_op_ns: by_name.device_without_op_ns,

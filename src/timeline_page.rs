@@ -25,7 +25,7 @@ use crate::table;
 use crate::timeline_view::{
     row_layout, Highlight, LaneKind, LaneView, PickedSlice, Scene, ViewRequest,
 };
-use crate::web::{ask_worker, window, OpTable, Ui};
+use crate::web::{ask_worker, performance_span, window, OpTable, Ui};
 use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 
 /// Width of the lane-label column, in CSS pixels.
@@ -61,13 +61,7 @@ pub fn on_painted(frame_ms: f64, layout_ms: f64, paint_ms: f64, renderer: &str) 
         ("tracelane:layout", layout_ms),
         ("tracelane:paint", paint_ms),
     ] {
-        let options = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&options, &"start".into(), &(now - ms).into());
-        let _ = js_sys::Reflect::set(&options, &"end".into(), &now.into());
-        if let Ok(measure) = js_sys::Reflect::get(&perf, &"measure".into()) {
-            let measure: js_sys::Function = measure.unchecked_into();
-            let _ = measure.call2(&perf, &name.into(), &options);
-        }
+        performance_span(name, now - ms, now);
     }
     with_frames(|f| {
         f.in_flight_since = None;

@@ -118,6 +118,20 @@ pub(crate) fn performance_mark(name: &str) {
     }
 }
 
+/// A `performance.measure` over explicit times (ms since time origin).
+pub(crate) fn performance_span(name: &str, start: f64, end: f64) {
+    let Some(perf) = window().performance() else {
+        return;
+    };
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &"start".into(), &start.into());
+    let _ = js_sys::Reflect::set(&options, &"end".into(), &end.into());
+    if let Ok(measure) = js_sys::Reflect::get(&perf, &"measure".into()) {
+        let measure: js_sys::Function = measure.unchecked_into();
+        let _ = measure.call2(&perf, &name.into(), &options);
+    }
+}
+
 pub(crate) fn performance_measure(name: &str, start: &str, end: &str) {
     if let Some(p) = window().performance() {
         let _ = p.measure_with_start_mark_and_end_mark(name, start, end);
@@ -210,6 +224,15 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
                 "tracelane:import:start",
                 "tracelane:import:end",
             );
+            // The worker's phases, as measures ending now (in order).
+            if let Some(now) = window().performance().map(|p| p.now()) {
+                let ph = &summary.phases;
+                let views_start = now - ph.views_ms;
+                let link_start = views_start - ph.link_ms;
+                performance_span("tracelane:parse", link_start - ph.parse_ms, link_start);
+                performance_span("tracelane:link", link_start, views_start);
+                performance_span("tracelane:views", views_start, now);
+            }
             ui.traces.update(|t| t.push(*summary));
             ui.active.set(ui.traces.with_untracked(|t| t.len() - 1));
             ui.status.set(Status::Idle);
@@ -775,7 +798,9 @@ fn TraceView(summary: Summary) -> impl IntoView {
     let s2 = s.clone();
     view! {
         <section class="trace">
-            <div class="facts" id="trace-facts">
+            <div class="facts" id="trace-facts"
+                data-parse-ms=s.phases.parse_ms data-link-ms=s.phases.link_ms data-views-ms=s.phases.views_ms
+                data-wasm-memory-bytes=s.phases.wasm_memory_bytes data-json-bytes=s.json_bytes>
                 <strong class="file-name">{s.name.clone()}</strong>
                 <span id="import-headline">{headline}</span>
                 <span>{format!("file {}", table::fmt_bytes(s.file_bytes))}</span>

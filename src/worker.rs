@@ -10,7 +10,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::compare_view::compare_traces;
 use crate::paint::Surface;
-use crate::protocol::{range_ops, summarize, FromWorker, ToWorker};
+use crate::protocol::{range_ops, summarize, FromWorker, ImportPhases, ToWorker};
 use crate::timeline_view::TimelineModel;
 use tracelane_core::ops::op_details;
 use tracelane_core::{ImportOptions, Importer, Trace};
@@ -109,12 +109,21 @@ pub fn start() {
                     let Some(j) = job.borrow_mut().take().filter(|j| j.id == id) else {
                         return;
                     };
+                    let finishing = now_ms(&s);
                     match j.importer.finish() {
                         Ok(trace) => {
-                            let ms = now_ms(&s) - j.started_ms;
+                            let linked = now_ms(&s);
+                            let ms = linked - j.started_ms;
                             let timeline = TimelineModel::new(&trace);
-                            let summary =
+                            let mut summary =
                                 summarize(&trace, &timeline, id, &j.name, j.file_bytes, ms);
+                            summary.phases = ImportPhases {
+                                parse_ms: finishing - j.started_ms,
+                                link_ms: linked - finishing,
+                                views_ms: now_ms(&s) - linked,
+                                wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64
+                                    * 65_536,
+                            };
                             traces.borrow_mut().push((id, trace, timeline));
                             post(
                                 &s,
