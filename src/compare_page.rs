@@ -18,8 +18,7 @@ fn times(r: Option<f64>) -> String {
         None => "—".into(),
         Some(r) if (r - 1.0).abs() < 0.005 => "same".into(),
         Some(0.0) => "none left".into(),
-        Some(r) if r < 1.0 => format!("{:.1}× less", 1.0 / r),
-        Some(r) => format!("{r:.1}× more"),
+        Some(r) => tracelane_core::compare::ratio_words(r),
     }
 }
 

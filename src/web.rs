@@ -492,21 +492,10 @@ pub(crate) fn ask_worker(build: impl FnOnce(u32) -> ToWorker) -> Option<u32> {
 
 /// Asks the worker for a row's details; returns the request number.
 fn request_details(trace_id: u32, row: &OpRow) -> Option<u32> {
-    IMPORTS.with(|i| {
-        let mut i = i.borrow_mut();
-        i.next_request += 1;
-        let request = i.next_request;
-        let worker = i.worker.as_ref()?;
-        post_json(
-            worker,
-            &ToWorker::Details {
-                id: trace_id,
-                request,
-                row: row.clone(),
-            },
-        )
-        .ok()?;
-        Some(request)
+    ask_worker(|request| ToWorker::Details {
+        id: trace_id,
+        request,
+        row: row.clone(),
     })
 }
 

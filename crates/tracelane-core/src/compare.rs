@@ -656,7 +656,17 @@ pub fn fmt_us(ns: f64) -> String {
     }
 }
 
-fn times(ratio: f64) -> String {
+/// A per-occurrence count: whole when it is, else to one decimal.
+fn fmt_count(x: f64) -> String {
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// A candidate ÷ baseline ratio in words: `6.3× less`, `1.2× more`.
+pub fn ratio_words(ratio: f64) -> String {
     if ratio <= 0.0 {
         return "all".into();
     }
@@ -672,47 +682,42 @@ fn times(ratio: f64) -> String {
 pub fn headline(baseline: &Variant, candidate: &Variant) -> String {
     let per = |v: &Variant, x: f64| v.per_occurrence(x);
     let mut parts = Vec::new();
-    let count = |x: f64| {
-        if x.fract() == 0.0 {
-            format!("{x:.0}")
-        } else {
-            format!("{x:.1}")
-        }
-    };
-    if baseline.trace_has_device || candidate.trace_has_device {
-        let (b, c) = (
-            per(baseline, baseline.device_ns as f64),
-            per(candidate, candidate.device_ns as f64),
-        );
-        let r = (b > 0.0).then(|| format!(" ({})", times(c / b)));
-        parts.push(format!(
-            "device time {} → {}{}",
+    // `label b → c (k× less)` for a time per occurrence.
+    let change = |label: &str, b_ns: i64, c_ns: i64| {
+        let (b, c) = (per(baseline, b_ns as f64), per(candidate, c_ns as f64));
+        let r = (b > 0.0).then(|| format!(" ({})", ratio_words(c / b)));
+        format!(
+            "{label} {} → {}{}",
             fmt_us(b),
             fmt_us(c),
             r.unwrap_or_default()
+        )
+    };
+    if baseline.trace_has_device || candidate.trace_has_device {
+        parts.push(change(
+            "device time",
+            baseline.device_ns,
+            candidate.device_ns,
         ));
         parts.push(format!(
             "{} device events → {}",
-            count(per(baseline, baseline.device_events as f64)),
-            count(per(candidate, candidate.device_events as f64))
+            fmt_count(per(baseline, baseline.device_events as f64)),
+            fmt_count(per(candidate, candidate.device_events as f64))
         ));
     } else {
-        let (b, c) = (
-            per(baseline, baseline.cpu_self_ns as f64),
-            per(candidate, candidate.cpu_self_ns as f64),
-        );
-        let r = (b > 0.0).then(|| format!(" ({})", times(c / b)));
         parts.push(format!(
-            "CPU time in ops {} → {}{} (no device events: a CPU-only capture)",
-            fmt_us(b),
-            fmt_us(c),
-            r.unwrap_or_default()
+            "{} (no device events: a CPU-only capture)",
+            change(
+                "CPU time in ops",
+                baseline.cpu_self_ns,
+                candidate.cpu_self_ns
+            )
         ));
     }
     parts.push(format!(
         "{} CPU ops → {}",
-        count(per(baseline, baseline.cpu_ops as f64)),
-        count(per(candidate, candidate.cpu_ops as f64))
+        fmt_count(per(baseline, baseline.cpu_ops as f64)),
+        fmt_count(per(candidate, candidate.cpu_ops as f64))
     ));
     parts.join("; ")
 }
@@ -788,13 +793,6 @@ pub fn table_rows(variants: &[Variant]) -> Vec<Vec<String>> {
     .iter()
     .map(|s| s.to_string())
     .collect::<Vec<String>>()];
-    let count = |x: f64| {
-        if x.fract() == 0.0 {
-            format!("{x:.0}")
-        } else {
-            format!("{x:.1}")
-        }
-    };
     for (k, v) in variants.iter().enumerate() {
         let per = |x: i64| v.per_occurrence(x as f64);
         let device = |s: String| {
@@ -821,9 +819,9 @@ pub fn table_rows(variants: &[Variant]) -> Vec<Vec<String>> {
             device(fmt_us(per(v.device_ns))),
             device(fmt_us(per(v.device_busy_ns))),
             device(fmt_us(per(v.device_idle_ns))),
-            device(count(per(v.device_events as i64))),
-            device(count(per(v.launches as i64))),
-            count(per(v.cpu_ops as i64)),
+            device(fmt_count(per(v.device_events as i64))),
+            device(fmt_count(per(v.launches as i64))),
+            fmt_count(per(v.cpu_ops as i64)),
             fmt_us(per(v.cpu_self_ns)),
         ]);
     }

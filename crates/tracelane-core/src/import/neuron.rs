@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
+use super::scan::ns_to_micros_text as micros;
 use crate::error::ImportError;
 
 /// Does this JSON (its first bytes) look like a Neuron system profile?
@@ -67,14 +68,6 @@ fn integer(v: Option<&Value>) -> Option<i64> {
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
-}
-
-/// Nanoseconds as Chrome's decimal microseconds, exactly (as text: an
-/// `f64` cannot hold epoch nanoseconds).
-fn micros(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let a = ns.unsigned_abs();
-    format!("{sign}{}.{:03}", a / 1000, a % 1000)
 }
 
 /// One event's JSON text: `fields` (an object) with `ts` (and `dur`)

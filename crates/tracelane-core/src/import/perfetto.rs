@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use prost::Message;
 use serde_json::{json, Map, Value};
 
+use super::scan::ns_to_micros_text as micros;
 use crate::error::{Diagnostics, ImportError};
 
 #[derive(Clone, PartialEq, Message)]
@@ -610,11 +611,4 @@ impl PerfettoReader {
             self.emit(out, text);
         }
     }
-}
-
-/// Nanoseconds as Chrome's decimal microseconds, exactly.
-fn micros(ns: i64) -> String {
-    let sign = if ns < 0 { "-" } else { "" };
-    let a = ns.unsigned_abs();
-    format!("{sign}{}.{:03}", a / 1000, a % 1000)
 }

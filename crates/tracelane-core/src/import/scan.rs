@@ -245,6 +245,16 @@ pub fn int_text(t: &[u8]) -> Option<i64> {
     (f.is_finite() && f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
 }
 
+/// Integer nanoseconds as Chrome's decimal microseconds (`1.500` for 1500),
+/// exactly — the inverse of [`micros_text_to_ns`]. Text, because an `f64`
+/// cannot hold epoch nanoseconds. Used by the importers that translate other
+/// formats into Chrome JSON.
+pub fn ns_to_micros_text(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    format!("{sign}{}.{:03}", a / 1000, a % 1000)
+}
+
 /// Converts a decimal count of microseconds (`"5140422180885.597"`) to
 /// integer nanoseconds exactly, without going through a float. Digits past
 /// the nanosecond are rounded half away from zero. Exponent forms fall back
