@@ -16,9 +16,19 @@ use tracelane_core::Trace;
 pub enum ToWorker {
     /// A new file starts; its bytes follow as `Uint8Array` messages.
     Begin { id: u32, name: String, size: u64 },
-    /// All bytes were sent.
-    Finish { id: u32 },
-    /// Details of one row of an imported trace (`id` as in `Begin`).
+    /// All bytes up to the end, or up to `part_at`, were sent. With
+    /// `part_at`, the rest of the file is being parsed by the helper worker,
+    /// which sends its part through the port the page gave both workers.
+    Finish { id: u32, part_at: Option<u64> },
+    /// To the helper: a part of a file starting at byte `start` inside its
+    /// event list (`bare`: a bare array); its bytes follow as `Uint8Array`
+    /// messages, then [`ToWorker::PartEnd`].
+    Part { id: u32, start: u64, bare: bool },
+    /// To the helper: the part's bytes were all sent.
+    PartEnd { id: u32 },
+    /// Stop import `id` (to either worker); the traces already open stay.
+    Cancel { id: u32 },
+    /// Details of one row of an imported trace (`id` as in `open`).
     Details { id: u32, request: u32, row: OpRow },
     /// Paint this scene on the canvases the page handed over (an
     /// `{attach: id, rects, overlay}` object message with two transferred
@@ -68,10 +78,22 @@ pub enum ToWorker {
 pub enum FromWorker {
     /// The worker's wasm is loaded and it listens.
     Ready,
-    /// Bytes of the file consumed so far.
+    /// Bytes of the file consumed so far (by this worker).
     Progress {
         id: u32,
         bytes: u64,
+    },
+    /// The first bytes were read: `bare` is `Some` when the file is plain
+    /// Chrome JSON whose event list has begun (the rest may be split with
+    /// the helper), `None` otherwise.
+    Head {
+        id: u32,
+        bare: Option<bool>,
+    },
+    /// The helper's part could not be merged: send the bytes from `from` on.
+    NeedBytes {
+        id: u32,
+        from: u64,
     },
     Done {
         id: u32,
@@ -203,6 +225,8 @@ pub struct ImportPhases {
     /// The worker's wasm memory after the import (it never shrinks, so
     /// this is its peak).
     pub wasm_memory_bytes: u64,
+    /// Workers that parsed the file: 2 when the helper's half was merged.
+    pub workers: u32,
 }
 
 /// The import-diagnostics panel's content.

@@ -1,7 +1,7 @@
 //! The page: drop zone, import queue, tabs, op table, diagnostics.
 //!
-//! The worker owns the import; this side reads files in chunks, shows
-//! progress, and renders the [`Summary`] it gets back. Names from a trace are
+//! The worker owns the import (it reads the file itself); this side queues
+//! files, shows progress and a cancel button, and renders the [`Summary`] it gets back. Names from a trace are
 //! always inserted as text (leptos escapes them), never as HTML.
 
 use std::cell::RefCell;
@@ -19,10 +19,6 @@ use crate::table::{self, Column};
 use crate::timeline_view::{Highlight, PickedSlice};
 use tracelane_core::ops::{NamedStats, OpDetails, OpRow};
 
-/// Bytes read from a file and handed to the worker at a time.
-const CHUNK_BYTES: f64 = 4.0 * 1024.0 * 1024.0;
-/// Chunks allowed in flight before waiting for the worker to catch up.
-const CHUNKS_IN_FLIGHT: u64 = 2;
 const ROW_PX: f64 = 28.0;
 
 /// Where a trace comes from.
@@ -90,18 +86,43 @@ thread_local! {
     static IMPORTS: RefCell<Imports> = RefCell::new(Imports::default());
 }
 
-/// The worker and the queue of sources waiting for it.
+/// Bytes read from a file and handed to a worker at a time. Large: each
+/// read costs a blob slice (a synchronous call to the browser process) and a
+/// message, measured as a third of the page's time with 4 MB chunks.
+const CHUNK_BYTES: u64 = 16 << 20;
+/// The first chunk of a file (enough to tell its format).
+const FIRST_CHUNK_BYTES: u64 = 1 << 20;
+/// Bytes a worker may have queued before the page waits for it.
+const IN_FLIGHT_BYTES: u64 = 3 * CHUNK_BYTES;
+/// Files from this size are parsed by both workers, half each.
+const SPLIT_MIN_BYTES: u64 = 16 << 20;
+/// How far past the middle of a file to look for an event boundary.
+const CUT_WINDOW_BYTES: u64 = 4 << 20;
+
+/// The workers and the queue of sources waiting for them.
 #[derive(Default)]
 struct Imports {
+    /// The primary worker: imports and keeps the models.
     worker: Option<Worker>,
     ready: bool,
+    /// The helper worker: parses the second half of large files.
+    helper: Option<Worker>,
+    helper_ready: bool,
+    /// The two workers share a channel (for the helper's parts).
+    connected: bool,
+    /// The current import's bytes (asked for again if a part is refused).
+    blob: Option<web_sys::Blob>,
+    /// Bytes of the current import consumed by the primary / the helper.
+    progress: (u64, u64),
+    /// The primary's [`FromWorker::Head`] answer for the current import.
+    head: Option<Option<bool>>,
+    /// The current import gave the helper a part.
+    helper_used: bool,
+    helper_ui: Option<Ui>,
     queue: VecDeque<Source>,
     busy: bool,
     next_id: u32,
     current: u32,
-    /// Bytes the worker has consumed of the current file.
-    progress: u64,
-    cancelled: bool,
     next_request: u32,
     /// Imports left of the files opened together, and those done so far.
     batch_left: usize,
@@ -136,13 +157,6 @@ pub(crate) fn performance_measure(name: &str, start: &str, end: &str) {
     if let Some(p) = window().performance() {
         let _ = p.measure_with_start_mark_and_end_mark(name, start, end);
     }
-}
-
-async fn sleep_ms(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-    });
-    let _ = JsFuture::from(promise).await;
 }
 
 fn spawn_worker(ui: Ui) {
@@ -184,6 +198,7 @@ fn spawn_worker(ui: Ui) {
             }
             i.ready = false;
             i.busy = false;
+            i.connected = false;
         });
         spawn_worker(ui);
     });
@@ -196,20 +211,31 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
     match msg {
         FromWorker::Ready => {
             IMPORTS.with(|i| i.borrow_mut().ready = true);
+            connect_workers();
             pump(ui);
         }
-        FromWorker::Progress { id, bytes } => {
-            let current = IMPORTS.with(|i| {
-                let mut i = i.borrow_mut();
-                if i.current == id {
-                    i.progress = bytes;
-                }
-                i.current
-            });
-            if current == id {
-                ui.status.update(|s| {
-                    if let Status::Loading { bytes: b, .. } = s {
-                        *b = bytes;
+        FromWorker::Progress { id, bytes } => record_progress(ui, id, Dest::Primary, bytes),
+        FromWorker::Head { id, bare } => IMPORTS.with(|i| {
+            let mut i = i.borrow_mut();
+            if i.current == id {
+                i.head = Some(bare);
+            }
+        }),
+        FromWorker::NeedBytes { id, from } => {
+            let blob = IMPORTS.with(|i| i.borrow().blob.clone());
+            if let Some(blob) = blob {
+                leptos::task::spawn_local(async move {
+                    let size = blob.size() as u64;
+                    let sent = feed(&blob, id, (from, size), Dest::Primary).await;
+                    let finished = match sent {
+                        Ok(true) => primary()
+                            .map(|w| post_json(&w, &ToWorker::Finish { id, part_at: None }))
+                            .unwrap_or(Err("the import worker is gone".into())),
+                        Ok(false) => Ok(()),
+                        Err(e) => Err(e),
+                    };
+                    if let Err(message) = finished {
+                        fail_current(ui, id, message);
                     }
                 });
             }
@@ -266,31 +292,175 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             hover: true,
             slice,
         } => ui.hovered.set(Some((request, slice))),
-        FromWorker::Failed { id, message } => {
-            if !finish_job(id) {
-                return;
-            }
-            let name = match ui.status.get_untracked() {
-                Status::Loading { name, .. } => name,
-                _ => String::new(),
-            };
-            ui.status.set(Status::Failed { name, message });
-            batch_done(ui, None);
-            pump(ui);
-        }
+        FromWorker::Failed { id, message } => fail_current(ui, id, message),
     }
 }
 
-/// Marks the job done if it is the current one.
+/// Marks the job done if it is the current one; a helper that parsed a
+/// part of it is replaced by a fresh one (its grown memory goes with it).
 fn finish_job(id: u32) -> bool {
-    IMPORTS.with(|i| {
+    let retire = IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
         if i.current != id || !i.busy {
-            return false;
+            return None;
         }
         i.busy = false;
-        true
+        i.blob = None;
+        Some(std::mem::take(&mut i.helper_used))
+    });
+    match retire {
+        Some(true) => {
+            retire_helper();
+            true
+        }
+        Some(false) => true,
+        None => false,
+    }
+}
+
+/// Ends the current import as cancelled; `true` if the helper had a part.
+fn finish_job_cancelled() -> bool {
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        i.busy = false;
+        i.blob = None;
+        std::mem::take(&mut i.helper_used)
     })
+}
+
+fn fail_current(ui: Ui, id: u32, message: String) {
+    if finish_job(id) {
+        let name = match ui.status.get_untracked() {
+            Status::Loading { name, .. } => name,
+            _ => String::new(),
+        };
+        ui.status.set(Status::Failed { name, message });
+        batch_done(ui, None);
+        pump(ui);
+    }
+}
+
+/// A worker's count of the bytes it consumed; the bar shows both together.
+fn record_progress(ui: Ui, id: u32, from: Dest, bytes: u64) {
+    let total = IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        (i.current == id).then(|| {
+            match from {
+                Dest::Primary => i.progress.0 = bytes,
+                Dest::Helper(_) => i.progress.1 = bytes,
+            }
+            i.progress.0 + i.progress.1
+        })
+    });
+    if let Some(total) = total {
+        ui.status.update(|s| {
+            if let Status::Loading { bytes: b, .. } = s {
+                *b = total;
+            }
+        });
+    }
+}
+
+/// Tells the primary that the helper's part of import `id` will not come
+/// (it then asks for those bytes and reads them itself).
+fn no_part_coming(id: u32) {
+    if let Some(w) = primary() {
+        let msg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&msg, &"partOf".into(), &id.into());
+        let _ = js_sys::Reflect::set(&msg, &"encoded".into(), &JsValue::NULL);
+        let _ = w.post_message(&msg);
+    }
+}
+
+fn primary() -> Option<Worker> {
+    IMPORTS.with(|i| i.borrow().worker.clone())
+}
+
+/// Starts a helper worker; it is connected to the primary once both listen.
+fn spawn_helper(ui: Ui) {
+    let Ok(helper) = Worker::new("./worker_loader.js") else {
+        return; // imports simply run on the primary alone
+    };
+    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let Some(msg) = e
+            .data()
+            .as_string()
+            .and_then(|t| serde_json::from_str::<FromWorker>(&t).ok())
+        else {
+            return;
+        };
+        match msg {
+            FromWorker::Ready => {
+                IMPORTS.with(|i| i.borrow_mut().helper_ready = true);
+                connect_workers();
+            }
+            FromWorker::Progress { id, bytes } => record_progress(ui, id, Dest::Helper(0), bytes),
+            _ => {}
+        }
+    });
+    helper.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        // A helper that dies leaves its part undone: the primary is told, and
+        // reads those bytes itself.
+        let orphan = IMPORTS.with(|i| {
+            let i = i.borrow();
+            (i.helper_used && i.busy).then_some(i.current)
+        });
+        if let Some(id) = orphan {
+            no_part_coming(id);
+        }
+        retire_helper();
+    });
+    helper.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    onerror.forget();
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        i.helper = Some(helper);
+        i.helper_ready = false;
+        i.connected = false;
+        i.helper_ui = Some(ui);
+    });
+}
+
+/// Ends the helper and starts a fresh one.
+fn retire_helper() {
+    let ui = IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        if let Some(h) = i.helper.take() {
+            h.terminate();
+        }
+        i.helper_ready = false;
+        i.connected = false;
+        i.helper_ui
+    });
+    if let Some(ui) = ui {
+        spawn_helper(ui);
+    }
+}
+
+/// Gives the primary and the helper the two ends of a channel, once both
+/// listen (a message to a worker that is still loading would be lost).
+fn connect_workers() {
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        if i.connected || !i.ready || !i.helper_ready {
+            return;
+        }
+        let (Some(w), Some(h)) = (i.worker.clone(), i.helper.clone()) else {
+            return;
+        };
+        let Ok(channel) = web_sys::MessageChannel::new() else {
+            return;
+        };
+        let hand_over = |to: &Worker, port: web_sys::MessagePort| {
+            let msg = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&msg, &"port".into(), &port);
+            to.post_message_with_transfer(&msg, &js_sys::Array::of1(&port))
+                .is_ok()
+        };
+        i.connected = hand_over(&w, channel.port1()) && hand_over(&h, channel.port2());
+    });
 }
 
 fn enqueue(ui: Ui, sources: Vec<Source>) {
@@ -337,10 +507,8 @@ fn pump(ui: Ui) {
         }
         let src = i.queue.pop_front()?;
         i.busy = true;
-        i.cancelled = false;
         i.next_id += 1;
         i.current = i.next_id;
-        i.progress = 0;
         Some((src, i.current, i.worker.clone()?))
     });
     let Some((src, id, worker)) = next else {
@@ -355,10 +523,7 @@ fn pump(ui: Ui) {
         });
         performance_mark("tracelane:import:start");
         if let Err(message) = send(ui, &worker, id, &name, src).await {
-            if finish_job(id) {
-                ui.status.set(Status::Failed { name, message });
-                pump(ui);
-            }
+            fail_current(ui, id, message);
         }
     });
 }
@@ -377,65 +542,31 @@ fn post_chunk(worker: &Worker, bytes: &js_sys::Uint8Array) -> Result<(), String>
         .map_err(|_| "the import worker is gone".to_string())
 }
 
-/// Reads a source in chunks and hands them to the worker.
-async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Result<(), String> {
-    let cancelled = || {
-        IMPORTS.with(|i| {
-            let i = i.borrow();
-            i.cancelled || i.current != id
-        })
-    };
+async fn sleep_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Whether import `id` is still the one under way (not done, cancelled or
+/// superseded).
+fn is_current(id: u32) -> bool {
+    IMPORTS.with(|i| {
+        let i = i.borrow();
+        i.busy && i.current == id
+    })
+}
+
+/// A source's bytes as a `Blob`: a `File` is one already (a handle — the
+/// bytes are read chunk by chunk below, never all at once).
+async fn blob_of(src: Source) -> Result<web_sys::Blob, String> {
     match src {
-        Source::File(file) => {
-            let size = file.size();
-            post_json(
-                worker,
-                &ToWorker::Begin {
-                    id,
-                    name: name.to_string(),
-                    size: size as u64,
-                },
-            )?;
-            ui.status.update(|s| {
-                if let Status::Loading { total, .. } = s {
-                    *total = size as u64;
-                }
-            });
-            let mut at = 0.0;
-            while at < size {
-                if cancelled() {
-                    return Ok(());
-                }
-                let end = (at + CHUNK_BYTES).min(size);
-                let blob = file
-                    .slice_with_f64_and_f64(at, end)
-                    .map_err(|_| "could not read the file".to_string())?;
-                let buf = JsFuture::from(blob.array_buffer())
-                    .await
-                    .map_err(|_| "could not read the file".to_string())?;
-                post_chunk(worker, &js_sys::Uint8Array::new(&buf))?;
-                at = end;
-                // Keep at most a couple of chunks queued in the worker.
-                let in_flight = (CHUNKS_IN_FLIGHT as f64 * CHUNK_BYTES) as u64;
-                while !cancelled()
-                    && IMPORTS.with(|i| i.borrow().progress) + in_flight < (at as u64)
-                {
-                    sleep_ms(2).await;
-                }
-            }
-        }
+        Source::File(file) => Ok(file.into()),
         Source::Bytes { bytes, .. } => {
-            post_json(
-                worker,
-                &ToWorker::Begin {
-                    id,
-                    name: name.to_string(),
-                    size: bytes.len() as u64,
-                },
-            )?;
-            for c in bytes.chunks(CHUNK_BYTES as usize) {
-                post_chunk(worker, &js_sys::Uint8Array::from(c))?;
-            }
+            let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
+            web_sys::Blob::new_with_u8_array_sequence(&parts)
+                .map_err(|_| "could not hold the trace in memory".to_string())
         }
         Source::Url(url) => {
             let resp = JsFuture::from(window().fetch_with_str(&url))
@@ -445,31 +576,201 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
             if !resp.ok() {
                 return Err(format!("could not fetch {url}: HTTP {}", resp.status()));
             }
-            let buf = JsFuture::from(
-                resp.array_buffer()
+            let blob = JsFuture::from(
+                resp.blob()
                     .map_err(|_| "could not read the response".to_string())?,
             )
             .await
             .map_err(|_| "could not read the response".to_string())?;
-            let bytes = js_sys::Uint8Array::new(&buf);
-            post_json(
-                worker,
-                &ToWorker::Begin {
-                    id,
-                    name: name.to_string(),
-                    size: bytes.length() as u64,
-                },
-            )?;
-            post_chunk(worker, &bytes)?;
+            Ok(blob.unchecked_into())
         }
     }
-    if cancelled() {
-        return Ok(());
-    }
-    post_json(worker, &ToWorker::Finish { id })
 }
 
-/// Sends a request built for a fresh request number; returns the number.
+/// Starts reading `blob[at..end]`: the read goes on while earlier chunks
+/// are posted and parsed.
+fn read_slice(blob: &web_sys::Blob, at: u64, end: u64) -> Result<JsFuture, String> {
+    let piece = blob
+        .slice_with_f64_and_f64(at as f64, end as f64)
+        .map_err(|_| "could not read the file".to_string())?;
+    Ok(JsFuture::from(piece.array_buffer()))
+}
+
+/// Which worker a range of bytes goes to.
+#[derive(Clone, Copy)]
+enum Dest {
+    Primary,
+    /// The helper, for the part that starts at this byte.
+    Helper(u64),
+}
+
+/// Reads `blob[from..to]` in chunks and posts them to `dest`, keeping at
+/// most [`IN_FLIGHT_BYTES`] queued there. `Ok(false)`: the import stopped.
+async fn feed(
+    blob: &web_sys::Blob,
+    id: u32,
+    (from, to): (u64, u64),
+    dest: Dest,
+) -> Result<bool, String> {
+    let worker = IMPORTS.with(|i| {
+        let i = i.borrow();
+        match dest {
+            Dest::Primary => i.worker.clone(),
+            Dest::Helper(_) => i.helper.clone(),
+        }
+    });
+    let Some(worker) = worker else {
+        return Err("the import worker is gone".into());
+    };
+    let queued = |at: u64| {
+        IMPORTS.with(|i| {
+            let i = i.borrow();
+            match dest {
+                Dest::Primary => at.saturating_sub(i.progress.0),
+                Dest::Helper(start) => (at - start).saturating_sub(i.progress.1),
+            }
+        })
+    };
+    let mut at = from;
+    let mut next = (at < to)
+        .then(|| read_slice(blob, at, (at + CHUNK_BYTES).min(to)))
+        .transpose()?;
+    while let Some(reading) = next.take() {
+        let buf = reading
+            .await
+            .map_err(|_| "could not read the file (was it moved or changed?)".to_string())?;
+        let chunk = js_sys::Uint8Array::new(&buf);
+        if chunk.length() == 0 {
+            break;
+        }
+        at += chunk.length() as u64;
+        if at < to {
+            next = Some(read_slice(blob, at, (at + CHUNK_BYTES).min(to))?);
+        }
+        while is_current(id) && queued(at) > IN_FLIGHT_BYTES {
+            sleep_ms(2).await;
+        }
+        if !is_current(id) {
+            return Ok(false);
+        }
+        post_chunk(&worker, &chunk)?;
+    }
+    Ok(is_current(id))
+}
+
+/// Starts reading the window after the middle of a file where [`split`]
+/// looks for an event boundary.
+fn read_middle(blob: &web_sys::Blob, size: u64) -> Option<(u64, JsFuture)> {
+    // A little before the middle: the helper's part must still be encoded,
+    // sent and merged once both halves are parsed.
+    let mid = size / 100 * 47;
+    let window = read_slice(blob, mid, (mid + CUT_WINDOW_BYTES).min(size)).ok()?;
+    Some((mid, window))
+}
+
+/// For a large plain-JSON file, hands the helper the bytes from an event
+/// boundary near the middle on; returns where its part starts.
+async fn split(
+    blob: &web_sys::Blob,
+    id: u32,
+    middle: Option<(u64, JsFuture)>,
+    first: u64,
+) -> Result<Option<u64>, String> {
+    let size = blob.size() as u64;
+    let helper = IMPORTS.with(|i| {
+        let i = i.borrow();
+        i.helper.clone().filter(|_| i.helper_ready && i.connected)
+    });
+    let (Some(helper), Some((mid, window))) = (helper, middle) else {
+        return Ok(None);
+    };
+    let Ok(window) = window.await else {
+        return Ok(None);
+    };
+    let window = js_sys::Uint8Array::new(&window).to_vec();
+    let cut = tracelane_core::import::event_boundary(&window).map(|k| mid + k as u64);
+    let Some(cut) = cut.filter(|&c| c > first) else {
+        return Ok(None);
+    };
+    // The primary has read the first chunk: it says whether this is plain
+    // Chrome JSON inside its event list.
+    let bare = loop {
+        if !is_current(id) {
+            return Ok(None);
+        }
+        if let Some(head) = IMPORTS.with(|i| i.borrow().head) {
+            break head;
+        }
+        sleep_ms(2).await;
+    };
+    let Some(bare) = bare else {
+        return Ok(None);
+    };
+    post_json(
+        &helper,
+        &ToWorker::Part {
+            id,
+            start: cut,
+            bare,
+        },
+    )?;
+    IMPORTS.with(|i| i.borrow_mut().helper_used = true);
+    let blob = blob.clone();
+    leptos::task::spawn_local(async move {
+        let sent = feed(&blob, id, (cut, size), Dest::Helper(cut)).await;
+        if sent == Ok(true) {
+            let _ = post_json(&helper, &ToWorker::PartEnd { id });
+        } else if is_current(id) {
+            no_part_coming(id);
+        }
+    });
+    Ok(Some(cut))
+}
+
+/// Reads a source in chunks and hands them to the workers.
+async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Result<(), String> {
+    let blob = blob_of(src).await?;
+    if !is_current(id) {
+        return Ok(());
+    }
+    let size = blob.size() as u64;
+    IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        i.blob = Some(blob.clone());
+        i.progress = (0, 0);
+        i.head = None;
+        i.helper_used = false;
+    });
+    ui.status.update(|s| {
+        if let Status::Loading { total, .. } = s {
+            *total = size;
+        }
+    });
+    post_json(
+        worker,
+        &ToWorker::Begin {
+            id,
+            name: name.to_string(),
+            size,
+        },
+    )?;
+    // A small first chunk: the primary soon says whether the file can be
+    // split, and the helper starts early.
+    let first = FIRST_CHUNK_BYTES.min(size);
+    // The window where the file may be cut is read alongside its first chunk.
+    let middle = (size >= SPLIT_MIN_BYTES)
+        .then(|| read_middle(&blob, size))
+        .flatten();
+    if !feed(&blob, id, (0, first), Dest::Primary).await? {
+        return Ok(());
+    }
+    let part_at = split(&blob, id, middle, first).await?;
+    if !feed(&blob, id, (first, part_at.unwrap_or(size)), Dest::Primary).await? {
+        return Ok(());
+    }
+    post_json(worker, &ToWorker::Finish { id, part_at })
+}
+
 /// Posts a JS object to the worker, transferring `transfer`.
 pub(crate) fn post_to_worker(msg: &JsValue, transfer: &js_sys::Array) -> bool {
     IMPORTS.with(|i| {
@@ -500,19 +801,22 @@ fn request_details(trace_id: u32, row: &OpRow) -> Option<u32> {
 }
 
 fn cancel(ui: Ui) {
-    IMPORTS.with(|i| {
+    let (id, worker) = IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
-        i.cancelled = true;
         i.queue.clear();
         i.batch_left = 0;
-        i.busy = false;
-        i.ready = false;
-        if let Some(w) = i.worker.take() {
-            w.terminate();
-        }
+        (i.current, i.worker.clone())
     });
+    // The worker drops this import and keeps the traces it holds: the open
+    // tabs stay fully usable.
+    if let Some(w) = worker {
+        let _ = post_json(&w, &ToWorker::Cancel { id });
+    }
+    if finish_job_cancelled() {
+        retire_helper();
+    }
     ui.status.set(Status::Idle);
-    spawn_worker(ui);
+    pump(ui);
 }
 
 fn files_from(list: Option<web_sys::FileList>) -> Vec<Source> {
@@ -587,6 +891,7 @@ fn App() -> impl IntoView {
     };
     provide_context(ui);
     spawn_worker(ui);
+    spawn_helper(ui);
 
     // ?url=… loads a trace the browser fetches itself; otherwise the demo.
     let params = window()
@@ -769,10 +1074,15 @@ fn Tabs() -> impl IntoView {
 fn TraceView(summary: Summary) -> impl IntoView {
     let s = summary;
     let headline = format!(
-        "{} events, {} in {:.2} s",
+        "{} events, {} in {:.2} s{}",
         table::fmt_count(s.events),
         table::fmt_bytes(s.json_bytes),
-        s.import_ms / 1000.0
+        s.import_ms / 1000.0,
+        if s.phases.workers > 1 {
+            " (two workers)"
+        } else {
+            ""
+        }
     );
     let devices = if s.devices.is_empty() && s.diagnostics.format.starts_with("Perfetto") {
         "no device lanes (Perfetto tracks do not say which are devices)".to_string()
@@ -789,7 +1099,8 @@ fn TraceView(summary: Summary) -> impl IntoView {
         <section class="trace">
             <div class="facts" id="trace-facts"
                 data-parse-ms=s.phases.parse_ms data-link-ms=s.phases.link_ms data-views-ms=s.phases.views_ms
-                data-wasm-memory-bytes=s.phases.wasm_memory_bytes data-json-bytes=s.json_bytes>
+                data-wasm-memory-bytes=s.phases.wasm_memory_bytes data-json-bytes=s.json_bytes
+                data-workers=s.phases.workers>
                 <strong class="file-name">{s.name.clone()}</strong>
                 <span id="import-headline">{headline}</span>
                 <span>{format!("file {}", table::fmt_bytes(s.file_bytes))}</span>

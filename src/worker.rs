@@ -1,12 +1,25 @@
-//! The import worker: receives a file's bytes in chunks, feeds the core's
-//! streaming importer, and answers with a [`Summary`] or a readable error.
+//! The import worker: receives a file's bytes in chunks from the page,
+//! feeds the core's streaming importer, and answers with a [`Summary`] or a
+//! readable error; then keeps the models for the timeline, details and
+//! comparisons.
+//!
+//! The page starts this code twice. The *primary* instance holds the
+//! models. The *helper* only parses parts: for a large plain-JSON trace the
+//! page sends the first half (up to an event boundary near the middle) to
+//! the primary and the second half to the helper, so two cores parse at
+//! once. The helper encodes its part (`Importer::finish_part`) and sends it
+//! straight to the primary through a `MessagePort` the page gave both;
+//! the primary merges it (`Importer::absorb_part`). If it cannot be merged
+//! (the cut fell inside a pretty-printed event, a `B` is open across it,
+//! the helper failed), the primary asks the page for those bytes and reads
+//! them itself: the model is always the sequential one.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort};
 
 use crate::compare_view::compare_traces;
 use crate::paint::Surface;
@@ -18,12 +31,30 @@ use tracelane_core::{ImportOptions, Importer, Trace};
 /// wasm32 memory is 4 GiB at most: stop inflating well before it.
 const MAX_JSON_BYTES: u64 = 3 << 30;
 
+fn options() -> ImportOptions {
+    ImportOptions {
+        max_json_bytes: MAX_JSON_BYTES,
+    }
+}
+
+/// An import in the primary worker.
 struct Job {
     id: u32,
     name: String,
     file_bytes: u64,
     importer: Importer,
     started_ms: f64,
+    head_sent: bool,
+    /// The helper's part was merged into this import.
+    merged_part: bool,
+    /// `Finish` arrived: where the helper's part starts, if there is one.
+    finish: Option<Option<u64>>,
+}
+
+/// A part being parsed in the helper worker.
+struct PartJob {
+    id: u32,
+    importer: Importer,
 }
 
 fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
@@ -38,18 +69,33 @@ fn epoch_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
         .unwrap_or(0.0)
 }
 
+fn field(data: &JsValue, key: &str) -> Option<JsValue> {
+    js_sys::Reflect::get(data, &key.into())
+        .ok()
+        .filter(|v| !v.is_undefined())
+}
+
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let o = js_sys::Object::new();
+    for (k, v) in fields {
+        let _ = js_sys::Reflect::set(&o, &(*k).into(), v);
+    }
+    o.into()
+}
+
 /// The page's `{attach: id, rects, overlay}` message: its timeline canvases.
 fn attached_canvases(data: &JsValue) -> Option<Surface> {
     if !data.is_object() {
         return None;
     }
-    let get = |k: &str| js_sys::Reflect::get(data, &k.into()).ok();
-    let id = get("attach")?.as_f64()? as u32;
-    let rects = get("rects")?.dyn_into::<web_sys::OffscreenCanvas>().ok()?;
-    let overlay = get("overlay")?
+    let id = field(data, "attach")?.as_f64()? as u32;
+    let rects = field(data, "rects")?
         .dyn_into::<web_sys::OffscreenCanvas>()
         .ok()?;
-    let renderer = get("renderer")
+    let overlay = field(data, "overlay")?
+        .dyn_into::<web_sys::OffscreenCanvas>()
+        .ok()?;
+    let renderer = field(data, "renderer")
         .and_then(|r| r.as_string())
         .unwrap_or_default();
     Some(Surface::new(id, rects, overlay, &renderer))
@@ -77,89 +123,252 @@ fn with_model<R>(
         .map(|(_, t, m)| f(t, m))
 }
 
+/// What the message handlers share.
+struct Shared {
+    scope: DedicatedWorkerGlobalScope,
+    models: Models,
+    surface: RefCell<Option<Surface>>,
+    job: RefCell<Option<Job>>,
+    part_job: RefCell<Option<PartJob>>,
+    /// Encoded parts from the helper (`null`: it failed), by import id.
+    parts: RefCell<Vec<(u32, JsValue)>>,
+    /// The channel between the primary and the helper.
+    port: RefCell<Option<MessagePort>>,
+}
+
+impl Shared {
+    fn post(&self, msg: &FromWorker) {
+        post(&self.scope, msg);
+    }
+
+    fn fail(&self, id: u32, message: String) {
+        self.post(&FromWorker::Failed { id, message });
+    }
+
+    /// A chunk of the current import or part.
+    fn chunk(&self, bytes: &[u8]) {
+        if let Some(p) = self.part_job.borrow_mut().as_mut() {
+            if p.importer.push(bytes).is_ok() {
+                let (id, bytes) = (p.id, p.importer.bytes_in());
+                self.post(&FromWorker::Progress { id, bytes });
+            }
+            // A failed part is reported as `null` at its end.
+            return;
+        }
+        let mut slot = self.job.borrow_mut();
+        let Some(j) = slot.as_mut() else { return };
+        if let Err(err) = j.importer.push(bytes) {
+            let id = j.id;
+            *slot = None;
+            drop(slot);
+            self.fail(id, err.to_string());
+            return;
+        }
+        let (id, bytes) = (j.id, j.importer.bytes_in());
+        let head = (!j.head_sent).then(|| j.importer.plain_event_list());
+        j.head_sent = true;
+        drop(slot);
+        self.post(&FromWorker::Progress { id, bytes });
+        if let Some(bare) = head {
+            self.post(&FromWorker::Head { id, bare });
+        }
+    }
+
+    /// In the helper: encodes the finished part and sends it to the primary.
+    fn end_part(&self, id: u32) {
+        let Some(p) = self.part_job.borrow_mut().take().filter(|p| p.id == id) else {
+            return;
+        };
+        let array = p
+            .importer
+            .finish_part()
+            .ok()
+            .map(|bytes| js_sys::Uint8Array::from(&bytes[..]));
+        let transfer = js_sys::Array::new();
+        if let Some(a) = &array {
+            transfer.push(&a.buffer());
+        }
+        let encoded: JsValue = array.map_or(JsValue::NULL, Into::into);
+        let msg = object(&[("partOf", id.into()), ("encoded", encoded)]);
+        if let Some(port) = self.port.borrow().as_ref() {
+            let _ = port.post_message_with_transferable(&msg, &transfer);
+        }
+    }
+
+    /// In the primary: a `{partOf: id, encoded}` message (`encoded` is
+    /// `null` when the helper could not parse its part).
+    fn part_arrived(&self, data: &JsValue) {
+        let Some(id) = field(data, "partOf").and_then(|v| v.as_f64()) else {
+            return;
+        };
+        let encoded = field(data, "encoded").unwrap_or(JsValue::NULL);
+        self.parts.borrow_mut().push((id as u32, encoded));
+        self.try_complete();
+    }
+
+    /// In the primary: finishes the current import once its bytes (and the
+    /// helper's part, if one is expected) are all in.
+    fn try_complete(&self) {
+        let mut slot = self.job.borrow_mut();
+        let Some(j) = slot.as_mut() else { return };
+        let Some(part_at) = j.finish else { return };
+        if let Some(at) = part_at {
+            let mut parts = self.parts.borrow_mut();
+            let Some(k) = parts.iter().position(|(id, _)| *id == j.id) else {
+                return; // the part is still on its way
+            };
+            let (_, encoded) = parts.swap_remove(k);
+            drop(parts);
+            let merged = if encoded.is_null() {
+                Ok(false)
+            } else {
+                let bytes = js_sys::Uint8Array::new(&encoded).to_vec();
+                j.importer.absorb_part(&bytes)
+            };
+            match merged {
+                Ok(true) => j.merged_part = true,
+                Ok(false) => {
+                    j.finish = None;
+                    let id = j.id;
+                    drop(slot);
+                    self.post(&FromWorker::NeedBytes { id, from: at });
+                    return;
+                }
+                Err(err) => {
+                    let id = j.id;
+                    *slot = None;
+                    drop(slot);
+                    self.fail(id, err.to_string());
+                    return;
+                }
+            }
+        }
+        let j = slot.take().expect("the job checked above");
+        drop(slot);
+        self.complete(j);
+    }
+
+    fn complete(&self, j: Job) {
+        let id = j.id;
+        let finishing = now_ms(&self.scope);
+        match j.importer.finish() {
+            Ok(trace) => {
+                let linked = now_ms(&self.scope);
+                let ms = linked - j.started_ms;
+                let timeline = TimelineModel::new(&trace);
+                let mut summary = summarize(&trace, &timeline, id, &j.name, j.file_bytes, ms);
+                summary.phases = ImportPhases {
+                    parse_ms: finishing - j.started_ms,
+                    link_ms: linked - finishing,
+                    views_ms: now_ms(&self.scope) - linked,
+                    wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64 * 65_536,
+                    workers: if j.merged_part { 2 } else { 1 },
+                };
+                self.models.borrow_mut().push((id, trace, timeline));
+                self.post(&FromWorker::Done {
+                    id,
+                    summary: Box::new(summary),
+                });
+            }
+            Err(err) => self.fail(id, err.to_string()),
+        }
+    }
+}
+
 pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let job: Rc<RefCell<Option<Job>>> = Rc::default();
-    let traces: Rc<Models> = Rc::default();
-    let surface: Rc<RefCell<Option<Surface>>> = Rc::default();
-    let s = scope.clone();
+    let sh = Rc::new(Shared {
+        scope: scope.clone(),
+        models: RefCell::default(),
+        surface: RefCell::default(),
+        job: RefCell::default(),
+        part_job: RefCell::default(),
+        parts: RefCell::default(),
+        port: RefCell::default(),
+    });
+    let idle = Rc::clone(&sh);
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
+        if let Ok(chunk) = data.clone().dyn_into::<js_sys::Uint8Array>() {
+            sh.chunk(&chunk.to_vec());
+            return;
+        }
+        if let Some(port) = field(&data, "port").and_then(|p| p.dyn_into::<MessagePort>().ok()) {
+            // The channel to the other instance: parts arrive on it.
+            let weak = Rc::downgrade(&sh);
+            let on_part = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+                if let Some(sh) = weak.upgrade() {
+                    sh.part_arrived(&e.data());
+                }
+            });
+            port.set_onmessage(Some(on_part.as_ref().unchecked_ref()));
+            on_part.forget();
+            *sh.port.borrow_mut() = Some(port);
+            return;
+        }
+        if field(&data, "partOf").is_some() {
+            // From the page: the helper died before sending its part.
+            sh.part_arrived(&data);
+            return;
+        }
         if let Some(attach) = attached_canvases(&data) {
-            *surface.borrow_mut() = Some(attach);
+            *sh.surface.borrow_mut() = Some(attach);
             return;
         }
         if let Some(text) = data.as_string() {
             match serde_json::from_str::<ToWorker>(&text) {
                 Ok(ToWorker::Begin { id, name, size }) => {
-                    let mut importer = Importer::new(ImportOptions {
-                        max_json_bytes: MAX_JSON_BYTES,
-                    });
+                    let mut importer = Importer::new(options());
                     importer.set_size_hint(size.min(MAX_JSON_BYTES));
-                    *job.borrow_mut() = Some(Job {
+                    sh.parts.borrow_mut().retain(|(k, _)| *k == id);
+                    *sh.job.borrow_mut() = Some(Job {
                         id,
                         name,
                         file_bytes: size,
                         importer,
-                        started_ms: now_ms(&s),
+                        started_ms: now_ms(&sh.scope),
+                        head_sent: false,
+                        merged_part: false,
+                        finish: None,
                     });
                 }
-                Ok(ToWorker::Finish { id }) => {
-                    let Some(j) = job.borrow_mut().take().filter(|j| j.id == id) else {
-                        return;
-                    };
-                    let finishing = now_ms(&s);
-                    match j.importer.finish() {
-                        Ok(trace) => {
-                            let linked = now_ms(&s);
-                            let ms = linked - j.started_ms;
-                            let timeline = TimelineModel::new(&trace);
-                            let mut summary =
-                                summarize(&trace, &timeline, id, &j.name, j.file_bytes, ms);
-                            summary.phases = ImportPhases {
-                                parse_ms: finishing - j.started_ms,
-                                link_ms: linked - finishing,
-                                views_ms: now_ms(&s) - linked,
-                                wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64
-                                    * 65_536,
-                            };
-                            traces.borrow_mut().push((id, trace, timeline));
-                            post(
-                                &s,
-                                &FromWorker::Done {
-                                    id,
-                                    summary: Box::new(summary),
-                                },
-                            );
-                        }
-                        Err(err) => post(
-                            &s,
-                            &FromWorker::Failed {
-                                id,
-                                message: err.to_string(),
-                            },
-                        ),
+                Ok(ToWorker::Finish { id, part_at }) => {
+                    if let Some(j) = sh.job.borrow_mut().as_mut().filter(|j| j.id == id) {
+                        j.finish = Some(part_at);
                     }
+                    sh.try_complete();
+                }
+                Ok(ToWorker::Part { id, start, bare }) => {
+                    *sh.part_job.borrow_mut() = Some(PartJob {
+                        id,
+                        importer: Importer::for_part(options(), bare, start),
+                    });
+                }
+                Ok(ToWorker::PartEnd { id }) => sh.end_part(id),
+                Ok(ToWorker::Cancel { id }) => {
+                    sh.job.borrow_mut().take_if(|j| j.id == id);
+                    sh.part_job.borrow_mut().take_if(|p| p.id == id);
+                    sh.parts.borrow_mut().retain(|(k, _)| *k != id);
                 }
                 Ok(ToWorker::Details { id, request, row }) => {
                     let details =
-                        with_model(&traces, id, |t, _| op_details(t, &row)).unwrap_or_default();
-                    post(&s, &FromWorker::Details { request, details });
+                        with_model(&sh.models, id, |t, _| op_details(t, &row)).unwrap_or_default();
+                    post(&sh.scope, &FromWorker::Details { request, details });
                 }
                 Ok(ToWorker::View { id, scene, sent_ms }) => {
-                    let surface = surface.borrow();
+                    let surface = sh.surface.borrow();
                     let Some(surface) = surface.as_ref().filter(|x| x.id == id) else {
                         return;
                     };
-                    let painted = with_model(&traces, id, |t, m| {
-                        surface.paint(t, m, &scene, || now_ms(&s))
+                    let painted = with_model(&sh.models, id, |t, m| {
+                        surface.paint(t, m, &scene, || now_ms(&sh.scope))
                     });
                     if let Some((layout_ms, paint_ms)) = painted {
                         post(
-                            &s,
+                            &sh.scope,
                             &FromWorker::Painted {
-                                frame_ms: epoch_ms(&s) - sent_ms,
+                                frame_ms: epoch_ms(&sh.scope) - sent_ms,
                                 layout_ms,
                                 paint_ms,
                                 renderer: surface.renderer().into(),
@@ -176,9 +385,9 @@ pub fn start() {
                     hover,
                 }) => {
                     let slice =
-                        with_model(&traces, id, |t, m| m.pick(t, &view, row, x_px)).flatten();
+                        with_model(&sh.models, id, |t, m| m.pick(t, &view, row, x_px)).flatten();
                     post(
-                        &s,
+                        &sh.scope,
                         &FromWorker::Picked {
                             request,
                             hover,
@@ -188,9 +397,9 @@ pub fn start() {
                 }
                 Ok(ToWorker::Select { id, request, slice }) => {
                     let slice =
-                        with_model(&traces, id, |t, m| m.describe(t, slice as usize)).flatten();
+                        with_model(&sh.models, id, |t, m| m.describe(t, slice as usize)).flatten();
                     post(
-                        &s,
+                        &sh.scope,
                         &FromWorker::Picked {
                             request,
                             hover: false,
@@ -205,10 +414,10 @@ pub fn start() {
                     index,
                 }) => {
                     let (count, slice) =
-                        with_model(&traces, id, |t, m| m.find(t, &highlight, index))
+                        with_model(&sh.models, id, |t, m| m.find(t, &highlight, index))
                             .unwrap_or((0, None));
                     post(
-                        &s,
+                        &sh.scope,
                         &FromWorker::Found {
                             request,
                             count,
@@ -218,12 +427,12 @@ pub fn start() {
                     );
                 }
                 Ok(ToWorker::Compare { request, variants }) => {
-                    let models = traces.borrow();
+                    let models = sh.models.borrow();
                     let result = compare_traces(&variants, |id| {
                         models.iter().find(|(k, _, _)| *k == id).map(|(_, t, _)| t)
                     })
                     .map(Box::new);
-                    post(&s, &FromWorker::Compared { request, result });
+                    post(&sh.scope, &FromWorker::Compared { request, result });
                 }
                 Ok(ToWorker::RangeTable {
                     id,
@@ -232,10 +441,10 @@ pub fn start() {
                     end_ns,
                 }) => {
                     if let Some(table) =
-                        with_model(&traces, id, |t, _| range_ops(t, start_ns, end_ns))
+                        with_model(&sh.models, id, |t, _| range_ops(t, start_ns, end_ns))
                     {
                         post(
-                            &s,
+                            &sh.scope,
                             &FromWorker::RangeTable {
                                 request,
                                 table: Box::new(table),
@@ -247,32 +456,43 @@ pub fn start() {
                     &format!("tracelane worker: bad message: {err}").into(),
                 ),
             }
-        } else if let Ok(chunk) = data.dyn_into::<js_sys::Uint8Array>() {
-            let mut slot = job.borrow_mut();
-            let Some(j) = slot.as_mut() else { return };
-            let bytes = chunk.to_vec();
-            if let Err(err) = j.importer.push(&bytes) {
-                let id = j.id;
-                *slot = None;
-                post(
-                    &s,
-                    &FromWorker::Failed {
-                        id,
-                        message: err.to_string(),
-                    },
-                );
-                return;
-            }
-            post(
-                &s,
-                &FromWorker::Progress {
-                    id: j.id,
-                    bytes: j.importer.bytes_in(),
-                },
-            );
         }
     });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
     onmessage.forget();
     post(&scope, &FromWorker::Ready);
+    let warm = Closure::once_into_js(move || {
+        if idle.job.borrow().is_none() && idle.part_job.borrow().is_none() {
+            warm_up();
+        }
+    });
+    let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(
+        warm.unchecked_ref(),
+        WARM_UP_DELAY_MS,
+    );
+}
+
+/// When the worker warms up, after it starts (the page is idle by then).
+const WARM_UP_DELAY_MS: i32 = 500;
+
+/// Imports a small generated trace once, so the engine has compiled the
+/// importer's hot code with its optimising tier before a real file comes.
+/// Measured: without it, the first large import in a fresh worker parsed at
+/// about half the speed of the next one — the optimising compiler runs on
+/// background threads, which two busy workers on two cores starve.
+fn warm_up() {
+    let mut json = Vec::new();
+    if tracelane_core::synth::write_kineto_trace(&mut json, 3 << 20, 1).is_err() {
+        return;
+    }
+    let mut importer = Importer::new(options());
+    for c in json.chunks(1 << 20) {
+        if importer.push(c).is_err() {
+            return;
+        }
+    }
+    if let Ok(trace) = importer.finish() {
+        let timeline = TimelineModel::new(&trace);
+        std::hint::black_box(summarize(&trace, &timeline, 0, "", 0, 0.0));
+    }
 }

@@ -273,9 +273,30 @@ test('Cancel stops an import and keeps the open trace', async () => {
   await page.waitForFunction(() => !document.querySelector('.status.loading'), null, { timeout: 10000 });
   assert.equal(await tabCount(page), tabs);
   assert.ok(await page.locator('.tr').count() > 0);
+  // The open trace still has its model in the worker: row details work.
+  await page.locator('.tr').first().click();
+  await page.waitForSelector('#row-details-lists', { timeout: 10000 });
   // The page still imports afterwards.
   await openFile(page, 'public/hta_triton_example.json.gz');
   assert.equal(await tabCount(page), tabs + 1);
+  await page.close();
+});
+
+test('a large trace parsed by two workers gives the CLI\'s table', async () => {
+  // Above 16 MB the page hands the second half to the helper worker, which
+  // sends its part to the primary to be merged; the table must be the
+  // sequential import's (the CLI's).
+  const big = path.join(artifacts, 'split_synth.json');
+  if (!existsSync(big)) execFileSync(cli, ['synth', big, '--mb', '40', '--seed', '5']);
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#file-input', big);
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'split_synth.json', null, { timeout: 120000 });
+  assert.equal(await page.locator('#trace-facts').getAttribute('data-workers'), '2');
+  assert.match(await page.locator('#import-headline').textContent(), /two workers/);
+  const want = execFileSync(cli, ['ops', big, '--format', 'csv']).toString();
+  assert.deepEqual(lines(await exportCsv(page)), lines(want));
+  assert.deepEqual(page.errors, []);
   await page.close();
 });
 

@@ -34,6 +34,22 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category, in declaration order.
+    pub const ALL: [Category; 12] = [
+        Category::CpuOp,
+        Category::UserAnnotation,
+        Category::PythonFunction,
+        Category::Runtime,
+        Category::Kernel,
+        Category::Memcpy,
+        Category::Memset,
+        Category::DeviceSync,
+        Category::DeviceWindow,
+        Category::DeviceAnnotation,
+        Category::Overhead,
+        Category::Other,
+    ];
+
     /// Classifies a category string. `privateuse1_driver` is returned as
     /// [`Category::Runtime`]; the importer turns it into
     /// [`Category::DeviceWindow`] when it sits on a device lane.

@@ -19,7 +19,7 @@ use crate::error::{excerpt, Diagnostics, ImportError, Warning};
 use crate::model::*;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
+pub(super) enum State {
     Start,
     ObjectKey,
     Events {
@@ -82,40 +82,43 @@ enum RawLane {
 }
 
 /// A slice row waiting for its duration (an open `B`, or an `X` being added).
-struct Row {
-    start_ns: i64,
-    name: StrId,
-    cat: StrId,
-    category: Category,
-    args: (u64, u32),
-    ext: i64,
-    corr: i64,
-    stream: i64,
-    dims: StrId,
-    types: StrId,
-    seq: i64,
-    device: i64,
-    fwd_thread: i64,
-    order: u32,
-    source: (u64, u32),
+pub(super) struct Row {
+    pub(super) start_ns: i64,
+    pub(super) name: StrId,
+    pub(super) cat: StrId,
+    pub(super) category: Category,
+    pub(super) args: (u64, u32),
+    pub(super) ext: i64,
+    pub(super) corr: i64,
+    pub(super) stream: i64,
+    pub(super) dims: StrId,
+    pub(super) types: StrId,
+    pub(super) seq: i64,
+    pub(super) device: i64,
+    pub(super) fwd_thread: i64,
+    pub(super) order: u32,
+    pub(super) source: (u64, u32),
 }
 
-struct FlowEvent {
-    cat: StrId,
-    id: u64,
-    ph: u8,
-    track: TrackIdx,
-    ts_ns: i64,
-    enclosing: bool,
+pub(super) struct FlowEvent {
+    pub(super) cat: StrId,
+    pub(super) id: u64,
+    pub(super) ph: u8,
+    pub(super) track: TrackIdx,
+    pub(super) ts_ns: i64,
+    pub(super) enclosing: bool,
+    /// `id` is a string id (bit 63 set) standing for a non-numeric flow id;
+    /// a merge must re-map it with the other strings.
+    pub(super) named: bool,
 }
 
 /// Streaming Chrome-JSON parser that builds the model as events arrive.
 pub struct ChromeParser {
-    state: State,
+    pub(super) state: State,
     pub(crate) b: Builder,
     /// Bytes consumed before the current buffer (for error offsets).
-    consumed: u64,
-    saw_trace_events: bool,
+    pub(super) consumed: u64,
+    pub(super) saw_trace_events: bool,
 }
 
 impl Default for ChromeParser {
@@ -187,8 +190,6 @@ impl ChromeParser {
 
     /// A parser that starts inside the event list, at byte `offset` of the
     /// input (for parsing the second half of a file on another thread).
-    // Used by the two-thread import, which wasm builds leave out.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn in_events(bare: bool, offset: u64) -> Self {
         ChromeParser {
             state: State::Events { bare },
@@ -199,16 +200,12 @@ impl ChromeParser {
     }
 
     /// Whether the parser stands between events of the event list.
-    // Used by the two-thread import, which wasm builds leave out.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn between_events(&self) -> bool {
         matches!(self.state, State::Events { .. }) && self.b.open_b.values().all(|v| v.is_empty())
     }
 
     /// Appends what `later` parsed from the bytes right after this parser's
     /// last event, and takes over its position in the file.
-    // Used by the two-thread import, which wasm builds leave out.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn absorb(&mut self, later: ChromeParser) {
         self.state = later.state;
         self.consumed = later.consumed;
@@ -217,8 +214,6 @@ impl ChromeParser {
 
     /// Whether this parser, started mid-file, met an `E` whose `B` may lie
     /// before its start (then its work cannot be merged).
-    // Used by the two-thread import, which wasm builds leave out.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn needs_earlier_context(&self) -> bool {
         self.b.diag.warning_count("e_without_b") > 0
     }
@@ -244,7 +239,7 @@ impl ChromeParser {
                 self.b.diag.warn(
                     "truncated",
                     || format!("the file is cut off after {events} complete events; kept what was complete (a job killed while writing its trace?)"),
-                    || excerpt(rest),
+                    || excerpt(rest.trim_ascii_start()),
                 );
             }
         }
@@ -604,27 +599,27 @@ fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize
 pub(crate) struct Builder {
     pub(crate) trace: Trace,
     pub(crate) diag: Diagnostics,
-    proc_map: FxHashMap<LaneId, ProcessIdx>,
-    track_map: FxHashMap<(LaneId, LaneId), TrackIdx>,
-    open_b: FxHashMap<TrackIdx, Vec<Row>>,
-    flows: Vec<FlowEvent>,
+    pub(super) proc_map: FxHashMap<LaneId, ProcessIdx>,
+    pub(super) track_map: FxHashMap<(LaneId, LaneId), TrackIdx>,
+    pub(super) open_b: FxHashMap<TrackIdx, Vec<Row>>,
+    pub(super) flows: Vec<FlowEvent>,
     pub(crate) events_seen: u64,
-    non_object_entries: u64,
+    pub(super) non_object_entries: u64,
     /// Category classification by category string id (few distinct ones).
-    cat_cache: Vec<Option<Category>>,
+    pub(super) cat_cache: Vec<Option<Category>>,
     /// Raw bytes of plain strings already interned (names, categories).
-    raw_strings: FxHashMap<Box<[u8]>, StrId>,
+    pub(super) raw_strings: FxHashMap<Box<[u8]>, StrId>,
     /// Raw `Input Dims` / `Input type` text → its compact interned form.
-    compact_cache: FxHashMap<Box<[u8]>, StrId>,
+    pub(super) compact_cache: FxHashMap<Box<[u8]>, StrId>,
     /// The last (pid, tid) → track lookup: consecutive events share a lane.
-    last_track: Option<((LaneId, LaneId), TrackIdx)>,
+    pub(super) last_track: Option<((LaneId, LaneId), TrackIdx)>,
     /// Tracks that hold an event of a device-only category.
-    device_marked: Vec<bool>,
-    phase_counts: Vec<u64>,
+    pub(super) device_marked: Vec<bool>,
+    pub(super) phase_counts: Vec<u64>,
     /// Events by category string id.
-    cat_counts: Vec<u64>,
-    base_time_ns: Option<i64>,
-    max_ts_ns: i64,
+    pub(super) cat_counts: Vec<u64>,
+    pub(super) base_time_ns: Option<i64>,
+    pub(super) max_ts_ns: i64,
     /// Keep every event's args text, ops' too (translated formats: their
     /// source text is not the user's file).
     pub(crate) keep_op_args: bool,
@@ -633,8 +628,6 @@ pub(crate) struct Builder {
 impl Builder {
     /// Appends another builder's rows (parsed from later bytes of the same
     /// file), re-interning its strings and re-numbering its lanes.
-    // Used by the two-thread import, which wasm builds leave out.
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     fn absorb(&mut self, o: Builder) {
         let ids: Vec<StrId> = (0..o.trace.strings.len())
             .map(|k| {
@@ -722,6 +715,11 @@ impl Builder {
         self.flows.extend(o.flows.into_iter().map(|f| FlowEvent {
             cat: map(f.cat),
             track: tracks[f.track.idx()],
+            id: if f.named {
+                map(StrId(f.id as u32)).0 as u64 | (1 << 63)
+            } else {
+                f.id
+            },
             ..f
         }));
         for (t, rows) in o.open_b {
@@ -1060,6 +1058,7 @@ impl Builder {
             }
             b'C' => self.counter(b, ev, pid, ts, name, raw),
             _ => {
+                let mut named = false;
                 let id = match ev.id {
                     Some(RawLane::Int(v)) => v as u64,
                     Some(RawLane::Str(s)) => {
@@ -1069,6 +1068,7 @@ impl Builder {
                         });
                         hex.or_else(|| int_text(t).map(|v| v as u64))
                             .unwrap_or_else(|| {
+                                named = true;
                                 self.trace.strings.intern(&String::from_utf8_lossy(t)).0 as u64
                                     | (1 << 63)
                             })
@@ -1089,6 +1089,7 @@ impl Builder {
                     track,
                     ts_ns: ts,
                     enclosing: ev.bp_enclosing,
+                    named,
                 });
             }
         }

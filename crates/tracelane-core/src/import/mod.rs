@@ -10,8 +10,11 @@ pub mod chrome;
 pub mod neuron;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
+mod part;
 pub mod perfetto;
 pub mod scan;
+
+pub use part::event_boundary;
 
 use std::io::Write;
 
@@ -140,6 +143,8 @@ pub struct Importer {
     neuron: Option<Vec<u8>>,
     /// A Perfetto trace: packets translated as they arrive.
     perfetto: Option<perfetto::PerfettoReader>,
+    /// Set for an importer of a later part of a file: where it starts.
+    part_start: Option<(u64, bool)>,
 }
 
 /// JSON bytes looked at to tell a Neuron system profile from a Chrome trace.
@@ -169,6 +174,7 @@ impl Importer {
             undecided: Some(Vec::new()),
             neuron: None,
             perfetto: None,
+            part_start: None,
         }
     }
 
@@ -303,6 +309,93 @@ impl Importer {
             self.retry_at = if used == 0 { self.pending.len() * 2 } else { 0 };
         }
         Ok(())
+    }
+
+    /// `Some(bare)` once the input is known to be plain (uncompressed)
+    /// Chrome trace JSON and the parser is inside its event list (`bare`: the
+    /// file is a bare array). Only then can a later part of the file be
+    /// parsed elsewhere ([`Importer::for_part`]) and merged back.
+    pub fn plain_event_list(&self) -> Option<bool> {
+        let plain = matches!(self.mode, Mode::Plain)
+            && self.failed.is_none()
+            && self.undecided.is_none()
+            && self.neuron.is_none()
+            && self.perfetto.is_none();
+        match self.parser.state {
+            chrome::State::Events { bare } if plain => Some(bare),
+            _ => None,
+        }
+    }
+
+    /// An importer for the part of a plain Chrome-JSON file that starts at
+    /// byte `start`, where an event of the event list begins (see
+    /// [`event_boundary`]). Push the part's bytes, then
+    /// [`Importer::finish_part`].
+    pub fn for_part(opts: ImportOptions, bare: bool, start: u64) -> Importer {
+        let mut imp = Importer::new(opts);
+        imp.mode = Mode::Plain;
+        imp.undecided = None;
+        imp.parser = chrome::ChromeParser::in_events(bare, start);
+        imp.part_start = Some((start, bare));
+        imp
+    }
+
+    /// Ends a part's input; the bytes are what [`Importer::absorb_part`] takes.
+    pub fn finish_part(mut self) -> Result<Vec<u8>, ImportError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let Some((start, bare)) = self.part_start else {
+            return Err(ImportError::NotATrace {
+                reason: "internal: finish_part on an importer that is not a part".into(),
+            });
+        };
+        let rest = std::mem::take(&mut self.pending);
+        let used = self.parser.feed(&rest, true)?;
+        Ok(part::encode(
+            &self.parser,
+            part::Span {
+                start,
+                bare,
+                json_bytes: self.json_bytes,
+            },
+            &rest[used.min(rest.len())..],
+        ))
+    }
+
+    /// Merges a part parsed elsewhere ([`Importer::finish_part`]) that starts
+    /// exactly where this importer's input ends. Returns `false`, changing
+    /// nothing, when it cannot be merged — the part does not start here, this
+    /// importer stopped inside an event or with a `B` open, the part met an
+    /// `E` whose `B` lies before it, or the bytes are not a part — and the
+    /// caller then pushes those bytes of the file itself. A merged import is
+    /// the same model the sequential import builds.
+    pub fn absorb_part(&mut self, part: &[u8]) -> Result<bool, ImportError> {
+        let Some(bare) = self.plain_event_list() else {
+            return Ok(false);
+        };
+        let nothing_held = self.pending.iter().all(|c| c.is_ascii_whitespace());
+        if !nothing_held || !self.parser.between_events() {
+            return Ok(false);
+        }
+        let Some((later, span, rest)) = part::decode(part) else {
+            return Ok(false);
+        };
+        if span.start != self.json_bytes || span.bare != bare || later.needs_earlier_context() {
+            return Ok(false);
+        }
+        self.json_bytes += span.json_bytes;
+        self.input_bytes += span.json_bytes;
+        if self.json_bytes > self.opts.max_json_bytes {
+            let e = ImportError::TooLarge {
+                limit_bytes: self.opts.max_json_bytes,
+            };
+            self.failed = Some(e.clone());
+            return Err(e);
+        }
+        self.parser.absorb(later);
+        self.pending = rest;
+        Ok(true)
     }
 
     /// Ends the input and returns the model.

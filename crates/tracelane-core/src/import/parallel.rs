@@ -74,18 +74,8 @@ pub(super) fn import(bytes: &[u8], opts: ImportOptions) -> Option<Result<Trace, 
     }))
 }
 
-/// The first `,` + line break + `{` at or after `from` (the index of `{`).
+/// The first event boundary ([`super::event_boundary`]) at or after `from`.
 fn find_cut(b: &[u8], from: usize) -> Option<usize> {
     let end = (from + SEARCH_BYTES).min(b.len());
-    let mut i = from;
-    while i < end {
-        let nl = i + memchr::memchr(b'\n', &b[i..end])?;
-        let before = b[..nl].iter().rposition(|c| !c.is_ascii_whitespace());
-        let after = nl + b[nl..].iter().position(|c| !c.is_ascii_whitespace())?;
-        if before.is_some_and(|k| b[k] == b',') && b[after] == b'{' {
-            return Some(after);
-        }
-        i = nl + 1;
-    }
-    None
+    super::event_boundary(&b[from..end]).map(|k| from + k)
 }

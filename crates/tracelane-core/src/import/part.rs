@@ -1,0 +1,581 @@
+//! A later part of a Chrome-JSON file, parsed somewhere else and carried
+//! over as bytes.
+//!
+//! In a browser a second core is only reachable through a second Web Worker
+//! with its own wasm memory, so the part it parses cannot be handed over by
+//! reference as the native two-thread import does: it is encoded here into
+//! one byte buffer (posted between the workers without a copy in JS), then
+//! decoded and merged exactly as the native import merges its second half.
+//!
+//! What travels is the parser *before* `finish` — columns of rows, strings,
+//! lanes, pending flows and open `B` events, counts and warnings — not the
+//! caches that only speed parsing up. The format is private to one build of
+//! tracelane (both ends are the same wasm); anything unreadable decodes to
+//! `None`, and the caller then parses those bytes itself.
+
+use std::sync::Mutex;
+
+use super::chrome::{Builder, ChromeParser, FlowEvent, Row, State};
+use crate::category::Category;
+use crate::error::Warning;
+use crate::model::*;
+
+const MAGIC: &[u8; 8] = b"TLPART01";
+
+/// Where a part lies in its file: it starts at byte `start` inside the
+/// event list (`bare`: of a bare array) and holds `json_bytes` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Span {
+    pub(super) start: u64,
+    pub(super) bare: bool,
+    pub(super) json_bytes: u64,
+}
+
+/// The index in `window` of the first `{` that follows a `,` and a line
+/// break, both inside the window: there a new object of an array begins
+/// (a raw line break never occurs inside a JSON string). Kineto writes one
+/// event per line, so in a trace this is the start of an event — unless the
+/// file is pretty-printed with nested objects on their own lines; the merge
+/// ([`super::Importer::absorb_part`]) then finds the first part stopped
+/// inside an event and does not use the part.
+pub fn event_boundary(window: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < window.len() {
+        let nl = i + memchr::memchr(b'\n', &window[i..])?;
+        let before = window[..nl].iter().rposition(|c| !c.is_ascii_whitespace());
+        let after = nl + window[nl..].iter().position(|c| !c.is_ascii_whitespace())?;
+        if before.is_some_and(|k| window[k] == b',') && window[after] == b'{' {
+            return Some(after);
+        }
+        i = nl + 1;
+    }
+    None
+}
+
+pub(super) struct Writer(pub(super) Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i64(&mut self, v: i64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u64(b.len() as u64);
+        self.0.extend_from_slice(b);
+    }
+    fn opt_i64(&mut self, v: Option<i64>) {
+        self.u8(v.is_some() as u8);
+        self.i64(v.unwrap_or(0));
+    }
+    fn opt_str(&mut self, v: Option<StrId>) {
+        self.u32(v.map_or(u32::MAX, |s| s.0));
+    }
+    fn lane(&mut self, l: LaneId) {
+        match l {
+            LaneId::Int(v) => {
+                self.u8(0);
+                self.i64(v);
+            }
+            LaneId::Str(s) => {
+                self.u8(1);
+                self.i64(s.0 as i64);
+            }
+        }
+    }
+    /// A column: its length, then each value's fixed-size little-endian form.
+    fn col<T: Copy, const N: usize>(&mut self, v: &[T], f: impl Fn(T) -> [u8; N]) {
+        self.u64(v.len() as u64);
+        self.0.reserve(v.len() * N);
+        for &x in v {
+            self.0.extend_from_slice(&f(x));
+        }
+    }
+}
+
+pub(super) struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let s = self.b.get(self.at..end)?;
+        self.at = end;
+        Some(s)
+    }
+    fn arr<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.take(N)?.try_into().ok()
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn bool(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.arr().map(u32::from_le_bytes)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.arr().map(u64::from_le_bytes)
+    }
+    fn i64(&mut self) -> Option<i64> {
+        self.arr().map(i64::from_le_bytes)
+    }
+    fn len(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
+    }
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.len()?;
+        self.take(n)
+    }
+    fn string(&mut self) -> Option<String> {
+        String::from_utf8(self.bytes()?.to_vec()).ok()
+    }
+    fn opt_i64(&mut self) -> Option<Option<i64>> {
+        let some = self.bool()?;
+        let v = self.i64()?;
+        Some(some.then_some(v))
+    }
+    fn opt_str(&mut self) -> Option<Option<StrId>> {
+        let v = self.u32()?;
+        Some((v != u32::MAX).then_some(StrId(v)))
+    }
+    fn lane(&mut self) -> Option<LaneId> {
+        match self.u8()? {
+            0 => Some(LaneId::Int(self.i64()?)),
+            1 => Some(LaneId::Str(StrId(u32::try_from(self.i64()?).ok()?))),
+            _ => None,
+        }
+    }
+    /// A column that must hold `n` values (a column of the same table).
+    fn col_of<T, const N: usize>(
+        &mut self,
+        n: usize,
+        f: impl Fn([u8; N]) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        self.col(f).filter(|v| v.len() == n)
+    }
+    fn col<T, const N: usize>(&mut self, f: impl Fn([u8; N]) -> Option<T>) -> Option<Vec<T>> {
+        let n = self.len()?;
+        let raw = self.take(n.checked_mul(N)?)?;
+        raw.chunks_exact(N)
+            .map(|c| f(c.try_into().expect("chunks of N")))
+            .collect()
+    }
+}
+
+fn category_code(c: Category) -> u8 {
+    Category::ALL
+        .iter()
+        .position(|&k| k == c)
+        .expect("every category is in Category::ALL") as u8
+}
+
+fn category_of(code: u8) -> Option<Category> {
+    Category::ALL.get(code as usize).copied()
+}
+
+fn pair(r: (u64, u32)) -> [u8; 12] {
+    let mut a = [0u8; 12];
+    a[..8].copy_from_slice(&r.0.to_le_bytes());
+    a[8..].copy_from_slice(&r.1.to_le_bytes());
+    a
+}
+
+fn unpair(a: [u8; 12]) -> Option<(u64, u32)> {
+    Some((
+        u64::from_le_bytes(a[..8].try_into().ok()?),
+        u32::from_le_bytes(a[8..].try_into().ok()?),
+    ))
+}
+
+fn str_id(a: [u8; 4]) -> Option<StrId> {
+    Some(StrId(u32::from_le_bytes(a)))
+}
+
+fn i64_of(a: [u8; 8]) -> Option<i64> {
+    Some(i64::from_le_bytes(a))
+}
+
+/// Warning kinds are `&'static str` in [`crate::Diagnostics`]; a decoded kind
+/// is matched to the same text leaked once per distinct kind (a few dozen
+/// exist), so merging parts never grows memory without bound.
+fn static_kind(kind: &str) -> &'static str {
+    static KINDS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut kinds = KINDS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = kinds.iter().find(|k| **k == kind) {
+        return k;
+    }
+    let k: &'static str = Box::leak(kind.to_string().into_boxed_str());
+    kinds.push(k);
+    k
+}
+
+fn write_row(w: &mut Writer, r: &Row) {
+    w.i64(r.start_ns);
+    w.u32(r.name.0);
+    w.u32(r.cat.0);
+    w.u8(category_code(r.category));
+    w.0.extend_from_slice(&pair(r.args));
+    for v in [r.ext, r.corr, r.stream] {
+        w.i64(v);
+    }
+    w.u32(r.dims.0);
+    w.u32(r.types.0);
+    for v in [r.seq, r.device, r.fwd_thread] {
+        w.i64(v);
+    }
+    w.u32(r.order);
+    w.0.extend_from_slice(&pair(r.source));
+}
+
+fn read_row(r: &mut Reader) -> Option<Row> {
+    Some(Row {
+        start_ns: r.i64()?,
+        name: StrId(r.u32()?),
+        cat: StrId(r.u32()?),
+        category: category_of(r.u8()?)?,
+        args: unpair(r.arr()?)?,
+        ext: r.i64()?,
+        corr: r.i64()?,
+        stream: r.i64()?,
+        dims: StrId(r.u32()?),
+        types: StrId(r.u32()?),
+        seq: r.i64()?,
+        device: r.i64()?,
+        fwd_thread: r.i64()?,
+        order: r.u32()?,
+        source: unpair(r.arr()?)?,
+    })
+}
+
+/// Encodes a parser that has read a part of a file (and not finished), with
+/// `rest`, the bytes at its end it could not use (kept for the truncation
+/// warning's excerpt).
+pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
+    let b = &p.b;
+    let t = &b.trace;
+    debug_assert!(t.links.op.is_empty() && t.flows.id.is_empty() && t.slices.depth.is_empty());
+    let mut w = Writer(Vec::with_capacity(
+        64 + t.slices.len() * 160 + t.args_arena.len() + t.strings.heap_bytes(),
+    ));
+    w.0.extend_from_slice(MAGIC);
+    w.u64(span.start);
+    w.u8(span.bare as u8);
+    w.u64(span.json_bytes);
+    match p.state {
+        State::Start => w.u8(0),
+        State::ObjectKey => w.u8(1),
+        State::Events { bare } => w.u8(2 + bare as u8),
+        State::Done => w.u8(4),
+        State::Abandoned => w.u8(5),
+    }
+    w.u64(p.consumed);
+    w.u8(p.saw_trace_events as u8);
+    w.bytes(&rest[..rest.len().min(4096)]);
+
+    w.u64(t.strings.len() as u64);
+    for k in 0..t.strings.len() {
+        w.bytes(t.strings.get(StrId(k as u32)).as_bytes());
+    }
+    w.u64(t.processes.len() as u64);
+    for pr in &t.processes {
+        w.lane(pr.pid);
+        w.opt_str(pr.name);
+        w.opt_str(pr.labels);
+        w.opt_i64(pr.sort_index);
+    }
+    w.u64(t.tracks.len() as u64);
+    for tr in &t.tracks {
+        w.u32(tr.process.0);
+        w.lane(tr.tid);
+        w.u8(matches!(tr.kind, TrackKind::DeviceStream) as u8);
+        w.opt_str(tr.name);
+        w.opt_i64(tr.sort_index);
+    }
+    let s = &t.slices;
+    w.col(&s.track, |x| x.0.to_le_bytes());
+    w.col(&s.start_ns, i64::to_le_bytes);
+    w.col(&s.dur_ns, i64::to_le_bytes);
+    w.col(&s.name, |x| x.0.to_le_bytes());
+    w.col(&s.cat, |x| x.0.to_le_bytes());
+    w.col(&s.category, |c| [category_code(c)]);
+    w.col(&s.external_id, i64::to_le_bytes);
+    w.col(&s.correlation, i64::to_le_bytes);
+    w.col(&s.stream, i64::to_le_bytes);
+    w.col(&s.input_dims, |x| x.0.to_le_bytes());
+    w.col(&s.sequence_nr, i64::to_le_bytes);
+    w.col(&s.device, i64::to_le_bytes);
+    w.col(&s.fwd_thread, i64::to_le_bytes);
+    w.col(&s.input_types, |x| x.0.to_le_bytes());
+    w.col(&s.args_range, pair);
+    w.col(&s.source, pair);
+    w.col(&s.file_order, u32::to_le_bytes);
+    let i = &t.instants;
+    w.col(&i.track, |x| x.0.to_le_bytes());
+    w.col(&i.ts_ns, i64::to_le_bytes);
+    w.col(&i.name, |x| x.0.to_le_bytes());
+    w.col(&i.cat, |x| x.0.to_le_bytes());
+    w.col(&i.args_range, pair);
+    w.col(&i.source, pair);
+    let c = &t.counters;
+    w.col(&c.process, |x| x.0.to_le_bytes());
+    w.col(&c.series, |x| x.0.to_le_bytes());
+    w.col(&c.ts_ns, i64::to_le_bytes);
+    w.col(&c.value, f64::to_le_bytes);
+    w.bytes(&t.args_arena);
+    w.u64(t.header.len() as u64);
+    for (k, v) in &t.header {
+        w.bytes(k.as_bytes());
+        w.bytes(v.as_bytes());
+    }
+
+    w.u8(b.diag.truncated as u8);
+    w.u64(b.diag.warnings.len() as u64);
+    for (kind, warning) in &b.diag.warnings {
+        w.bytes(kind.as_bytes());
+        w.u64(warning.count);
+        w.bytes(warning.message.as_bytes());
+        w.bytes(warning.example.as_bytes());
+    }
+    w.u64(b.flows.len() as u64);
+    for f in &b.flows {
+        w.u32(f.cat.0);
+        w.u64(f.id);
+        w.u8(f.ph);
+        w.u32(f.track.0);
+        w.i64(f.ts_ns);
+        w.u8(f.enclosing as u8);
+        w.u8(f.named as u8);
+    }
+    // Open `B` events in file order, so the decoded map is the same whatever
+    // the hash map's iteration order.
+    let mut open: Vec<(&TrackIdx, &Vec<Row>)> = b.open_b.iter().collect();
+    open.sort_by_key(|(t, _)| **t);
+    w.u64(open.len() as u64);
+    for (track, rows) in open {
+        w.u32(track.0);
+        w.u64(rows.len() as u64);
+        for r in rows {
+            write_row(&mut w, r);
+        }
+    }
+    w.u64(b.events_seen);
+    w.u64(b.non_object_entries);
+    w.col(&b.device_marked, |x| [x as u8]);
+    w.col(&b.phase_counts, u64::to_le_bytes);
+    w.col(&b.cat_counts, u64::to_le_bytes);
+    w.opt_i64(b.base_time_ns);
+    w.i64(b.max_ts_ns);
+    w.u8(b.keep_op_args as u8);
+    w.0
+}
+
+/// The parser, its span and unused tail that [`encode`] wrote; `None` if the bytes are
+/// not such an encoding or do not hang together.
+pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>)> {
+    let mut r = Reader { b: bytes, at: 0 };
+    if r.take(MAGIC.len())? != MAGIC {
+        return None;
+    }
+    let span = Span {
+        start: r.u64()?,
+        bare: r.bool()?,
+        json_bytes: r.u64()?,
+    };
+    let state = match r.u8()? {
+        0 => State::Start,
+        1 => State::ObjectKey,
+        2 => State::Events { bare: false },
+        3 => State::Events { bare: true },
+        4 => State::Done,
+        5 => State::Abandoned,
+        _ => return None,
+    };
+    let consumed = r.u64()?;
+    let saw_trace_events = r.bool()?;
+    let rest = r.bytes()?.to_vec();
+
+    let mut b = Builder::default();
+    let t = &mut b.trace;
+    for _ in 0..r.len()? {
+        let s = std::str::from_utf8(r.bytes()?).ok()?;
+        t.strings.intern(s);
+    }
+    let n_strings = t.strings.len() as u32;
+    let known = |s: StrId| s == NO_STR || s.0 < n_strings;
+    let known_lane = |l: LaneId| match l {
+        LaneId::Str(s) => known(s),
+        LaneId::Int(_) => true,
+    };
+    for _ in 0..r.len()? {
+        let pid = r.lane()?;
+        let (name, labels, sort_index) = (r.opt_str()?, r.opt_str()?, r.opt_i64()?);
+        if !known_lane(pid) || !name.is_none_or(known) || !labels.is_none_or(known) {
+            return None;
+        }
+        t.processes.push(Process {
+            pid,
+            name,
+            labels,
+            sort_index,
+        });
+    }
+    for _ in 0..r.len()? {
+        let process = ProcessIdx(r.u32()?);
+        let tid = r.lane()?;
+        let kind = if r.bool()? {
+            TrackKind::DeviceStream
+        } else {
+            TrackKind::HostThread
+        };
+        let (name, sort_index) = (r.opt_str()?, r.opt_i64()?);
+        if process.0 as usize >= t.processes.len() || !known_lane(tid) || !name.is_none_or(known) {
+            return None;
+        }
+        t.tracks.push(Track {
+            process,
+            tid,
+            kind,
+            name,
+            sort_index,
+            slices: 0..0,
+            max_depth: 0,
+        });
+    }
+    let n_tracks = t.tracks.len() as u32;
+    let track = |a: [u8; 4]| Some(TrackIdx(u32::from_le_bytes(a))).filter(|t| t.0 < n_tracks);
+    let string = |a: [u8; 4]| str_id(a).filter(|&s| known(s));
+    let s = &mut t.slices;
+    s.track = r.col(track)?;
+    let n = s.track.len();
+    s.start_ns = r.col_of(n, i64_of)?;
+    s.dur_ns = r.col_of(n, i64_of)?;
+    s.name = r.col_of(n, string)?;
+    s.cat = r.col_of(n, string)?;
+    s.category = r.col_of(n, |[c]: [u8; 1]| category_of(c))?;
+    s.external_id = r.col_of(n, i64_of)?;
+    s.correlation = r.col_of(n, i64_of)?;
+    s.stream = r.col_of(n, i64_of)?;
+    s.input_dims = r.col_of(n, string)?;
+    s.sequence_nr = r.col_of(n, i64_of)?;
+    s.device = r.col_of(n, i64_of)?;
+    s.fwd_thread = r.col_of(n, i64_of)?;
+    s.input_types = r.col_of(n, string)?;
+    s.args_range = r.col_of(n, unpair)?;
+    s.source = r.col_of(n, unpair)?;
+    s.file_order = r.col_of(n, |a| Some(u32::from_le_bytes(a)))?;
+    let i = &mut t.instants;
+    i.track = r.col(track)?;
+    let n = i.track.len();
+    i.ts_ns = r.col_of(n, i64_of)?;
+    i.name = r.col_of(n, string)?;
+    i.cat = r.col_of(n, string)?;
+    i.args_range = r.col_of(n, unpair)?;
+    i.source = r.col_of(n, unpair)?;
+    let n_processes = t.processes.len() as u32;
+    let c = &mut t.counters;
+    c.process = r.col(|a| Some(ProcessIdx(u32::from_le_bytes(a))).filter(|p| p.0 < n_processes))?;
+    let n = c.process.len();
+    c.series = r.col_of(n, string)?;
+    c.ts_ns = r.col_of(n, i64_of)?;
+    c.value = r.col_of(n, |a| Some(f64::from_le_bytes(a)))?;
+    t.args_arena = r.bytes()?.to_vec();
+    let arena = t.args_arena.len() as u64;
+    let in_arena = |&(off, len): &(u64, u32)| len == 0 || off + len as u64 <= arena;
+    if !t.slices.args_range.iter().all(in_arena) || !t.instants.args_range.iter().all(in_arena) {
+        return None;
+    }
+    for _ in 0..r.len()? {
+        let k = r.string()?;
+        let v = r.string()?;
+        t.header.push((k, v));
+    }
+
+    b.diag.truncated = r.bool()?;
+    for _ in 0..r.len()? {
+        let kind = static_kind(std::str::from_utf8(r.bytes()?).ok()?);
+        let count = r.u64()?;
+        let message = r.string()?;
+        let example = r.string()?;
+        b.diag.warnings.insert(
+            kind,
+            Warning {
+                count,
+                message,
+                example,
+            },
+        );
+    }
+    for _ in 0..r.len()? {
+        let f = FlowEvent {
+            cat: StrId(r.u32()?),
+            id: r.u64()?,
+            ph: r.u8()?,
+            track: TrackIdx(r.u32()?),
+            ts_ns: r.i64()?,
+            enclosing: r.bool()?,
+            named: r.bool()?,
+        };
+        let named_ok = !f.named || known(StrId(f.id as u32));
+        if !known(f.cat) || f.track.0 >= n_tracks || !named_ok {
+            return None;
+        }
+        b.flows.push(f);
+    }
+    for _ in 0..r.len()? {
+        let track = TrackIdx(r.u32()?);
+        if track.0 >= n_tracks {
+            return None;
+        }
+        let mut rows = Vec::new();
+        for _ in 0..r.len()? {
+            let row = read_row(&mut r)?;
+            let strings_ok = [row.name, row.cat, row.dims, row.types]
+                .into_iter()
+                .all(known);
+            if !strings_ok || !in_arena(&row.args) {
+                return None;
+            }
+            rows.push(row);
+        }
+        b.open_b.insert(track, rows);
+    }
+    b.events_seen = r.u64()?;
+    b.non_object_entries = r.u64()?;
+    b.device_marked = r.col(|[x]: [u8; 1]| Some(x != 0))?;
+    b.phase_counts = r.col(|a| Some(u64::from_le_bytes(a)))?;
+    b.cat_counts = r.col(|a| Some(u64::from_le_bytes(a)))?;
+    b.base_time_ns = r.opt_i64()?;
+    b.max_ts_ns = r.i64()?;
+    b.keep_op_args = r.bool()?;
+    let counts_ok = b.device_marked.len() == b.trace.tracks.len()
+        && (b.phase_counts.is_empty() || b.phase_counts.len() == 256)
+        && b.cat_counts.len() <= n_strings as usize;
+    if !counts_ok || r.at != bytes.len() {
+        return None;
+    }
+    Some((
+        ChromeParser {
+            state,
+            b,
+            consumed,
+            saw_trace_events,
+        },
+        span,
+        rest,
+    ))
+}
