@@ -20,10 +20,15 @@ pub enum ToWorker {
     /// `part_at`, the rest of the file is being parsed by the helper worker,
     /// which sends its part through the port the page gave both workers.
     Finish { id: u32, part_at: Option<u64> },
-    /// To the helper: a part of a file starting at byte `start` inside its
-    /// event list (`bare`: a bare array); its bytes follow as `Uint8Array`
-    /// messages, then [`ToWorker::PartEnd`].
-    Part { id: u32, start: u64, bare: bool },
+    /// To the helper: a part of a file, `bytes` long, starting at byte
+    /// `start` inside its event list (`bare`: a bare array); its bytes
+    /// follow as `Uint8Array` messages, then [`ToWorker::PartEnd`].
+    Part {
+        id: u32,
+        start: u64,
+        bytes: u64,
+        bare: bool,
+    },
     /// To the helper: the part's bytes were all sent.
     PartEnd { id: u32 },
     /// Stop import `id` (to either worker); the traces already open stay.
@@ -227,6 +232,9 @@ pub struct ImportPhases {
     pub wasm_memory_bytes: u64,
     /// Workers that parsed the file: 2 when the helper's half was merged.
     pub workers: u32,
+    /// The helper's wasm memory after its part (0 without one); the helper
+    /// is ended afterwards, so this is memory the import held only briefly.
+    pub helper_wasm_memory_bytes: u64,
 }
 
 /// The import-diagnostics panel's content.

@@ -711,6 +711,7 @@ async fn split(
         &ToWorker::Part {
             id,
             start: cut,
+            bytes: size - cut,
             bare,
         },
     )?;
@@ -1100,7 +1101,8 @@ fn TraceView(summary: Summary) -> impl IntoView {
             <div class="facts" id="trace-facts"
                 data-parse-ms=s.phases.parse_ms data-link-ms=s.phases.link_ms data-views-ms=s.phases.views_ms
                 data-wasm-memory-bytes=s.phases.wasm_memory_bytes data-json-bytes=s.json_bytes
-                data-workers=s.phases.workers>
+                data-workers=s.phases.workers
+                data-helper-wasm-memory-bytes=s.phases.helper_wasm_memory_bytes>
                 <strong class="file-name">{s.name.clone()}</strong>
                 <span id="import-headline">{headline}</span>
                 <span>{format!("file {}", table::fmt_bytes(s.file_bytes))}</span>

@@ -45,8 +45,9 @@ struct Job {
     importer: Importer,
     started_ms: f64,
     head_sent: bool,
-    /// The helper's part was merged into this import.
-    merged_part: bool,
+    /// The helper's part was merged into this import: the helper's wasm
+    /// memory when it sent it.
+    helper_memory: Option<u64>,
     /// `Finish` arrived: where the helper's part starts, if there is one.
     finish: Option<Option<u64>>,
 }
@@ -130,8 +131,9 @@ struct Shared {
     surface: RefCell<Option<Surface>>,
     job: RefCell<Option<Job>>,
     part_job: RefCell<Option<PartJob>>,
-    /// Encoded parts from the helper (`null`: it failed), by import id.
-    parts: RefCell<Vec<(u32, JsValue)>>,
+    /// Encoded parts from the helper (`null`: it failed), by import id,
+    /// with the helper's wasm memory at the time.
+    parts: RefCell<Vec<(u32, JsValue, u64)>>,
     /// The channel between the primary and the helper.
     port: RefCell<Option<MessagePort>>,
 }
@@ -189,7 +191,12 @@ impl Shared {
             transfer.push(&a.buffer());
         }
         let encoded: JsValue = array.map_or(JsValue::NULL, Into::into);
-        let msg = object(&[("partOf", id.into()), ("encoded", encoded)]);
+        let memory = (core::arch::wasm32::memory_size(0) as u64 * 65_536) as f64;
+        let msg = object(&[
+            ("partOf", id.into()),
+            ("encoded", encoded),
+            ("memory", memory.into()),
+        ]);
         if let Some(port) = self.port.borrow().as_ref() {
             let _ = port.post_message_with_transferable(&msg, &transfer);
         }
@@ -202,7 +209,12 @@ impl Shared {
             return;
         };
         let encoded = field(data, "encoded").unwrap_or(JsValue::NULL);
-        self.parts.borrow_mut().push((id as u32, encoded));
+        let memory = field(data, "memory")
+            .and_then(|m| m.as_f64())
+            .unwrap_or(0.0);
+        self.parts
+            .borrow_mut()
+            .push((id as u32, encoded, memory as u64));
         self.try_complete();
     }
 
@@ -214,10 +226,10 @@ impl Shared {
         let Some(part_at) = j.finish else { return };
         if let Some(at) = part_at {
             let mut parts = self.parts.borrow_mut();
-            let Some(k) = parts.iter().position(|(id, _)| *id == j.id) else {
+            let Some(k) = parts.iter().position(|(id, _, _)| *id == j.id) else {
                 return; // the part is still on its way
             };
-            let (_, encoded) = parts.swap_remove(k);
+            let (_, encoded, helper_memory) = parts.swap_remove(k);
             drop(parts);
             let merged = if encoded.is_null() {
                 Ok(false)
@@ -226,7 +238,7 @@ impl Shared {
                 j.importer.absorb_part(&bytes)
             };
             match merged {
-                Ok(true) => j.merged_part = true,
+                Ok(true) => j.helper_memory = Some(helper_memory),
                 Ok(false) => {
                     j.finish = None;
                     let id = j.id;
@@ -262,7 +274,8 @@ impl Shared {
                     link_ms: linked - finishing,
                     views_ms: now_ms(&self.scope) - linked,
                     wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64 * 65_536,
-                    workers: if j.merged_part { 2 } else { 1 },
+                    workers: if j.helper_memory.is_some() { 2 } else { 1 },
+                    helper_wasm_memory_bytes: j.helper_memory.unwrap_or(0),
                 };
                 self.models.borrow_mut().push((id, trace, timeline));
                 self.post(&FromWorker::Done {
@@ -321,7 +334,7 @@ pub fn start() {
                 Ok(ToWorker::Begin { id, name, size }) => {
                     let mut importer = Importer::new(options());
                     importer.set_size_hint(size.min(MAX_JSON_BYTES));
-                    sh.parts.borrow_mut().retain(|(k, _)| *k == id);
+                    sh.parts.borrow_mut().retain(|(k, _, _)| *k == id);
                     *sh.job.borrow_mut() = Some(Job {
                         id,
                         name,
@@ -329,7 +342,7 @@ pub fn start() {
                         importer,
                         started_ms: now_ms(&sh.scope),
                         head_sent: false,
-                        merged_part: false,
+                        helper_memory: None,
                         finish: None,
                     });
                 }
@@ -339,17 +352,23 @@ pub fn start() {
                     }
                     sh.try_complete();
                 }
-                Ok(ToWorker::Part { id, start, bare }) => {
-                    *sh.part_job.borrow_mut() = Some(PartJob {
-                        id,
-                        importer: Importer::for_part(options(), bare, start),
-                    });
+                Ok(ToWorker::Part {
+                    id,
+                    start,
+                    bytes,
+                    bare,
+                }) => {
+                    let mut importer = Importer::for_part(options(), bare, start);
+                    // Columns sized once, not grown by doubling (which also
+                    // leaves the old copies' memory behind in wasm).
+                    importer.set_size_hint(bytes.min(MAX_JSON_BYTES));
+                    *sh.part_job.borrow_mut() = Some(PartJob { id, importer });
                 }
                 Ok(ToWorker::PartEnd { id }) => sh.end_part(id),
                 Ok(ToWorker::Cancel { id }) => {
                     sh.job.borrow_mut().take_if(|j| j.id == id);
                     sh.part_job.borrow_mut().take_if(|p| p.id == id);
-                    sh.parts.borrow_mut().retain(|(k, _)| *k != id);
+                    sh.parts.borrow_mut().retain(|(k, _, _)| *k != id);
                 }
                 Ok(ToWorker::Details { id, request, row }) => {
                     let details =

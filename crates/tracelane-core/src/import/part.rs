@@ -171,9 +171,14 @@ impl<'a> Reader<'a> {
     fn col<T, const N: usize>(&mut self, f: impl Fn([u8; N]) -> Option<T>) -> Option<Vec<T>> {
         let n = self.len()?;
         let raw = self.take(n.checked_mul(N)?)?;
-        raw.chunks_exact(N)
-            .map(|c| f(c.try_into().expect("chunks of N")))
-            .collect()
+        // Sized once: collecting into `Option<Vec<_>>` would grow the vector
+        // by doubling (its size hint is 0), copying columns of millions of
+        // values over and over and leaving the copies' memory behind.
+        let mut out = Vec::with_capacity(n);
+        for c in raw.chunks_exact(N) {
+            out.push(f(c.try_into().expect("chunks of N"))?);
+        }
+        Some(out)
     }
 }
 
