@@ -7,7 +7,7 @@
 use crate::compare_view::{ComparisonView, VariantSpec};
 use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
 use serde::{Deserialize, Serialize};
-use tracelane_core::ops::{op_table, OpDetails, OpRow, OpTableOptions};
+use tracelane_core::ops::{op_tables, OpDetails, OpRow};
 use tracelane_core::Trace;
 
 /// Page → worker.
@@ -160,21 +160,7 @@ pub struct RangeOps {
 
 /// The op table restricted to events starting in `[start_ns, end_ns)`.
 pub fn range_ops(trace: &Trace, start_ns: i64, end_ns: i64) -> RangeOps {
-    let range_ns = Some((start_ns, end_ns));
-    let by_name = op_table(
-        trace,
-        OpTableOptions {
-            by_shape: false,
-            range_ns,
-        },
-    );
-    let by_shape = op_table(
-        trace,
-        OpTableOptions {
-            by_shape: true,
-            range_ns,
-        },
-    );
+    let (by_name, by_shape) = op_tables(trace, Some((start_ns, end_ns)));
     RangeOps {
         start_ns,
         end_ns,
@@ -266,14 +252,7 @@ pub fn summarize(
     file_bytes: u64,
     import_ms: f64,
 ) -> Summary {
-    let by_name = op_table(trace, OpTableOptions::default());
-    let by_shape = op_table(
-        trace,
-        OpTableOptions {
-            by_shape: true,
-            range_ns: None,
-        },
-    );
+    let (by_name, by_shape) = op_tables(trace, None);
     let info = tracelane_core::info::info(trace);
     let devices = info
         .tracks

@@ -106,6 +106,32 @@ pub fn rewrite_name(name: &str) -> &str {
 }
 
 pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
+    attribute(t, opts.range_ns).table(t, opts.by_shape)
+}
+
+/// The op table by name and by name + input shapes, from one pass over the
+/// containment tree (what both share: the tree, device attribution, the
+/// same-name merge, memory rows) — the app shows both.
+pub fn op_tables(t: &Trace, range_ns: Option<(i64, i64)>) -> (OpTable, OpTable) {
+    let a = attribute(t, range_ns);
+    (a.table(t, false), a.table(t, true))
+}
+
+/// The host tree with device time attributed, before rows are keyed.
+struct Attribution {
+    nodes: Vec<Node>,
+    alive: Vec<bool>,
+    device_rows: Vec<u32>,
+    mem_rows: Vec<(i64, &'static str)>,
+    /// Device totals (the rows and self totals are filled per grouping).
+    totals: OpTable,
+}
+
+fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
+    let opts = OpTableOptions {
+        by_shape: false,
+        range_ns,
+    };
     let s = &t.slices;
     let n = s.len();
     let in_range = |i: usize| match opts.range_ns {
@@ -289,118 +315,139 @@ pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
 
     // Memory instants PyTorch reports as rows of their own.
     let mem_rows = memory_rows(t, &nodes, opts);
+    Attribution {
+        nodes,
+        alive,
+        device_rows,
+        mem_rows,
+        totals: table,
+    }
+}
 
-    // Rows come out in PyTorch's order, the first appearance of each key in
-    // (start, -end) order: each row remembers its earliest event, and the
-    // rows are sorted by it at the end (cheaper than sorting every event).
-    // By shape, PyTorch keys on `str(input_shapes)`, where a TensorList input
-    // (a list of shapes in the file's `Input Dims`) is an empty list.
-    let mut shape_texts: Vec<String> = vec!["[]".to_string()];
-    let mut shape_of_dims: FxHashMap<StrId, u32> = FxHashMap::default();
-    if opts.by_shape {
-        let mut ids: FxHashMap<String, u32> = FxHashMap::default();
-        ids.insert("[]".to_string(), 0);
-        for &d in &s.input_dims {
-            if d == NO_STR || shape_of_dims.contains_key(&d) {
+impl Attribution {
+    /// The rows, keyed by name (and input shapes when `by_shape`).
+    fn table(&self, t: &Trace, by_shape: bool) -> OpTable {
+        let s = &t.slices;
+        let (nodes, alive, device_rows, mem_rows) =
+            (&self.nodes, &self.alive, &self.device_rows, &self.mem_rows);
+        let mut table = self.totals.clone();
+        let opts = OpTableOptions {
+            by_shape,
+            range_ns: None,
+        };
+
+        // Rows come out in PyTorch's order, the first appearance of each key in
+        // (start, -end) order: each row remembers its earliest event, and the
+        // rows are sorted by it at the end (cheaper than sorting every event).
+        // By shape, PyTorch keys on `str(input_shapes)`, where a TensorList input
+        // (a list of shapes in the file's `Input Dims`) is an empty list.
+        let mut shape_texts: Vec<String> = vec!["[]".to_string()];
+        let mut shape_of_dims: FxHashMap<StrId, u32> = FxHashMap::default();
+        if opts.by_shape {
+            let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+            ids.insert("[]".to_string(), 0);
+            for &d in &s.input_dims {
+                if d == NO_STR || shape_of_dims.contains_key(&d) {
+                    continue;
+                }
+                let text = pytorch_shapes_key(t.str(d));
+                let next = ids.len() as u32;
+                let id = *ids.entry(text.clone()).or_insert_with(|| {
+                    shape_texts.push(text);
+                    next
+                });
+                shape_of_dims.insert(d, id);
+            }
+        }
+        type Key = (StrId, bool, bool, u32);
+        type First = (i64, i64, u32);
+        let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+        let mut first: Vec<First> = Vec::new();
+        let mut add = |table: &mut OpTable, name: &str, k: Key, at: First, vals: [i64; 4]| {
+            let row = *index.entry(k).or_insert_with(|| {
+                table.rows.push(OpRow {
+                    name: name.to_string(),
+                    input_shapes: opts.by_shape.then(|| shape_texts[k.3 as usize].clone()),
+                    is_device: k.1,
+                    is_user_annotation: k.2,
+                    calls: 0,
+                    cpu_total_ns: 0,
+                    cpu_self_ns: 0,
+                    device_total_ns: 0,
+                    device_self_ns: 0,
+                });
+                first.push(at);
+                table.rows.len() - 1
+            });
+            first[row] = first[row].min(at);
+            let r = &mut table.rows[row];
+            r.calls += 1;
+            r.cpu_total_ns += vals[0];
+            r.cpu_self_ns += vals[1];
+            r.device_total_ns += vals[2];
+            r.device_self_ns += vals[3];
+        };
+        let profiler_step = t
+            .strings
+            .lookup("ProfilerStep*")
+            .unwrap_or(StrId(u32::MAX - 1));
+        let key_of = |i: usize, device: bool, annotation: bool| -> (&str, Key) {
+            let raw = t.str(s.name[i]);
+            let name = rewrite_name(raw);
+            let name_id = if name == raw {
+                s.name[i]
+            } else {
+                profiler_step
+            };
+            let shapes = shape_of_dims.get(&s.input_dims[i]).copied().unwrap_or(0);
+            (name, (name_id, device, annotation, shapes))
+        };
+        let at = |i: usize| (s.start_ns[i], -s.end_ns(i), s.file_order[i]);
+        for (me, node) in nodes.iter().enumerate() {
+            if !alive[me] {
                 continue;
             }
-            let text = pytorch_shapes_key(t.str(d));
-            let next = ids.len() as u32;
-            let id = *ids.entry(text.clone()).or_insert_with(|| {
-                shape_texts.push(text);
-                next
-            });
-            shape_of_dims.insert(d, id);
+            let i = node.slice as usize;
+            let (name, key) = key_of(i, false, s.category[i] == Category::UserAnnotation);
+            let dur = s.dur_ns[i];
+            let vals = [
+                dur,
+                dur - node.child_dur,
+                node.device_total,
+                node.own_device,
+            ];
+            table.self_cpu_total_ns += vals[1];
+            add(&mut table, name, key, at(i), vals);
         }
-    }
-    type Key = (StrId, bool, bool, u32);
-    type First = (i64, i64, u32);
-    let mut index: FxHashMap<Key, usize> = FxHashMap::default();
-    let mut first: Vec<First> = Vec::new();
-    let mut add = |table: &mut OpTable, name: &str, k: Key, at: First, vals: [i64; 4]| {
-        let row = *index.entry(k).or_insert_with(|| {
-            table.rows.push(OpRow {
-                name: name.to_string(),
-                input_shapes: opts.by_shape.then(|| shape_texts[k.3 as usize].clone()),
-                is_device: k.1,
-                is_user_annotation: k.2,
-                calls: 0,
-                cpu_total_ns: 0,
-                cpu_self_ns: 0,
-                device_total_ns: 0,
-                device_self_ns: 0,
-            });
-            first.push(at);
-            table.rows.len() - 1
-        });
-        first[row] = first[row].min(at);
-        let r = &mut table.rows[row];
-        r.calls += 1;
-        r.cpu_total_ns += vals[0];
-        r.cpu_self_ns += vals[1];
-        r.device_total_ns += vals[2];
-        r.device_self_ns += vals[3];
-    };
-    let profiler_step = t
-        .strings
-        .lookup("ProfilerStep*")
-        .unwrap_or(StrId(u32::MAX - 1));
-    let key_of = |i: usize, device: bool, annotation: bool| -> (&str, Key) {
-        let raw = t.str(s.name[i]);
-        let name = rewrite_name(raw);
-        let name_id = if name == raw {
-            s.name[i]
-        } else {
-            profiler_step
-        };
-        let shapes = shape_of_dims.get(&s.input_dims[i]).copied().unwrap_or(0);
-        (name, (name_id, device, annotation, shapes))
-    };
-    let at = |i: usize| (s.start_ns[i], -s.end_ns(i), s.file_order[i]);
-    for (me, node) in nodes.iter().enumerate() {
-        if !alive[me] {
-            continue;
+        for &i in device_rows {
+            let i = i as usize;
+            let is_annotation = s.category[i] == Category::DeviceAnnotation;
+            let (name, key) = key_of(i, true, is_annotation);
+            let d = s.dur_ns[i];
+            if !is_annotation {
+                table.self_device_total_ns += d;
+            }
+            add(&mut table, name, key, at(i), [0, 0, d, d]);
         }
-        let i = node.slice as usize;
-        let (name, key) = key_of(i, false, s.category[i] == Category::UserAnnotation);
-        let dur = s.dur_ns[i];
-        let vals = [
-            dur,
-            dur - node.child_dur,
-            node.device_total,
-            node.own_device,
-        ];
-        table.self_cpu_total_ns += vals[1];
-        add(&mut table, name, key, at(i), vals);
-    }
-    for &i in &device_rows {
-        let i = i as usize;
-        let is_annotation = s.category[i] == Category::DeviceAnnotation;
-        let (name, key) = key_of(i, true, is_annotation);
-        let d = s.dur_ns[i];
-        if !is_annotation {
-            table.self_device_total_ns += d;
+        for &(ts, name) in mem_rows {
+            let id = t.strings.lookup(name).unwrap_or(NO_STR);
+            add(
+                &mut table,
+                name,
+                (id, false, false, 0),
+                (ts, -ts, u32::MAX),
+                [0, 0, 0, 0],
+            );
         }
-        add(&mut table, name, key, at(i), [0, 0, d, d]);
+        let mut order: Vec<usize> = (0..table.rows.len()).collect();
+        order.sort_by_key(|&r| first[r]);
+        let mut rows: Vec<Option<OpRow>> = std::mem::take(&mut table.rows)
+            .into_iter()
+            .map(Some)
+            .collect();
+        table.rows = order.into_iter().filter_map(|r| rows[r].take()).collect();
+        table
     }
-    for &(ts, name) in &mem_rows {
-        let id = t.strings.lookup(name).unwrap_or(NO_STR);
-        add(
-            &mut table,
-            name,
-            (id, false, false, 0),
-            (ts, -ts, u32::MAX),
-            [0, 0, 0, 0],
-        );
-    }
-    let mut order: Vec<usize> = (0..table.rows.len()).collect();
-    order.sort_by_key(|&r| first[r]);
-    let mut rows: Vec<Option<OpRow>> = std::mem::take(&mut table.rows)
-        .into_iter()
-        .map(Some)
-        .collect();
-    table.rows = order.into_iter().filter_map(|r| rows[r].take()).collect();
-    table
 }
 
 /// The grouping key PyTorch uses for an event's `Input Dims` (compact

@@ -396,3 +396,23 @@ fn row_details_list_launches_kernels_and_parents() {
         [("triton_poi_fused_add_cos_sin_0".to_string(), 1)]
     );
 }
+
+/// The app asks for both groupings at once (`op_tables`, one pass over the
+/// tree); each must be the table `op_table` gives on its own, whole trace
+/// and a range.
+#[test]
+fn both_groupings_at_once_equal_each_alone() {
+    use tracelane_core::ops::op_tables;
+    for rel in REAL {
+        let t = common::load(rel);
+        let span = t.time_span_ns().unwrap();
+        let mid = span.0 + (span.1 - span.0) / 2;
+        for range_ns in [None, Some((span.0, mid))] {
+            let (by_name, by_shape) = op_tables(&t, range_ns);
+            for (got, by_shape) in [(by_name, false), (by_shape, true)] {
+                let want = op_table(&t, OpTableOptions { by_shape, range_ns });
+                assert_eq!(got, want, "{rel} by_shape={by_shape} range={range_ns:?}");
+            }
+        }
+    }
+}
