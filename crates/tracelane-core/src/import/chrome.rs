@@ -206,10 +206,22 @@ impl ChromeParser {
 
     /// Appends what `later` parsed from the bytes right after this parser's
     /// last event, and takes over its position in the file.
+    // The native two-thread import's merge (wasm merges encoded parts).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     pub(crate) fn absorb(&mut self, later: ChromeParser) {
+        self.absorb_with(later, None);
+    }
+
+    /// [`ChromeParser::absorb`] of a decoded part whose columns are still
+    /// in its encoding (`raw`): they go straight into this model's columns.
+    pub(super) fn absorb_with(
+        &mut self,
+        later: ChromeParser,
+        raw: Option<super::part::RawColumns>,
+    ) {
         self.state = later.state;
         self.consumed = later.consumed;
-        self.b.absorb(later.b);
+        self.b.absorb(later.b, raw);
     }
 
     /// Whether this parser, started mid-file, met an `E` whose `B` may lie
@@ -628,7 +640,7 @@ pub(crate) struct Builder {
 impl Builder {
     /// Appends another builder's rows (parsed from later bytes of the same
     /// file), re-interning its strings and re-numbering its lanes.
-    fn absorb(&mut self, o: Builder) {
+    fn absorb(&mut self, o: Builder, raw: Option<super::part::RawColumns>) {
         let ids: Vec<StrId> = (0..o.trace.strings.len())
             .map(|k| {
                 self.trace
@@ -678,39 +690,52 @@ impl Builder {
         let order_base = self.events_seen as u32;
         let arena_base = self.trace.args_arena.len() as u64;
         let shift = |r: (u64, u32)| if r.1 == 0 { r } else { (r.0 + arena_base, r.1) };
-        let (a, b) = (&mut self.trace.slices, o.trace.slices);
-        a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
-        a.start_ns.extend(b.start_ns);
-        a.dur_ns.extend(b.dur_ns);
-        a.name.extend(b.name.iter().map(|&x| map(x)));
-        a.cat.extend(b.cat.iter().map(|&x| map(x)));
-        a.category.extend(b.category);
-        a.external_id.extend(b.external_id);
-        a.correlation.extend(b.correlation);
-        a.stream.extend(b.stream);
-        a.input_dims.extend(b.input_dims.iter().map(|&x| map(x)));
-        a.input_types.extend(b.input_types.iter().map(|&x| map(x)));
-        a.sequence_nr.extend(b.sequence_nr);
-        a.device.extend(b.device);
-        a.fwd_thread.extend(b.fwd_thread);
-        a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
-        a.source.extend(b.source);
-        a.file_order
-            .extend(b.file_order.iter().map(|&x| x + order_base));
-        let (a, b) = (&mut self.trace.instants, o.trace.instants);
-        a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
-        a.ts_ns.extend(b.ts_ns);
-        a.name.extend(b.name.iter().map(|&x| map(x)));
-        a.cat.extend(b.cat.iter().map(|&x| map(x)));
-        a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
-        a.source.extend(b.source);
-        let (a, b) = (&mut self.trace.counters, o.trace.counters);
-        a.process
-            .extend(b.process.iter().map(|p| procs[p.0 as usize]));
-        a.series.extend(b.series.iter().map(|&x| map(x)));
-        a.ts_ns.extend(b.ts_ns);
-        a.value.extend(b.value);
-        self.trace.args_arena.extend_from_slice(&o.trace.args_arena);
+        if let Some(raw) = raw {
+            raw.append_to(
+                &mut self.trace,
+                &super::part::Remap {
+                    strings: &ids,
+                    tracks: &tracks,
+                    processes: &procs,
+                    arena_base,
+                    order_base,
+                },
+            );
+        } else {
+            let (a, b) = (&mut self.trace.slices, o.trace.slices);
+            a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
+            a.start_ns.extend(b.start_ns);
+            a.dur_ns.extend(b.dur_ns);
+            a.name.extend(b.name.iter().map(|&x| map(x)));
+            a.cat.extend(b.cat.iter().map(|&x| map(x)));
+            a.category.extend(b.category);
+            a.external_id.extend(b.external_id);
+            a.correlation.extend(b.correlation);
+            a.stream.extend(b.stream);
+            a.input_dims.extend(b.input_dims.iter().map(|&x| map(x)));
+            a.input_types.extend(b.input_types.iter().map(|&x| map(x)));
+            a.sequence_nr.extend(b.sequence_nr);
+            a.device.extend(b.device);
+            a.fwd_thread.extend(b.fwd_thread);
+            a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
+            a.source.extend(b.source);
+            a.file_order
+                .extend(b.file_order.iter().map(|&x| x + order_base));
+            let (a, b) = (&mut self.trace.instants, o.trace.instants);
+            a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
+            a.ts_ns.extend(b.ts_ns);
+            a.name.extend(b.name.iter().map(|&x| map(x)));
+            a.cat.extend(b.cat.iter().map(|&x| map(x)));
+            a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
+            a.source.extend(b.source);
+            let (a, b) = (&mut self.trace.counters, o.trace.counters);
+            a.process
+                .extend(b.process.iter().map(|p| procs[p.0 as usize]));
+            a.series.extend(b.series.iter().map(|&x| map(x)));
+            a.ts_ns.extend(b.ts_ns);
+            a.value.extend(b.value);
+            self.trace.args_arena.extend_from_slice(&o.trace.args_arena);
+        }
         self.trace.header.extend(o.trace.header);
         self.flows.extend(o.flows.into_iter().map(|f| FlowEvent {
             cat: map(f.cat),

@@ -378,7 +378,7 @@ impl Importer {
         if !nothing_held || !self.parser.between_events() {
             return Ok(false);
         }
-        let Some((later, span, rest)) = part::decode(part) else {
+        let Some((later, span, rest, raw)) = part::decode(part) else {
             return Ok(false);
         };
         if span.start != self.json_bytes || span.bare != bare || later.needs_earlier_context() {
@@ -393,7 +393,7 @@ impl Importer {
             self.failed = Some(e.clone());
             return Err(e);
         }
-        self.parser.absorb(later);
+        self.parser.absorb_with(later, Some(raw));
         self.pending = rest;
         Ok(true)
     }

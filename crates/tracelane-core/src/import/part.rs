@@ -160,25 +160,152 @@ impl<'a> Reader<'a> {
             _ => None,
         }
     }
-    /// A column that must hold `n` values (a column of the same table).
-    fn col_of<T, const N: usize>(
+    /// A column's encoded values, each accepted by `ok`; with `n`, it must
+    /// hold that many (a column of the same table as the first).
+    fn raw_col<const N: usize>(
         &mut self,
-        n: usize,
-        f: impl Fn([u8; N]) -> Option<T>,
-    ) -> Option<Vec<T>> {
-        self.col(f).filter(|v| v.len() == n)
+        n: Option<usize>,
+        ok: impl Fn([u8; N]) -> bool,
+    ) -> Option<&'a [u8]> {
+        let len = self.len()?;
+        if n.is_some_and(|n| n != len) {
+            return None;
+        }
+        let raw = self.take(len.checked_mul(N)?)?;
+        vals(raw).all(ok).then_some(raw)
     }
     fn col<T, const N: usize>(&mut self, f: impl Fn([u8; N]) -> Option<T>) -> Option<Vec<T>> {
         let n = self.len()?;
         let raw = self.take(n.checked_mul(N)?)?;
         // Sized once: collecting into `Option<Vec<_>>` would grow the vector
-        // by doubling (its size hint is 0), copying columns of millions of
-        // values over and over and leaving the copies' memory behind.
+        // by doubling (its size hint is 0).
         let mut out = Vec::with_capacity(n);
         for c in raw.chunks_exact(N) {
             out.push(f(c.try_into().expect("chunks of N"))?);
         }
         Some(out)
+    }
+}
+
+/// The fixed-size values of an encoded column.
+fn vals<const N: usize>(raw: &[u8]) -> impl ExactSizeIterator<Item = [u8; N]> + '_ {
+    raw.chunks_exact(N)
+        .map(|c| c.try_into().expect("chunks of N bytes"))
+}
+
+/// How a part's ids become the merged model's.
+pub(super) struct Remap<'a> {
+    pub(super) strings: &'a [StrId],
+    pub(super) tracks: &'a [TrackIdx],
+    pub(super) processes: &'a [ProcessIdx],
+    pub(super) arena_base: u64,
+    pub(super) order_base: u32,
+}
+
+impl Remap<'_> {
+    fn str(&self, a: [u8; 4]) -> StrId {
+        match u32::from_le_bytes(a) {
+            u32::MAX => NO_STR,
+            k => self.strings[k as usize],
+        }
+    }
+    fn track(&self, a: [u8; 4]) -> TrackIdx {
+        self.tracks[u32::from_le_bytes(a) as usize]
+    }
+    fn args(&self, a: [u8; 12]) -> (u64, u32) {
+        let (off, len) = unpair(a);
+        if len == 0 {
+            (off, len)
+        } else {
+            (off + self.arena_base, len)
+        }
+    }
+}
+
+struct RawSlices<'a> {
+    track: &'a [u8],
+    start_ns: &'a [u8],
+    dur_ns: &'a [u8],
+    name: &'a [u8],
+    cat: &'a [u8],
+    category: &'a [u8],
+    external_id: &'a [u8],
+    correlation: &'a [u8],
+    stream: &'a [u8],
+    input_dims: &'a [u8],
+    sequence_nr: &'a [u8],
+    device: &'a [u8],
+    fwd_thread: &'a [u8],
+    input_types: &'a [u8],
+    args_range: &'a [u8],
+    source: &'a [u8],
+    file_order: &'a [u8],
+}
+
+struct RawInstants<'a> {
+    track: &'a [u8],
+    ts_ns: &'a [u8],
+    name: &'a [u8],
+    cat: &'a [u8],
+    args_range: &'a [u8],
+    source: &'a [u8],
+}
+
+struct RawCounters<'a> {
+    process: &'a [u8],
+    series: &'a [u8],
+    ts_ns: &'a [u8],
+    value: &'a [u8],
+}
+
+/// A decoded part's columns, still in its encoding (already checked).
+pub(super) struct RawColumns<'a> {
+    slices: RawSlices<'a>,
+    instants: RawInstants<'a>,
+    counters: RawCounters<'a>,
+    arena: &'a [u8],
+}
+
+impl RawColumns<'_> {
+    /// Appends the part's rows to `t`'s columns, re-numbered by `m` — what
+    /// `Builder::absorb` does with an in-memory part, without building the
+    /// part's own columns first.
+    pub(super) fn append_to(self, t: &mut Trace, m: &Remap) {
+        let i64s = |raw| vals(raw).map(i64::from_le_bytes);
+        let (s, r) = (&mut t.slices, &self.slices);
+        s.track.extend(vals(r.track).map(|a| m.track(a)));
+        s.start_ns.extend(i64s(r.start_ns));
+        s.dur_ns.extend(i64s(r.dur_ns));
+        s.name.extend(vals(r.name).map(|a| m.str(a)));
+        s.cat.extend(vals(r.cat).map(|a| m.str(a)));
+        s.category
+            .extend(vals(r.category).map(|[c]: [u8; 1]| Category::ALL[c as usize]));
+        s.external_id.extend(i64s(r.external_id));
+        s.correlation.extend(i64s(r.correlation));
+        s.stream.extend(i64s(r.stream));
+        s.input_dims.extend(vals(r.input_dims).map(|a| m.str(a)));
+        s.sequence_nr.extend(i64s(r.sequence_nr));
+        s.device.extend(i64s(r.device));
+        s.fwd_thread.extend(i64s(r.fwd_thread));
+        s.input_types.extend(vals(r.input_types).map(|a| m.str(a)));
+        s.args_range.extend(vals(r.args_range).map(|a| m.args(a)));
+        s.source.extend(vals(r.source).map(unpair));
+        s.file_order
+            .extend(vals(r.file_order).map(|a| u32::from_le_bytes(a) + m.order_base));
+        let (i, r) = (&mut t.instants, &self.instants);
+        i.track.extend(vals(r.track).map(|a| m.track(a)));
+        i.ts_ns.extend(i64s(r.ts_ns));
+        i.name.extend(vals(r.name).map(|a| m.str(a)));
+        i.cat.extend(vals(r.cat).map(|a| m.str(a)));
+        i.args_range.extend(vals(r.args_range).map(|a| m.args(a)));
+        i.source.extend(vals(r.source).map(unpair));
+        let (c, r) = (&mut t.counters, &self.counters);
+        c.process
+            .extend(vals(r.process).map(|a| m.processes[u32::from_le_bytes(a) as usize]));
+        c.series.extend(vals(r.series).map(|a| m.str(a)));
+        c.ts_ns.extend(i64s(r.ts_ns));
+        c.value.extend(vals(r.value).map(f64::from_le_bytes));
+        t.args_arena.extend_from_slice(self.arena);
     }
 }
 
@@ -200,19 +327,12 @@ fn pair(r: (u64, u32)) -> [u8; 12] {
     a
 }
 
-fn unpair(a: [u8; 12]) -> Option<(u64, u32)> {
-    Some((
-        u64::from_le_bytes(a[..8].try_into().ok()?),
-        u32::from_le_bytes(a[8..].try_into().ok()?),
-    ))
-}
-
-fn str_id(a: [u8; 4]) -> Option<StrId> {
-    Some(StrId(u32::from_le_bytes(a)))
-}
-
-fn i64_of(a: [u8; 8]) -> Option<i64> {
-    Some(i64::from_le_bytes(a))
+fn unpair(a: [u8; 12]) -> (u64, u32) {
+    let [o0, o1, o2, o3, o4, o5, o6, o7, l0, l1, l2, l3] = a;
+    (
+        u64::from_le_bytes([o0, o1, o2, o3, o4, o5, o6, o7]),
+        u32::from_le_bytes([l0, l1, l2, l3]),
+    )
 }
 
 /// Warning kinds are `&'static str` in [`crate::Diagnostics`]; a decoded kind
@@ -253,7 +373,7 @@ fn read_row(r: &mut Reader) -> Option<Row> {
         name: StrId(r.u32()?),
         cat: StrId(r.u32()?),
         category: category_of(r.u8()?)?,
-        args: unpair(r.arr()?)?,
+        args: unpair(r.arr()?),
         ext: r.i64()?,
         corr: r.i64()?,
         stream: r.i64()?,
@@ -263,7 +383,7 @@ fn read_row(r: &mut Reader) -> Option<Row> {
         device: r.i64()?,
         fwd_thread: r.i64()?,
         order: r.u32()?,
-        source: unpair(r.arr()?)?,
+        source: unpair(r.arr()?),
     })
 }
 
@@ -389,9 +509,10 @@ pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
     w.0
 }
 
-/// The parser, its span and unused tail that [`encode`] wrote; `None` if the bytes are
+/// The parser (its model's columns left in `bytes`, as [`RawColumns`]), its
+/// span and unused tail that [`encode`] wrote; `None` if the bytes are
 /// not such an encoding or do not hang together.
-pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>)> {
+pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawColumns<'_>)> {
     let mut r = Reader { b: bytes, at: 0 };
     if r.take(MAGIC.len())? != MAGIC {
         return None;
@@ -462,48 +583,70 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>)> {
         });
     }
     let n_tracks = t.tracks.len() as u32;
-    let track = |a: [u8; 4]| Some(TrackIdx(u32::from_le_bytes(a))).filter(|t| t.0 < n_tracks);
-    let string = |a: [u8; 4]| str_id(a).filter(|&s| known(s));
-    let s = &mut t.slices;
-    s.track = r.col(track)?;
-    let n = s.track.len();
-    s.start_ns = r.col_of(n, i64_of)?;
-    s.dur_ns = r.col_of(n, i64_of)?;
-    s.name = r.col_of(n, string)?;
-    s.cat = r.col_of(n, string)?;
-    s.category = r.col_of(n, |[c]: [u8; 1]| category_of(c))?;
-    s.external_id = r.col_of(n, i64_of)?;
-    s.correlation = r.col_of(n, i64_of)?;
-    s.stream = r.col_of(n, i64_of)?;
-    s.input_dims = r.col_of(n, string)?;
-    s.sequence_nr = r.col_of(n, i64_of)?;
-    s.device = r.col_of(n, i64_of)?;
-    s.fwd_thread = r.col_of(n, i64_of)?;
-    s.input_types = r.col_of(n, string)?;
-    s.args_range = r.col_of(n, unpair)?;
-    s.source = r.col_of(n, unpair)?;
-    s.file_order = r.col_of(n, |a| Some(u32::from_le_bytes(a)))?;
-    let i = &mut t.instants;
-    i.track = r.col(track)?;
-    let n = i.track.len();
-    i.ts_ns = r.col_of(n, i64_of)?;
-    i.name = r.col_of(n, string)?;
-    i.cat = r.col_of(n, string)?;
-    i.args_range = r.col_of(n, unpair)?;
-    i.source = r.col_of(n, unpair)?;
     let n_processes = t.processes.len() as u32;
-    let c = &mut t.counters;
-    c.process = r.col(|a| Some(ProcessIdx(u32::from_le_bytes(a))).filter(|p| p.0 < n_processes))?;
-    let n = c.process.len();
-    c.series = r.col_of(n, string)?;
-    c.ts_ns = r.col_of(n, i64_of)?;
-    c.value = r.col_of(n, |a| Some(f64::from_le_bytes(a)))?;
-    t.args_arena = r.bytes()?.to_vec();
-    let arena = t.args_arena.len() as u64;
-    let in_arena = |&(off, len): &(u64, u32)| len == 0 || off + len as u64 <= arena;
-    if !t.slices.args_range.iter().all(in_arena) || !t.instants.args_range.iter().all(in_arena) {
+    // Columns are checked value by value here but not copied: the merge
+    // reads them straight from the encoding into the model's columns.
+    let track = |a: [u8; 4]| u32::from_le_bytes(a) < n_tracks;
+    let string = |a: [u8; 4]| known(StrId(u32::from_le_bytes(a)));
+    let any8 = |_: [u8; 8]| true;
+    let any12 = |_: [u8; 12]| true;
+    let any4 = |_: [u8; 4]| true;
+    let s_track = r.raw_col(None, track)?;
+    let n = Some(s_track.len() / 4);
+    let slices = RawSlices {
+        track: s_track,
+        start_ns: r.raw_col(n, any8)?,
+        dur_ns: r.raw_col(n, any8)?,
+        name: r.raw_col(n, string)?,
+        cat: r.raw_col(n, string)?,
+        category: r.raw_col(n, |[c]: [u8; 1]| category_of(c).is_some())?,
+        external_id: r.raw_col(n, any8)?,
+        correlation: r.raw_col(n, any8)?,
+        stream: r.raw_col(n, any8)?,
+        input_dims: r.raw_col(n, string)?,
+        sequence_nr: r.raw_col(n, any8)?,
+        device: r.raw_col(n, any8)?,
+        fwd_thread: r.raw_col(n, any8)?,
+        input_types: r.raw_col(n, string)?,
+        args_range: r.raw_col(n, any12)?,
+        source: r.raw_col(n, any12)?,
+        file_order: r.raw_col(n, any4)?,
+    };
+    let i_track = r.raw_col(None, track)?;
+    let n = Some(i_track.len() / 4);
+    let instants = RawInstants {
+        track: i_track,
+        ts_ns: r.raw_col(n, any8)?,
+        name: r.raw_col(n, string)?,
+        cat: r.raw_col(n, string)?,
+        args_range: r.raw_col(n, any12)?,
+        source: r.raw_col(n, any12)?,
+    };
+    let c_process = r.raw_col(None, |a: [u8; 4]| u32::from_le_bytes(a) < n_processes)?;
+    let n = Some(c_process.len() / 4);
+    let counters = RawCounters {
+        process: c_process,
+        series: r.raw_col(n, string)?,
+        ts_ns: r.raw_col(n, any8)?,
+        value: r.raw_col(n, any8)?,
+    };
+    let arena = r.bytes()?;
+    let in_arena = |a: [u8; 12]| {
+        let (off, len) = unpair(a);
+        len == 0
+            || off
+                .checked_add(len as u64)
+                .is_some_and(|end| end <= arena.len() as u64)
+    };
+    if !vals(slices.args_range).all(in_arena) || !vals(instants.args_range).all(in_arena) {
         return None;
     }
+    let raw = RawColumns {
+        slices,
+        instants,
+        counters,
+        arena,
+    };
     for _ in 0..r.len()? {
         let k = r.string()?;
         let v = r.string()?;
@@ -552,7 +695,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>)> {
             let strings_ok = [row.name, row.cat, row.dims, row.types]
                 .into_iter()
                 .all(known);
-            if !strings_ok || !in_arena(&row.args) {
+            if !strings_ok || !in_arena(pair(row.args)) {
                 return None;
             }
             rows.push(row);
@@ -582,5 +725,6 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>)> {
         },
         span,
         rest,
+        raw,
     ))
 }
