@@ -1,14 +1,39 @@
 //! Fuzzes the importer end to end: any bytes, fed whole and in chunks, must
-//! give the same result, never panic, and a model that passes the op table.
+//! give the same result, never panic, and a model that passes the op table;
+//! and split at an event boundary as the browser's two workers split a file
+//! (the later part parsed apart, encoded, merged — or refused and read on),
+//! they must give the whole import's result too.
 //! Run: `cd fuzz && cargo +nightly fuzz run import corpus/import seeds/import -- -max_total_time=600`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use tracelane_core::import::event_boundary;
 use tracelane_core::ops::{op_table, OpTableOptions};
-use tracelane_core::{import_bytes, ImportOptions, Importer};
+use tracelane_core::{import_bytes, ImportError, ImportOptions, Importer, Trace};
+
+/// The browser's split import of `bytes` cut at `cut`.
+fn split_import(bytes: &[u8], cut: usize, opts: ImportOptions) -> Result<Trace, ImportError> {
+    let mut first = Importer::new(opts);
+    first.push(&bytes[..cut])?;
+    let mut merged = false;
+    if let Some(bare) = first.plain_event_list() {
+        let mut part = Importer::for_part(opts, bare, cut as u64);
+        if part.push(&bytes[cut..]).is_ok() {
+            if let Ok(encoded) = part.finish_part() {
+                merged = first.absorb_part(&encoded)?;
+            }
+        }
+    }
+    if !merged {
+        first.push(&bytes[cut..])?;
+    }
+    first.finish()
+}
 
 fuzz_target!(|data: &[u8]| {
-    let opts = ImportOptions { max_json_bytes: 8 << 20 };
+    let opts = ImportOptions {
+        max_json_bytes: 8 << 20,
+    };
     let whole = import_bytes(data, opts);
     // The same bytes in chunks whose size comes from the input itself.
     let chunk = 1 + data.first().copied().unwrap_or(0) as usize % 17;
@@ -26,14 +51,84 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(a.slices.start_ns, b.slices.start_ns);
             assert_eq!(a.slices.dur_ns, b.slices.dur_ns);
             assert_eq!(a.diagnostics.links, b.diagnostics.links);
-            let ta = op_table(a, OpTableOptions { by_shape: true, range_ns: None });
-            let tb = op_table(b, OpTableOptions { by_shape: true, range_ns: None });
+            let ta = op_table(
+                a,
+                OpTableOptions {
+                    by_shape: true,
+                    range_ns: None,
+                },
+            );
+            let tb = op_table(
+                b,
+                OpTableOptions {
+                    by_shape: true,
+                    range_ns: None,
+                },
+            );
             assert_eq!(ta, tb);
             for i in 0..a.slices.len() {
                 let _ = a.slice_args_json(i);
             }
         }
         (Err(a), Err(b)) => assert_eq!(a.to_string().is_empty(), b.to_string().is_empty()),
-        (a, b) => panic!("whole and chunked imports disagree: {:?} vs {:?}", a.as_ref().err(), b.as_ref().err()),
+        (a, b) => panic!(
+            "whole and chunked imports disagree: {:?} vs {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
+    }
+
+    // Leading whitespace (valid JSON) lets the format be decided before the
+    // cut, as it is for the large files the browser splits.
+    const PAD: usize = 64 << 10;
+    let mut padded = vec![b' '; PAD];
+    padded.extend_from_slice(data);
+    if let Some(k) = event_boundary(data) {
+        let whole = import_bytes(&padded, opts);
+        let split = split_import(&padded, PAD + k, opts);
+        match (&whole, &split) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.slices.start_ns, b.slices.start_ns);
+                assert_eq!(a.slices.dur_ns, b.slices.dur_ns);
+                assert_eq!(a.slices.source, b.slices.source);
+                // Everything counted alike; a warning's example may be cut
+                // where the bytes were (as with chunks).
+                let counts = |t: &Trace| {
+                    let d = &t.diagnostics;
+                    let w: Vec<(&str, u64)> =
+                        d.warnings.iter().map(|(k, w)| (*k, w.count)).collect();
+                    (
+                        w,
+                        d.events_by_phase.clone(),
+                        d.events_by_category.clone(),
+                        d.links.clone(),
+                        d.bytes_read,
+                        d.truncated,
+                    )
+                };
+                assert_eq!(counts(a), counts(b));
+                let ta = op_table(
+                    a,
+                    OpTableOptions {
+                        by_shape: true,
+                        range_ns: None,
+                    },
+                );
+                let tb = op_table(
+                    b,
+                    OpTableOptions {
+                        by_shape: true,
+                        range_ns: None,
+                    },
+                );
+                assert_eq!(ta, tb);
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!(
+                "whole and split imports disagree: {:?} vs {:?}",
+                a.as_ref().err(),
+                b.as_ref().err()
+            ),
+        }
     }
 });

@@ -669,3 +669,20 @@ fn perfetto_interned_names_follow_their_sequence_and_chunks_do_not_matter() {
     assert_eq!(cut.diagnostics.warning_count("perfetto_truncated"), 1);
     assert!(cut.slices.len() <= whole.slices.len());
 }
+
+#[test]
+fn data_after_the_end_is_one_warning_however_it_arrives() {
+    let json = br#"[{"ph":"X","name":"a","ts":1,"dur":1}] {"ph":"X"}, {"ph":"X"} trailing"#;
+    for chunk in [1usize, 5, json.len()] {
+        let mut imp = Importer::new(ImportOptions::default());
+        for c in json.chunks(chunk) {
+            imp.push(c).unwrap();
+        }
+        let t = imp.finish().unwrap();
+        assert_eq!(
+            t.diagnostics.warning_count("trailing_data"),
+            1,
+            "chunks of {chunk}"
+        );
+    }
+}

@@ -369,11 +369,15 @@ impl ChromeParser {
             State::Abandoned => Ok(Some(b.len())),
             State::Done => {
                 let end = b.len();
-                self.b.diag.warn(
-                    "trailing_data",
-                    || "data after the end of the JSON; ignored".into(),
-                    || excerpt(&b[i..end]),
-                );
+                // Once, however the bytes after the end arrive (in chunks or
+                // not): it is one stretch of data, not one per chunk.
+                if self.b.diag.warning_count("trailing_data") == 0 {
+                    self.b.diag.warn(
+                        "trailing_data",
+                        || "data after the end of the JSON; ignored".into(),
+                        || excerpt(&b[i..end]),
+                    );
+                }
                 Ok(Some(end))
             }
         }
