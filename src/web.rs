@@ -118,6 +118,8 @@ struct Imports {
     head: Option<Option<bool>>,
     /// The current import gave the helper a part.
     helper_used: bool,
+    /// The helper has parsed a part and is replaced once no file waits.
+    helper_stale: bool,
     helper_ui: Option<Ui>,
     queue: VecDeque<Source>,
     busy: bool,
@@ -296,8 +298,10 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
     }
 }
 
-/// Marks the job done if it is the current one; a helper that parsed a
-/// part of it is replaced by a fresh one (its grown memory goes with it).
+/// Marks the job done if it is the current one. A helper that parsed a
+/// part of it is replaced by a fresh one (its grown memory goes with it) —
+/// once no other file waits: a new helper takes a moment to start, and the
+/// next file of a batch should not go without one.
 fn finish_job(id: u32) -> bool {
     let retire = IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
@@ -306,25 +310,24 @@ fn finish_job(id: u32) -> bool {
         }
         i.busy = false;
         i.blob = None;
-        Some(std::mem::take(&mut i.helper_used))
+        i.helper_stale |= std::mem::take(&mut i.helper_used);
+        Some(i.helper_stale && i.queue.is_empty())
     });
-    match retire {
-        Some(true) => {
-            retire_helper();
-            true
-        }
-        Some(false) => true,
-        None => false,
+    if retire == Some(true) {
+        IMPORTS.with(|i| i.borrow_mut().helper_stale = false);
+        retire_helper();
     }
+    retire.is_some()
 }
 
-/// Ends the current import as cancelled; `true` if the helper had a part.
+/// Ends the current import as cancelled; `true` if the helper had a part
+/// (of this import or an earlier one).
 fn finish_job_cancelled() -> bool {
     IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
         i.busy = false;
         i.blob = None;
-        std::mem::take(&mut i.helper_used)
+        std::mem::take(&mut i.helper_used) | std::mem::take(&mut i.helper_stale)
     })
 }
 

@@ -300,6 +300,28 @@ test('a large trace parsed by two workers gives the CLI\'s table', async () => {
   await page.close();
 });
 
+test('large files opened together are each parsed by two workers', async () => {
+  // The helper is replaced after its part only once no file waits, so the
+  // second file of a batch still has one.
+  const files = [6, 7].map((seed) => {
+    const f = path.join(artifacts, `batch_synth_${seed}.json`);
+    if (!existsSync(f)) execFileSync(cli, ['synth', f, '--mb', '24', '--seed', String(seed)]);
+    return f;
+  });
+  const page = await open();
+  await waitForDemo(page);
+  const tabs = await tabCount(page);
+  await page.setInputFiles('#file-input', files);
+  await page.waitForFunction((n) => document.querySelectorAll('.tabs [role=tab]').length === n + 2 && !document.querySelector('.status.loading'), tabs, { timeout: 120000 });
+  for (const k of [tabs, tabs + 1]) {
+    await page.locator('.tabs [role=tab]').nth(k).click();
+    await page.waitForSelector('#trace-facts');
+    assert.equal(await page.locator('#trace-facts').getAttribute('data-workers'), '2', await page.locator('.file-name').textContent());
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('the release build works from a sub-path (GitHub Pages project sites)', async () => {
   const port = 20500 + Math.floor(Math.random() * 1000);
   const repoServer = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', String(port)], { cwd: root, stdio: 'ignore' });
