@@ -114,14 +114,11 @@ impl GlRects {
     /// (SwiftShader, llvmpipe): measured here, Canvas2D is faster there for
     /// dense views. The caller then paints with Canvas2D.
     pub fn new(canvas: &OffscreenCanvas, palette: &[&str], hardware_only: bool) -> Option<GlRects> {
-        let options = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&options, &"antialias".into(), &false.into());
-        let _ = js_sys::Reflect::set(&options, &"alpha".into(), &true.into());
-        let _ = js_sys::Reflect::set(
-            &options,
-            &"failIfMajorPerformanceCaveat".into(),
-            &hardware_only.into(),
-        );
+        let options = crate::js::object(&[
+            ("antialias", false.into()),
+            ("alpha", true.into()),
+            ("failIfMajorPerformanceCaveat", hardware_only.into()),
+        ]);
         if hardware_only {
             // Probe on a canvas of its own: once the page's canvas has a
             // WebGL context it can never get the 2D one the fallback needs.

@@ -16,6 +16,8 @@ pub mod compare_page;
 #[cfg(target_arch = "wasm32")]
 pub mod gl;
 #[cfg(target_arch = "wasm32")]
+pub mod js;
+#[cfg(target_arch = "wasm32")]
 pub mod paint;
 #[cfg(target_arch = "wasm32")]
 pub mod timeline_page;

@@ -129,10 +129,11 @@ fn attach_canvases(id: u32, rects: &HtmlCanvasElement, overlay: &HtmlCanvasEleme
     ) else {
         return false;
     };
-    let msg = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&msg, &"attach".into(), &(id as f64).into());
-    let _ = js_sys::Reflect::set(&msg, &"rects".into(), &r);
-    let _ = js_sys::Reflect::set(&msg, &"overlay".into(), &o);
+    let msg = crate::js::object(&[
+        ("attach", (id as f64).into()),
+        ("rects", r.clone().into()),
+        ("overlay", o.clone().into()),
+    ]);
     // `?renderer=webgl2` / `?renderer=canvas2d` force a renderer.
     let renderer = window()
         .location()

@@ -14,6 +14,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, MessageEvent, Worker};
 
 use crate::compare_view::ComparisonView;
+use crate::js::object;
 use crate::protocol::{FromWorker, RangeOps, Summary, ToWorker};
 use crate::table::{self, Column};
 use crate::timeline_view::{Highlight, PickedSlice};
@@ -146,9 +147,7 @@ pub(crate) fn performance_span(name: &str, start: f64, end: f64) {
     let Some(perf) = window().performance() else {
         return;
     };
-    let options = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&options, &"start".into(), &start.into());
-    let _ = js_sys::Reflect::set(&options, &"end".into(), &end.into());
+    let options = object(&[("start", start.into()), ("end", end.into())]);
     if let Ok(measure) = js_sys::Reflect::get(&perf, &"measure".into()) {
         let measure: js_sys::Function = measure.unchecked_into();
         let _ = measure.call2(&perf, &name.into(), &options);
@@ -216,7 +215,7 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             connect_workers();
             pump(ui);
         }
-        FromWorker::Progress { id, bytes } => record_progress(ui, id, Dest::Primary, bytes),
+        FromWorker::Progress { id, bytes } => record_progress(ui, id, false, bytes),
         FromWorker::Head { id, bare } => IMPORTS.with(|i| {
             let mut i = i.borrow_mut();
             if i.current == id {
@@ -343,14 +342,16 @@ fn fail_current(ui: Ui, id: u32, message: String) {
     }
 }
 
-/// A worker's count of the bytes it consumed; the bar shows both together.
-fn record_progress(ui: Ui, id: u32, from: Dest, bytes: u64) {
+/// A worker's count of the bytes it consumed (the primary's, or the
+/// helper's); the bar shows both together.
+fn record_progress(ui: Ui, id: u32, from_helper: bool, bytes: u64) {
     let total = IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
         (i.current == id).then(|| {
-            match from {
-                Dest::Primary => i.progress.0 = bytes,
-                Dest::Helper(_) => i.progress.1 = bytes,
+            if from_helper {
+                i.progress.1 = bytes;
+            } else {
+                i.progress.0 = bytes;
             }
             i.progress.0 + i.progress.1
         })
@@ -368,10 +369,10 @@ fn record_progress(ui: Ui, id: u32, from: Dest, bytes: u64) {
 /// (it then asks for those bytes and reads them itself).
 fn no_part_coming(id: u32) {
     if let Some(w) = primary() {
-        let msg = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&msg, &"partOf".into(), &id.into());
-        let _ = js_sys::Reflect::set(&msg, &"encoded".into(), &JsValue::NULL);
-        let _ = w.post_message(&msg);
+        let _ = w.post_message(&object(&[
+            ("partOf", id.into()),
+            ("encoded", JsValue::NULL),
+        ]));
     }
 }
 
@@ -397,7 +398,7 @@ fn spawn_helper(ui: Ui) {
                 IMPORTS.with(|i| i.borrow_mut().helper_ready = true);
                 connect_workers();
             }
-            FromWorker::Progress { id, bytes } => record_progress(ui, id, Dest::Helper(0), bytes),
+            FromWorker::Progress { id, bytes } => record_progress(ui, id, true, bytes),
             _ => {}
         }
     });
@@ -457,8 +458,7 @@ fn connect_workers() {
             return;
         };
         let hand_over = |to: &Worker, port: web_sys::MessagePort| {
-            let msg = js_sys::Object::new();
-            let _ = js_sys::Reflect::set(&msg, &"port".into(), &port);
+            let msg = object(&[("port", port.clone().into())]);
             to.post_message_with_transfer(&msg, &js_sys::Array::of1(&port))
                 .is_ok()
         };

@@ -22,6 +22,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort};
 
 use crate::compare_view::compare_traces;
+use crate::js::{field, object};
 use crate::paint::Surface;
 use crate::protocol::{range_ops, summarize, FromWorker, ImportPhases, ToWorker};
 use crate::timeline_view::TimelineModel;
@@ -68,20 +69,6 @@ fn epoch_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
         .performance()
         .map(|p| p.time_origin() + p.now())
         .unwrap_or(0.0)
-}
-
-fn field(data: &JsValue, key: &str) -> Option<JsValue> {
-    js_sys::Reflect::get(data, &key.into())
-        .ok()
-        .filter(|v| !v.is_undefined())
-}
-
-fn object(fields: &[(&str, JsValue)]) -> JsValue {
-    let o = js_sys::Object::new();
-    for (k, v) in fields {
-        let _ = js_sys::Reflect::set(&o, &(*k).into(), v);
-    }
-    o.into()
 }
 
 /// The page's `{attach: id, rects, overlay}` message: its timeline canvases.

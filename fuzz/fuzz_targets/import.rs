@@ -8,8 +8,18 @@
 
 use libfuzzer_sys::fuzz_target;
 use tracelane_core::import::event_boundary;
-use tracelane_core::ops::{op_table, OpTableOptions};
+use tracelane_core::ops::{op_table, OpTable, OpTableOptions};
 use tracelane_core::{import_bytes, ImportError, ImportOptions, Importer, Trace};
+
+fn shape_table(t: &Trace) -> OpTable {
+    op_table(
+        t,
+        OpTableOptions {
+            by_shape: true,
+            range_ns: None,
+        },
+    )
+}
 
 /// The browser's split import of `bytes` cut at `cut`.
 fn split_import(bytes: &[u8], cut: usize, opts: ImportOptions) -> Result<Trace, ImportError> {
@@ -51,21 +61,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(a.slices.start_ns, b.slices.start_ns);
             assert_eq!(a.slices.dur_ns, b.slices.dur_ns);
             assert_eq!(a.diagnostics.links, b.diagnostics.links);
-            let ta = op_table(
-                a,
-                OpTableOptions {
-                    by_shape: true,
-                    range_ns: None,
-                },
-            );
-            let tb = op_table(
-                b,
-                OpTableOptions {
-                    by_shape: true,
-                    range_ns: None,
-                },
-            );
-            assert_eq!(ta, tb);
+            assert_eq!(shape_table(a), shape_table(b));
             for i in 0..a.slices.len() {
                 let _ = a.slice_args_json(i);
             }
@@ -107,21 +103,7 @@ fuzz_target!(|data: &[u8]| {
                     )
                 };
                 assert_eq!(counts(a), counts(b));
-                let ta = op_table(
-                    a,
-                    OpTableOptions {
-                        by_shape: true,
-                        range_ns: None,
-                    },
-                );
-                let tb = op_table(
-                    b,
-                    OpTableOptions {
-                        by_shape: true,
-                        range_ns: None,
-                    },
-                );
-                assert_eq!(ta, tb);
+                assert_eq!(shape_table(a), shape_table(b));
             }
             (Err(a), Err(b)) => assert_eq!(a, b),
             (a, b) => panic!(

@@ -128,13 +128,9 @@ struct Attribution {
 }
 
 fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
-    let opts = OpTableOptions {
-        by_shape: false,
-        range_ns,
-    };
     let s = &t.slices;
     let n = s.len();
-    let in_range = |i: usize| match opts.range_ns {
+    let in_range = |i: usize| match range_ns {
         None => true,
         Some((a, b)) => s.start_ns[i] >= a && s.start_ns[i] < b,
     };
@@ -314,7 +310,7 @@ fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
     }
 
     // Memory instants PyTorch reports as rows of their own.
-    let mem_rows = memory_rows(t, &nodes, opts);
+    let mem_rows = memory_rows(t, &nodes, range_ns);
     Attribution {
         nodes,
         alive,
@@ -331,10 +327,6 @@ impl Attribution {
         let (nodes, alive, device_rows, mem_rows) =
             (&self.nodes, &self.alive, &self.device_rows, &self.mem_rows);
         let mut table = self.totals.clone();
-        let opts = OpTableOptions {
-            by_shape,
-            range_ns: None,
-        };
 
         // Rows come out in PyTorch's order, the first appearance of each key in
         // (start, -end) order: each row remembers its earliest event, and the
@@ -343,7 +335,7 @@ impl Attribution {
         // (a list of shapes in the file's `Input Dims`) is an empty list.
         let mut shape_texts: Vec<String> = vec!["[]".to_string()];
         let mut shape_of_dims: FxHashMap<StrId, u32> = FxHashMap::default();
-        if opts.by_shape {
+        if by_shape {
             let mut ids: FxHashMap<String, u32> = FxHashMap::default();
             ids.insert("[]".to_string(), 0);
             for &d in &s.input_dims {
@@ -367,7 +359,7 @@ impl Attribution {
             let row = *index.entry(k).or_insert_with(|| {
                 table.rows.push(OpRow {
                     name: name.to_string(),
-                    input_shapes: opts.by_shape.then(|| shape_texts[k.3 as usize].clone()),
+                    input_shapes: by_shape.then(|| shape_texts[k.3 as usize].clone()),
                     is_device: k.1,
                     is_user_annotation: k.2,
                     calls: 0,
@@ -486,14 +478,18 @@ pub fn pytorch_shapes_key(dims: &str) -> String {
 
 /// `[memory]` instants not inside any host event's `[start, end]` (any
 /// thread, as `MemRecordsAcc.in_interval` checks), and every `[OutOfMemory]`.
-fn memory_rows(t: &Trace, nodes: &[Node], opts: OpTableOptions) -> Vec<(i64, &'static str)> {
+fn memory_rows(
+    t: &Trace,
+    nodes: &[Node],
+    range_ns: Option<(i64, i64)>,
+) -> Vec<(i64, &'static str)> {
     let inst = &t.instants;
     let mem = t.strings.lookup("[memory]");
     let oom = t.strings.lookup("[OutOfMemory]");
     if mem.is_none() && oom.is_none() {
         return Vec::new();
     }
-    let in_range = |ts: i64| opts.range_ns.is_none_or(|(a, b)| ts >= a && ts < b);
+    let in_range = |ts: i64| range_ns.is_none_or(|(a, b)| ts >= a && ts < b);
     let mut mem_ts: Vec<i64> = Vec::new();
     let mut out: Vec<(i64, &'static str)> = Vec::new();
     for k in 0..inst.ts_ns.len() {
