@@ -125,6 +125,7 @@ struct Attribution {
     mem_rows: Vec<(i64, &'static str)>,
     /// Device totals (the rows and self totals are filled per grouping).
     totals: OpTable,
+    names: NameIds,
 }
 
 fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
@@ -134,11 +135,8 @@ fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
         None => true,
         Some((a, b)) => s.start_ns[i] >= a && s.start_ns[i] < b,
     };
-    let filtered: Vec<StrId> = FILTERED_NAMES
-        .iter()
-        .filter_map(|f| t.strings.lookup(f))
-        .collect();
-    let is_filtered = |i: usize| filtered.contains(&s.name[i]);
+    let names = NameIds::new(t);
+    let is_filtered = |i: usize| names.filtered[s.name[i].0 as usize];
 
     // Host events, grouped by the thread PyTorch would put them on. The
     // model keeps each track sorted by (start, longest first, ops before
@@ -269,7 +267,7 @@ fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
             let p = find(&mut redirect, nodes[me].parent);
             nodes[me].parent = p;
             let (pi, mi) = (nodes[p as usize].slice as usize, nodes[me].slice as usize);
-            if rewrite_name(t.str(s.name[pi])) == rewrite_name(t.str(s.name[mi]))
+            if names.canon[s.name[pi].0 as usize] == names.canon[s.name[mi].0 as usize]
                 && nodes[p as usize].children == 1
             {
                 let (children, child_dur, own) = (
@@ -317,6 +315,37 @@ fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
         device_rows,
         mem_rows,
         totals: table,
+        names,
+    }
+}
+
+/// Per interned string, what the op table asks of a name again and again.
+struct NameIds {
+    /// The id rows are keyed by: the string's own, or one id for every
+    /// `ProfilerStep#N` ([`rewrite_name`]).
+    canon: Vec<u32>,
+    /// One of [`FILTERED_NAMES`].
+    filtered: Vec<bool>,
+}
+
+impl NameIds {
+    fn new(t: &Trace) -> NameIds {
+        let n = t.strings.len();
+        let step = n as u32;
+        let mut canon: Vec<u32> = (0..n as u32).collect();
+        for (k, c) in canon.iter_mut().enumerate() {
+            let name = t.strings.get(StrId(k as u32));
+            if rewrite_name(name) != name || name == "ProfilerStep*" {
+                *c = step;
+            }
+        }
+        let mut filtered = vec![false; n + 1];
+        for f in FILTERED_NAMES {
+            if let Some(id) = t.strings.lookup(f) {
+                filtered[id.0 as usize] = true;
+            }
+        }
+        NameIds { canon, filtered }
     }
 }
 
@@ -334,12 +363,15 @@ impl Attribution {
         // By shape, PyTorch keys on `str(input_shapes)`, where a TensorList input
         // (a list of shapes in the file's `Input Dims`) is an empty list.
         let mut shape_texts: Vec<String> = vec!["[]".to_string()];
-        let mut shape_of_dims: FxHashMap<StrId, u32> = FxHashMap::default();
+        // By interned `Input Dims` string: its shapes key (0 is `[]`).
+        const UNSEEN: u32 = u32::MAX;
+        let mut shape_of_dims: Vec<u32> = Vec::new();
         if by_shape {
+            shape_of_dims = vec![UNSEEN; t.strings.len()];
             let mut ids: FxHashMap<String, u32> = FxHashMap::default();
             ids.insert("[]".to_string(), 0);
             for &d in &s.input_dims {
-                if d == NO_STR || shape_of_dims.contains_key(&d) {
+                if d == NO_STR || shape_of_dims[d.0 as usize] != UNSEEN {
                     continue;
                 }
                 let text = pytorch_shapes_key(t.str(d));
@@ -348,59 +380,77 @@ impl Attribution {
                     shape_texts.push(text);
                     next
                 });
-                shape_of_dims.insert(d, id);
+                shape_of_dims[d.0 as usize] = id;
             }
         }
-        type Key = (StrId, bool, bool, u32);
+        // Key: canonical name id, device, annotation and shapes, packed.
+        let key = |canon: u32, device: bool, annotation: bool, shapes: u32| -> u64 {
+            ((canon as u64) << 32)
+                | ((shapes as u64) << 2)
+                | ((device as u64) << 1)
+                | annotation as u64
+        };
         type First = (i64, i64, u32);
-        let mut index: FxHashMap<Key, usize> = FxHashMap::default();
+        // Rows by key: keys without shapes straight by their bits (names are
+        // dense ids), the others hashed.
+        let mut direct: Vec<u32> = vec![NONE; (t.strings.len() + 2) * 4];
+        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
         let mut first: Vec<First> = Vec::new();
-        let mut add = |table: &mut OpTable, name: &str, k: Key, at: First, vals: [i64; 4]| {
-            let row = *index.entry(k).or_insert_with(|| {
-                table.rows.push(OpRow {
-                    name: name.to_string(),
-                    input_shapes: by_shape.then(|| shape_texts[k.3 as usize].clone()),
-                    is_device: k.1,
-                    is_user_annotation: k.2,
-                    calls: 0,
-                    cpu_total_ns: 0,
-                    cpu_self_ns: 0,
-                    device_total_ns: 0,
-                    device_self_ns: 0,
-                });
-                first.push(at);
-                table.rows.len() - 1
-            });
-            first[row] = first[row].min(at);
-            let r = &mut table.rows[row];
-            r.calls += 1;
-            r.cpu_total_ns += vals[0];
-            r.cpu_self_ns += vals[1];
-            r.device_total_ns += vals[2];
-            r.device_self_ns += vals[3];
-        };
-        let profiler_step = t
-            .strings
-            .lookup("ProfilerStep*")
-            .unwrap_or(StrId(u32::MAX - 1));
-        let key_of = |i: usize, device: bool, annotation: bool| -> (&str, Key) {
-            let raw = t.str(s.name[i]);
-            let name = rewrite_name(raw);
-            let name_id = if name == raw {
-                s.name[i]
-            } else {
-                profiler_step
+        let mut add =
+            |table: &mut OpTable, name: &dyn Fn() -> String, k: u64, at: First, vals: [i64; 4]| {
+                let slot = if k & 0xFFFF_FFFC == 0 {
+                    // `canon` is at most the number of strings, or u32::MAX for
+                    // a name never interned (a memory row without events).
+                    direct.get_mut(((k >> 32) as usize) * 4 + (k & 3) as usize)
+                } else {
+                    None
+                };
+                let slot = match slot {
+                    Some(slot) => slot,
+                    None => index.entry(k).or_insert(NONE),
+                };
+                if *slot == NONE {
+                    *slot = table.rows.len() as u32;
+                    let shapes = ((k & 0xFFFF_FFFF) >> 2) as usize;
+                    table.rows.push(OpRow {
+                        name: name(),
+                        input_shapes: by_shape.then(|| shape_texts[shapes].clone()),
+                        is_device: k & 2 != 0,
+                        is_user_annotation: k & 1 != 0,
+                        calls: 0,
+                        cpu_total_ns: 0,
+                        cpu_self_ns: 0,
+                        device_total_ns: 0,
+                        device_self_ns: 0,
+                    });
+                    first.push(at);
+                }
+                let row = *slot as usize;
+                first[row] = first[row].min(at);
+                let r = &mut table.rows[row];
+                r.calls += 1;
+                r.cpu_total_ns += vals[0];
+                r.cpu_self_ns += vals[1];
+                r.device_total_ns += vals[2];
+                r.device_self_ns += vals[3];
             };
-            let shapes = shape_of_dims.get(&s.input_dims[i]).copied().unwrap_or(0);
-            (name, (name_id, device, annotation, shapes))
+        let canon = &self.names.canon;
+        let key_of = |i: usize, device: bool, annotation: bool| -> u64 {
+            let shapes = shape_of_dims
+                .get(s.input_dims[i].0 as usize)
+                .copied()
+                .filter(|&k| k != UNSEEN)
+                .unwrap_or(0);
+            key(canon[s.name[i].0 as usize], device, annotation, shapes)
         };
+        let name_of = |i: usize| move || rewrite_name(t.str(s.name[i])).to_string();
         let at = |i: usize| (s.start_ns[i], -s.end_ns(i), s.file_order[i]);
         for (me, node) in nodes.iter().enumerate() {
             if !alive[me] {
                 continue;
             }
             let i = node.slice as usize;
-            let (name, key) = key_of(i, false, s.category[i] == Category::UserAnnotation);
+            let key = key_of(i, false, s.category[i] == Category::UserAnnotation);
             let dur = s.dur_ns[i];
             let vals = [
                 dur,
@@ -409,24 +459,28 @@ impl Attribution {
                 node.own_device,
             ];
             table.self_cpu_total_ns += vals[1];
-            add(&mut table, name, key, at(i), vals);
+            add(&mut table, &name_of(i), key, at(i), vals);
         }
         for &i in device_rows {
             let i = i as usize;
             let is_annotation = s.category[i] == Category::DeviceAnnotation;
-            let (name, key) = key_of(i, true, is_annotation);
+            let key = key_of(i, true, is_annotation);
             let d = s.dur_ns[i];
             if !is_annotation {
                 table.self_device_total_ns += d;
             }
-            add(&mut table, name, key, at(i), [0, 0, d, d]);
+            add(&mut table, &name_of(i), key, at(i), [0, 0, d, d]);
         }
         for &(ts, name) in mem_rows {
-            let id = t.strings.lookup(name).unwrap_or(NO_STR);
+            // Filtered names are never the name of another row's key.
+            let id = t
+                .strings
+                .lookup(name)
+                .map_or(u32::MAX, |s| canon[s.0 as usize]);
             add(
                 &mut table,
-                name,
-                (id, false, false, 0),
+                &|| name.to_string(),
+                key(id, false, false, 0),
                 (ts, -ts, u32::MAX),
                 [0, 0, 0, 0],
             );
@@ -507,8 +561,9 @@ fn memory_rows(
     let mut cover = vec![0i32; mem_ts.len() + 1];
     let s = &t.slices;
     // Every host CPU event PyTorch checks, merged ones included (they were
-    // FunctionEvents when the memory records were matched).
-    for node in nodes {
+    // FunctionEvents when the memory records were matched). A child lies
+    // inside its parent, so the roots of the tree cover what all cover.
+    for node in nodes.iter().filter(|n| n.parent == NONE) {
         let i = node.slice as usize;
         let lo = mem_ts.partition_point(|&x| x < s.start_ns[i]);
         let hi = mem_ts.partition_point(|&x| x <= s.end_ns(i));

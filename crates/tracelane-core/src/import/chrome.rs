@@ -472,66 +472,103 @@ where
     }
 }
 
+#[derive(Clone, Copy)]
+enum TopKey {
+    Ph,
+    Name,
+    Cat,
+    Pid,
+    Tid,
+    Ts,
+    Dur,
+    Id,
+    Bp,
+    Args,
+    Other,
+}
+
+/// Classifies an event's key by length first, like [`arg_key`].
+#[inline]
+fn top_key(k: &[u8]) -> TopKey {
+    match k.len() {
+        2 if is(k, b"ph") => TopKey::Ph,
+        2 if is(k, b"ts") => TopKey::Ts,
+        2 if is(k, b"id") => TopKey::Id,
+        2 if is(k, b"bp") => TopKey::Bp,
+        3 if is(k, b"cat") => TopKey::Cat,
+        3 if is(k, b"pid") => TopKey::Pid,
+        3 if is(k, b"tid") => TopKey::Tid,
+        3 if is(k, b"dur") => TopKey::Dur,
+        4 if is(k, b"name") => TopKey::Name,
+        4 if is(k, b"args") => TopKey::Args,
+        _ => TopKey::Other,
+    }
+}
+
+/// Whether `k` is the key `lit`, compared as a fixed-size array (no
+/// `memcmp` call for these few bytes).
+#[inline]
+fn is<const N: usize>(k: &[u8], lit: &[u8; N]) -> bool {
+    <&[u8; N]>::try_from(k).is_ok_and(|a| a == lit)
+}
+
 fn parse_event(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize, Scan> {
-    object(b, i, |b, key, v| {
-        let k = &b[key.start..key.end];
-        match k {
-            b"ph" => {
-                if b[v] == b'"' {
-                    let (s, e) = scan::string(b, v)?;
-                    ev.ph = if s.end > s.start { b[s.start] } else { 0 };
-                    Ok(e)
-                } else {
-                    scan::skip_value(b, v, last)
-                }
-            }
-            b"name" if b[v] == b'"' => {
+    object(b, i, |b, key, v| match top_key(&b[key.start..key.end]) {
+        TopKey::Ph => {
+            if b[v] == b'"' {
                 let (s, e) = scan::string(b, v)?;
-                ev.name = Some(s);
+                ev.ph = if s.end > s.start { b[s.start] } else { 0 };
                 Ok(e)
+            } else {
+                scan::skip_value(b, v, last)
             }
-            b"cat" if b[v] == b'"' => {
-                let (s, e) = scan::string(b, v)?;
-                ev.cat = Some(s);
-                Ok(e)
-            }
-            b"pid" => {
-                let (l, e) = lane(b, v, last)?;
-                ev.pid = Some(l);
-                Ok(e)
-            }
-            b"tid" => {
-                let (l, e) = lane(b, v, last)?;
-                ev.tid = Some(l);
-                Ok(e)
-            }
-            b"ts" => {
-                let (s, e) = number_span(b, v, last)?;
-                ev.ts = Some(s);
-                Ok(e)
-            }
-            b"dur" => {
-                let (s, e) = number_span(b, v, last)?;
-                ev.dur = Some(s);
-                Ok(e)
-            }
-            b"id" => {
-                let (l, e) = lane(b, v, last)?;
-                ev.id = Some(l);
-                Ok(e)
-            }
-            b"bp" if b[v] == b'"' => {
-                let (s, e) = scan::string(b, v)?;
-                ev.bp_enclosing = &b[s.start..s.end] == b"e";
-                Ok(e)
-            }
-            b"args" if b[v] == b'{' => {
-                let e = parse_args(b, v, last, ev)?;
-                ev.args = Some((v, e));
-                Ok(e)
-            }
-            _ => scan::skip_value(b, v, last),
         }
+        TopKey::Name if b[v] == b'"' => {
+            let (s, e) = scan::string(b, v)?;
+            ev.name = Some(s);
+            Ok(e)
+        }
+        TopKey::Cat if b[v] == b'"' => {
+            let (s, e) = scan::string(b, v)?;
+            ev.cat = Some(s);
+            Ok(e)
+        }
+        TopKey::Pid => {
+            let (l, e) = lane(b, v, last)?;
+            ev.pid = Some(l);
+            Ok(e)
+        }
+        TopKey::Tid => {
+            let (l, e) = lane(b, v, last)?;
+            ev.tid = Some(l);
+            Ok(e)
+        }
+        TopKey::Ts => {
+            let (s, e) = number_span(b, v, last)?;
+            ev.ts = Some(s);
+            Ok(e)
+        }
+        TopKey::Dur => {
+            let (s, e) = number_span(b, v, last)?;
+            ev.dur = Some(s);
+            Ok(e)
+        }
+        TopKey::Id => {
+            let (l, e) = lane(b, v, last)?;
+            ev.id = Some(l);
+            Ok(e)
+        }
+        TopKey::Bp if b[v] == b'"' => {
+            let (s, e) = scan::string(b, v)?;
+            ev.bp_enclosing = &b[s.start..s.end] == b"e";
+            Ok(e)
+        }
+        TopKey::Args if b[v] == b'{' => {
+            let e = parse_args(b, v, last, ev)?;
+            ev.args = Some((v, e));
+            Ok(e)
+        }
+        _ => scan::skip_value(b, v, last),
     })
 }
 
@@ -544,6 +581,10 @@ enum ArgKey {
     Device,
     FwdThread,
     SortIndex,
+    InputDims,
+    InputType,
+    Name,
+    Labels,
     Other,
 }
 
@@ -551,10 +592,11 @@ enum ArgKey {
 /// the many keys no analysis needs are rejected without calling `memcmp`.
 #[inline]
 fn arg_key(k: &[u8]) -> ArgKey {
-    fn is<const N: usize>(k: &[u8], lit: &[u8; N]) -> bool {
-        <&[u8; N]>::try_from(k).is_ok_and(|a| a == lit)
-    }
     match k.len() {
+        4 if is(k, b"name") => ArgKey::Name,
+        6 if is(k, b"labels") => ArgKey::Labels,
+        10 if is(k, b"Input Dims") => ArgKey::InputDims,
+        10 if is(k, b"Input type") => ArgKey::InputType,
         6 if is(k, b"stream") => ArgKey::Stream,
         6 if is(k, b"device") => ArgKey::Device,
         10 if is(k, b"sort_index") => ArgKey::SortIndex,
@@ -568,44 +610,39 @@ fn arg_key(k: &[u8]) -> ArgKey {
 
 fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize, Scan> {
     object(b, i, |b, key, v| {
-        let k = &b[key.start..key.end];
-        let int_slot = match arg_key(k) {
-            ArgKey::ExternalId => Some(&mut ev.external_id),
-            ArgKey::Correlation => Some(&mut ev.correlation),
-            ArgKey::Stream => Some(&mut ev.stream),
-            ArgKey::SequenceNr => Some(&mut ev.seq),
-            ArgKey::Device => Some(&mut ev.device),
-            ArgKey::FwdThread => Some(&mut ev.fwd_thread),
-            ArgKey::SortIndex => Some(&mut ev.sort_index),
-            ArgKey::Other => None,
-        };
-        if let Some(slot) = int_slot {
-            let (x, e) = int_value(b, v, last)?;
-            *slot = x;
-            return Ok(e);
-        }
-        let span_slot = match k {
-            b"Input Dims" => Some(&mut ev.input_dims),
-            b"Input type" => Some(&mut ev.input_types),
-            _ => None,
-        };
-        if let Some(slot) = span_slot {
-            let e = scan::skip_value(b, v, last)?;
-            *slot = Some((v, e));
-            return Ok(e);
-        }
-        match k {
-            b"name" | b"labels" if b[v] == b'"' => {
-                let (s, e) = scan::string(b, v)?;
-                if k == b"name" {
-                    ev.arg_name = Some(s);
-                } else {
-                    ev.arg_labels = Some(s);
-                }
-                Ok(e)
+        let int_slot = match arg_key(&b[key.start..key.end]) {
+            ArgKey::ExternalId => &mut ev.external_id,
+            ArgKey::Correlation => &mut ev.correlation,
+            ArgKey::Stream => &mut ev.stream,
+            ArgKey::SequenceNr => &mut ev.seq,
+            ArgKey::Device => &mut ev.device,
+            ArgKey::FwdThread => &mut ev.fwd_thread,
+            ArgKey::SortIndex => &mut ev.sort_index,
+            ArgKey::InputDims => {
+                let e = scan::skip_value(b, v, last)?;
+                ev.input_dims = Some((v, e));
+                return Ok(e);
             }
-            _ => scan::skip_value(b, v, last),
-        }
+            ArgKey::InputType => {
+                let e = scan::skip_value(b, v, last)?;
+                ev.input_types = Some((v, e));
+                return Ok(e);
+            }
+            ArgKey::Name if b[v] == b'"' => {
+                let (s, e) = scan::string(b, v)?;
+                ev.arg_name = Some(s);
+                return Ok(e);
+            }
+            ArgKey::Labels if b[v] == b'"' => {
+                let (s, e) = scan::string(b, v)?;
+                ev.arg_labels = Some(s);
+                return Ok(e);
+            }
+            _ => return scan::skip_value(b, v, last),
+        };
+        let (x, e) = int_value(b, v, last)?;
+        *int_slot = x;
+        Ok(e)
     })
 }
 

@@ -19,10 +19,26 @@ pub type R<T> = Result<T, Scan>;
 
 #[inline]
 pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
+    while let Some(&c) = b.get(i) {
+        // JSON whitespace all lies below `!`: one comparison settles most bytes.
+        if c > b' ' || !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+            break;
+        }
         i += 1;
     }
     i
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `x` that is `"` or `\` is set (and maybe
+/// of bytes after the first such: only the lowest set bit is exact).
+#[inline(always)]
+fn quote_or_backslash(x: u64) -> u64 {
+    let q = x ^ (ONES * b'"' as u64);
+    let s = x ^ (ONES * b'\\' as u64);
+    ((q.wrapping_sub(ONES) & !q) | (s.wrapping_sub(ONES) & !s)) & HIGHS
 }
 
 /// A JSON string's content bytes `b[start..end]` (without quotes).
@@ -38,51 +54,49 @@ pub struct StrSpan {
 pub fn string(b: &[u8], i: usize) -> R<(StrSpan, usize)> {
     debug_assert_eq!(b.get(i), Some(&b'"'));
     let start = i + 1;
-    // Most strings in a trace are short keys and names: look at the first
-    // bytes directly before paying for a vectorised search.
-    let quick_end = (start + 24).min(b.len());
-    for (k, &c) in b[start..quick_end].iter().enumerate() {
-        match c {
-            b'"' => {
-                let end = start + k;
-                return Ok((
-                    StrSpan {
-                        start,
-                        end,
-                        escaped: false,
-                    },
-                    end + 1,
-                ));
-            }
-            b'\\' => break,
-            _ => {}
-        }
-    }
+    // Most strings in a trace are short keys and names: eight bytes at a
+    // time first, a vectorised search only for long ones.
     let mut j = start;
-    let mut escaped = false;
+    let mut stop = None;
+    for _ in 0..4 {
+        let Some(word) = b.get(j..j + 8) else { break };
+        let found = quote_or_backslash(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        if found != 0 {
+            stop = Some(j + (found.trailing_zeros() / 8) as usize);
+            break;
+        }
+        j += 8;
+    }
+    let stop = match stop {
+        Some(k) => k,
+        None => j + memchr2(b'"', b'\\', &b[j.min(b.len())..]).ok_or(Scan::Incomplete)?,
+    };
+    if b[stop] == b'"' {
+        return Ok(ended(start, stop, false));
+    }
+    // `b[j]` is a backslash: it and the byte it escapes are skipped.
+    let mut j = stop;
     loop {
-        match memchr2(b'"', b'\\', &b[j..]) {
-            None => return Err(Scan::Incomplete),
-            Some(k) => {
-                j += k;
-                if b[j] == b'"' {
-                    return Ok((
-                        StrSpan {
-                            start,
-                            end: j,
-                            escaped,
-                        },
-                        j + 1,
-                    ));
-                }
-                escaped = true;
-                j += 2;
-                if j > b.len() {
-                    return Err(Scan::Incomplete);
-                }
-            }
+        j += 2;
+        if j > b.len() {
+            return Err(Scan::Incomplete);
+        }
+        j += memchr2(b'"', b'\\', &b[j..]).ok_or(Scan::Incomplete)?;
+        if b[j] == b'"' {
+            return Ok(ended(start, j, true));
         }
     }
+}
+
+/// A string whose content is `start..end`, its closing quote at `end`.
+#[inline]
+fn ended(start: usize, end: usize, escaped: bool) -> (StrSpan, usize) {
+    let span = StrSpan {
+        start,
+        end,
+        escaped,
+    };
+    (span, end + 1)
 }
 
 /// Whether a string's text was not valid UTF-8 (replaced with U+FFFD).
@@ -180,12 +194,11 @@ pub fn decode(b: &[u8], s: StrSpan) -> Decoded<'_> {
 #[inline]
 pub fn scalar(b: &[u8], i: usize, last: bool) -> R<(usize, usize)> {
     let mut j = i;
-    while j < b.len() {
-        match b[j] {
-            b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t' | b':' => break,
-            b'"' | b'{' | b'[' => return Err(Scan::Syntax("unexpected character in a value")),
-            _ => j += 1,
-        }
+    while j < b.len() && SCALAR_END[b[j] as usize] == 0 {
+        j += 1;
+    }
+    if j < b.len() && SCALAR_END[b[j] as usize] == 2 {
+        return Err(Scan::Syntax("unexpected character in a value"));
     }
     if j == b.len() && !last {
         return Err(Scan::Incomplete);
@@ -195,6 +208,34 @@ pub fn scalar(b: &[u8], i: usize, last: bool) -> R<(usize, usize)> {
     }
     Ok((i, j))
 }
+
+/// Bytes that end a scalar: 1 a delimiter, 2 a byte that cannot follow one
+/// (`"`, `{`, `[`).
+static SCALAR_END: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut k = 0;
+    let ends = *b",}] \n\r\t:";
+    while k < ends.len() {
+        t[ends[k] as usize] = 1;
+        k += 1;
+    }
+    t[b'"' as usize] = 2;
+    t[b'{' as usize] = 2;
+    t[b'[' as usize] = 2;
+    t
+};
+
+/// Bytes that matter inside a nested value: 1 a quote, 2 an opening and 3
+/// a closing bracket; everything else is stepped over.
+static NESTING: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'"' as usize] = 1;
+    t[b'{' as usize] = 2;
+    t[b'[' as usize] = 2;
+    t[b'}' as usize] = 3;
+    t[b']' as usize] = 3;
+    t
+};
 
 /// Skips one whole value (any nesting depth) starting at `b[i]`.
 pub fn skip_value(b: &[u8], i: usize, last: bool) -> R<usize> {
@@ -208,39 +249,55 @@ pub fn skip_value(b: &[u8], i: usize, last: bool) -> R<usize> {
         _ => return scalar(b, j, last).map(|(_, e)| e),
     }
     let mut depth: usize = 0;
-    while j < b.len() {
-        match b[j] {
-            b'{' | b'[' => {
+    loop {
+        while j < b.len() && NESTING[b[j] as usize] == 0 {
+            j += 1;
+        }
+        let Some(&c) = b.get(j) else {
+            return Err(Scan::Incomplete);
+        };
+        match NESTING[c as usize] {
+            1 => j = string(b, j)?.1,
+            2 => {
                 depth += 1;
                 j += 1;
             }
-            b'}' | b']' => {
+            _ => {
                 depth -= 1;
                 j += 1;
                 if depth == 0 {
                     return Ok(j);
                 }
             }
-            b'"' => j = string(b, j)?.1,
-            _ => j += 1,
         }
     }
-    Err(Scan::Incomplete)
 }
 
 /// Parses an integer from scalar text; accepts `12`, `-3`, `12.0`, `1e3`.
+#[inline]
 pub fn int_text(t: &[u8]) -> Option<i64> {
     let (neg, digits) = match t.first() {
         Some(b'-') => (true, &t[1..]),
         _ => (false, t),
     };
-    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
+    if !digits.is_empty() && digits.len() <= 18 {
+        // One pass; 18 digits cannot overflow.
         let mut v: i64 = 0;
+        let mut plain = true;
         for &d in digits {
-            v = v * 10 + (d - b'0') as i64;
+            let x = d.wrapping_sub(b'0');
+            plain &= x < 10;
+            v = v.wrapping_mul(10).wrapping_add(x as i64);
         }
-        return Some(if neg { -v } else { v });
+        if plain {
+            return Some(if neg { -v } else { v });
+        }
     }
+    int_text_slow(t)
+}
+
+#[inline(never)]
+fn int_text_slow(t: &[u8]) -> Option<i64> {
     let f: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
     (f.is_finite() && f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
 }
@@ -269,46 +326,45 @@ pub fn micros_text_to_ns(t: &[u8]) -> Option<i64> {
     if body.is_empty() {
         return None;
     }
-    if body.iter().any(|&c| c == b'e' || c == b'E') {
-        let f: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
-        let ns = (f * 1000.0).round();
-        return (ns.is_finite() && ns.abs() < 9.2e18).then_some(ns as i64);
-    }
-    let (int_part, frac_part) = match body.iter().position(|&c| c == b'.') {
-        Some(p) => (&body[..p], &body[p + 1..]),
-        None => (body, &body[..0]),
+    let int_len = body
+        .iter()
+        .position(|c| !c.is_ascii_digit())
+        .unwrap_or(body.len());
+    let (int_part, rest) = body.split_at(int_len);
+    let frac_part = match rest {
+        [] => rest,
+        [b'.', frac @ ..] if frac.iter().all(u8::is_ascii_digit) => frac,
+        _ if body.iter().any(|&c| c == b'e' || c == b'E') => {
+            let f: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
+            let ns = (f * 1000.0).round();
+            return (ns.is_finite() && ns.abs() < 9.2e18).then_some(ns as i64);
+        }
+        _ => return None,
     };
     if int_part.is_empty() && frac_part.is_empty() {
         return None;
     }
-    let mut v: i64 = 0;
+    // Sixteen digits of microseconds (epoch microseconds have sixteen) fit
+    // a u64 in nanoseconds: plain multiplications, no overflow checks
+    // (which wasm has no instruction for).
+    let zeros = int_part.iter().take_while(|&&d| d == b'0').count();
+    let int_part = &int_part[zeros..];
+    if int_part.len() > 16 {
+        return None;
+    }
+    let mut v: u64 = 0;
     for &d in int_part {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add((d - b'0') as i64)?;
+        v = v * 10 + (d - b'0') as u64;
     }
-    v = v.checked_mul(1000)?;
-    let mut frac: i64 = 0;
+    let mut frac: u64 = 0;
     for k in 0..3 {
-        frac *= 10;
-        if let Some(&d) = frac_part.get(k) {
-            if !d.is_ascii_digit() {
-                return None;
-            }
-            frac += (d - b'0') as i64;
-        }
+        frac = frac * 10 + frac_part.get(k).map_or(0, |&d| (d - b'0') as u64);
     }
-    if let Some(&d) = frac_part.get(3) {
-        if !frac_part[3..].iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        if d >= b'5' {
-            frac += 1;
-        }
+    if frac_part.get(3).is_some_and(|&d| d >= b'5') {
+        frac += 1;
     }
-    v = v.checked_add(frac)?;
-    Some(if neg { -v } else { v })
+    let ns = i64::try_from(v * 1000 + frac).ok()?;
+    Some(if neg { -ns } else { ns })
 }
 
 /// Removes whitespace outside strings (for a compact shapes key).
@@ -365,6 +421,59 @@ mod tests {
         v.extend(vec![b']'; 100_000]);
         assert_eq!(skip_value(&v, 0, true), Ok(200_000));
         assert_eq!(skip_value(&v[..1000], 0, false), Err(Scan::Incomplete));
+    }
+
+    /// A byte-at-a-time reading of a string, to check the word-at-a-time one.
+    fn string_reference(b: &[u8], i: usize) -> R<(StrSpan, usize)> {
+        let mut j = i + 1;
+        let mut escaped = false;
+        while j < b.len() {
+            match b[j] {
+                b'"' => {
+                    let span = StrSpan {
+                        start: i + 1,
+                        end: j,
+                        escaped,
+                    };
+                    return Ok((span, j + 1));
+                }
+                b'\\' => {
+                    escaped = true;
+                    j += 2;
+                }
+                _ => j += 1,
+            }
+        }
+        Err(Scan::Incomplete)
+    }
+
+    #[test]
+    fn strings_end_at_the_first_unescaped_quote_wherever_it_falls() {
+        // Quotes, backslashes and ends of input at every offset across the
+        // 8-byte words and the switch to the vectorised search at 32 bytes.
+        for len in 0..48 {
+            for special in [None, Some(b'"'), Some(b'\\')] {
+                for at in 0..len.max(1) {
+                    let mut b = vec![b'"'];
+                    b.extend((0..len).map(|k| match special {
+                        Some(c) if k == at => c,
+                        _ => b'a' + (k % 26) as u8,
+                    }));
+                    for closed in [false, true] {
+                        let mut b = b.clone();
+                        if closed {
+                            b.push(b'"');
+                        }
+                        assert_eq!(
+                            string(&b, 0),
+                            string_reference(&b, 0),
+                            "{:?}",
+                            String::from_utf8_lossy(&b)
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
