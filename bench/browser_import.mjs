@@ -1,7 +1,9 @@
 // Browser import benchmark: each trace is opened through the real page in
-// headless Chromium (file picker → 16 MB chunks → the workers' streaming
-// importers, two of them on a large plain-JSON file → links → the summary), timed by the page's own measures
-// (`tracelane:import`, and its parts `tracelane:parse`, `tracelane:link`,
+// headless Chromium (file picker → the workers read the file themselves →
+// their streaming importers, two of them on a large plain-JSON file → the
+// helper's part merged → links → the summary), timed by the page's own measures
+// (`tracelane:import`, and its parts `tracelane:parse` — of which the wait
+// for the helper's part and the merge are shown — `tracelane:link`,
 // `tracelane:views`), next to Node's JSON.parse on the same file (parse only,
 // no model) and the native CLI, in the same run. Peak wasm memory is the
 // primary worker's wasm memory after the import (wasm memory never
@@ -12,6 +14,7 @@
 //   node bench/browser_import.mjs                 # synthetic 100 MB and 400 MB (generated if missing)
 //   SIZES="100 400 1000" node bench/browser_import.mjs
 //   node bench/browser_import.mjs FILE...
+//   DIST=/path/to/another/dist node bench/browser_import.mjs FILE   # an A/B build
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, statSync, mkdirSync } from 'node:fs';
@@ -36,14 +39,14 @@ if (files.length === 0) {
 }
 
 const port = 18900 + Math.floor(Math.random() * 90);
-const server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', String(port)], { cwd: path.join(root, 'dist'), stdio: 'ignore' });
+const server = spawn('python3', ['-m', 'http.server', '--bind', '127.0.0.1', String(port)], { cwd: process.env.DIST || path.join(root, 'dist'), stdio: 'ignore' });
 await new Promise((r) => setTimeout(r, 800));
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const browser = await chromium.launch({ executablePath: chromiumPath, headless: true,
   args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'] });
 
 console.log(`machine: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 1e9)} GB; ${new Date().toISOString().slice(0, 10)}; ${browser.version()}`);
-console.log(['file', 'JSON MB', 'browser s', 'MB/s', 'parse s', 'link s', 'views s', 'workers', 'wasm MB', 'wasm/file', 'helper wasm MB', 'node s', 'node MB/s', 'browser vs node', 'native s', 'native MB/s'].join(' | '));
+console.log(['file', 'JSON MB', 'browser s', 'MB/s', 'parse s', '(wait / merge s)', 'link s', 'views s', 'workers', 'wasm MB', 'wasm/file', 'helper wasm MB', 'node s', 'node MB/s', 'browser vs node', 'native s', 'native MB/s'].join(' | '));
 try {
   for (const file of files) {
     const fileMb = statSync(file).size / 1e6;
@@ -72,6 +75,8 @@ try {
     })));
     const wasm = Number(await page.locator('#trace-facts').getAttribute('data-wasm-memory-bytes')) / 1e6;
     const workers = await page.locator('#trace-facts').getAttribute('data-workers');
+    const waitS = Number(await page.locator('#trace-facts').getAttribute('data-part-wait-ms')) / 1000;
+    const mergeS = Number(await page.locator('#trace-facts').getAttribute('data-merge-ms')) / 1000;
     const helperMb = Number(await page.locator('#trace-facts').getAttribute('data-helper-wasm-memory-bytes')) / 1e6;
     // Rates are per MB of uncompressed JSON (a .gz file counts what it inflates to).
     const jsonMb = Number(await page.locator('#trace-facts').getAttribute('data-json-bytes')) / 1e6 || fileMb;
@@ -84,7 +89,7 @@ try {
     const native = execFileSync(cli, ['bench', file]).toString().trim().split('\n').pop().split(',');
     const nativeS = Number(native[4]);
     console.log([
-      name, mb.toFixed(0), m.import.toFixed(2), (mb / m.import).toFixed(0), m.parse.toFixed(2), m.link.toFixed(2), m.views.toFixed(2),
+      name, mb.toFixed(0), m.import.toFixed(2), (mb / m.import).toFixed(0), m.parse.toFixed(2), `${waitS.toFixed(2)} / ${mergeS.toFixed(2)}`, m.link.toFixed(2), m.views.toFixed(2),
       workers, wasm.toFixed(0), (wasm / mb).toFixed(2), helperMb ? helperMb.toFixed(0) : '—', nodeNote, Number.isNaN(nodeS) ? '—' : (mb / nodeS).toFixed(0),
       Number.isNaN(nodeS) ? '—' : `${(nodeS / m.import).toFixed(2)}×`, nativeS.toFixed(2), (mb / nativeS).toFixed(0),
     ].join(' | '));

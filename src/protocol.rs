@@ -1,8 +1,10 @@
 //! Messages between the page and the import worker, as JSON text, and the
 //! summary the worker computes from an imported trace.
 //!
-//! File bytes travel as `Uint8Array` messages (transferred, not copied);
-//! everything else is one of these enums serialised to a string.
+//! File bytes never travel between the threads: the page posts a
+//! `{read: id, blob, from, to}` object (the `Blob` is a handle) and the
+//! worker reads that range itself. Everything else is one of these enums
+//! serialised to a string.
 
 use crate::compare_view::{ComparisonView, VariantSpec};
 use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
@@ -14,22 +16,23 @@ use tracelane_core::Trace;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
-    /// A new file starts; its bytes follow as `Uint8Array` messages.
+    /// A new file starts; read requests for its bytes follow.
     Begin { id: u32, name: String, size: u64 },
     /// All bytes up to the end, or up to `part_at`, were sent. With
     /// `part_at`, the rest of the file is being parsed by the helper worker,
     /// which sends its part through the port the page gave both workers.
     Finish { id: u32, part_at: Option<u64> },
     /// To the helper: a part of a file, `bytes` long, starting at byte
-    /// `start` inside its event list (`bare`: a bare array); its bytes
-    /// follow as `Uint8Array` messages, then [`ToWorker::PartEnd`].
+    /// `start` inside its event list (`bare`: a bare array); a read request
+    /// for its bytes follows, then [`ToWorker::PartEnd`].
     Part {
         id: u32,
         start: u64,
         bytes: u64,
         bare: bool,
     },
-    /// To the helper: the part's bytes were all sent.
+    /// To the helper: no more bytes for this part (it is encoded and sent
+    /// once they are all read).
     PartEnd { id: u32 },
     /// Stop import `id` (to either worker); the traces already open stay.
     Cancel { id: u32 },
@@ -206,9 +209,14 @@ pub struct Summary {
 /// Timings and memory of one import in the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ImportPhases {
-    /// From the first byte sent to the last one parsed (reading the file
-    /// in the page, inflating, parsing, building columns).
+    /// From the import's start to the last byte parsed and the helper's
+    /// part merged (reading the file, inflating, parsing, building columns).
     pub parse_ms: f64,
+    /// Of `parse_ms`: waiting for the helper's part after this worker had
+    /// parsed its own bytes.
+    pub part_wait_ms: f64,
+    /// Of `parse_ms`: merging the helper's part.
+    pub merge_ms: f64,
     /// `Importer::finish`: sorting, nesting, flows, linking.
     pub link_ms: f64,
     /// Timeline index and the summary (two op tables) for the page.

@@ -87,17 +87,13 @@ thread_local! {
     static IMPORTS: RefCell<Imports> = RefCell::new(Imports::default());
 }
 
-/// Bytes read from a file and handed to a worker at a time. Large: each
-/// read costs a blob slice (a synchronous call to the browser process) and a
-/// message, measured as a third of the page's time with 4 MB chunks.
-const CHUNK_BYTES: u64 = 16 << 20;
-/// The first chunk of a file (enough to tell its format).
+/// The first bytes of a file the primary reads (enough to tell its format).
 const FIRST_CHUNK_BYTES: u64 = 1 << 20;
-/// Bytes a worker may have queued before the page waits for it.
-const IN_FLIGHT_BYTES: u64 = 3 * CHUNK_BYTES;
 /// Files from this size are parsed by both workers, half each.
 const SPLIT_MIN_BYTES: u64 = 16 << 20;
-/// How far past the middle of a file to look for an event boundary.
+/// Where a file is cut for the helper, in percent of its size.
+const CUT_PERCENT: u64 = 53;
+/// How far past the cut to look for an event boundary.
 const CUT_WINDOW_BYTES: u64 = 4 << 20;
 
 /// The workers and the queue of sources waiting for them.
@@ -224,21 +220,17 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
         }),
         FromWorker::NeedBytes { id, from } => {
             let blob = IMPORTS.with(|i| i.borrow().blob.clone());
-            if let Some(blob) = blob {
-                leptos::task::spawn_local(async move {
-                    let size = blob.size() as u64;
-                    let sent = feed(&blob, id, (from, size), Dest::Primary).await;
-                    let finished = match sent {
-                        Ok(true) => primary()
-                            .map(|w| post_json(&w, &ToWorker::Finish { id, part_at: None }))
-                            .unwrap_or(Err("the import worker is gone".into())),
-                        Ok(false) => Ok(()),
-                        Err(e) => Err(e),
-                    };
-                    if let Err(message) = finished {
-                        fail_current(ui, id, message);
-                    }
-                });
+            if let (Some(blob), true) = (blob, is_current(id)) {
+                let size = blob.size() as u64;
+                let sent = primary()
+                    .ok_or_else(|| "the import worker is gone".to_string())
+                    .and_then(|w| {
+                        post_read(&w, id, &blob, (from, size))?;
+                        post_json(&w, &ToWorker::Finish { id, part_at: None })
+                    });
+                if let Err(message) = sent {
+                    fail_current(ui, id, message);
+                }
             }
         }
         FromWorker::Done { id, summary } => {
@@ -538,13 +530,6 @@ fn post_json(worker: &Worker, msg: &ToWorker) -> Result<(), String> {
         .map_err(|_| "the import worker is gone".to_string())
 }
 
-fn post_chunk(worker: &Worker, bytes: &js_sys::Uint8Array) -> Result<(), String> {
-    let transfer = js_sys::Array::of1(&bytes.buffer());
-    worker
-        .post_message_with_transfer(bytes, &transfer)
-        .map_err(|_| "the import worker is gone".to_string())
-}
-
 async fn sleep_ms(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
         let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
@@ -590,8 +575,8 @@ async fn blob_of(src: Source) -> Result<web_sys::Blob, String> {
     }
 }
 
-/// Starts reading `blob[at..end]`: the read goes on while earlier chunks
-/// are posted and parsed.
+/// Starts reading `blob[at..end]` (in the page: the small window where a
+/// file is cut).
 fn read_slice(blob: &web_sys::Blob, at: u64, end: u64) -> Result<JsFuture, String> {
     let piece = blob
         .slice_with_f64_and_f64(at as f64, end as f64)
@@ -599,74 +584,35 @@ fn read_slice(blob: &web_sys::Blob, at: u64, end: u64) -> Result<JsFuture, Strin
     Ok(JsFuture::from(piece.array_buffer()))
 }
 
-/// Which worker a range of bytes goes to.
-#[derive(Clone, Copy)]
-enum Dest {
-    Primary,
-    /// The helper, for the part that starts at this byte.
-    Helper(u64),
-}
-
-/// Reads `blob[from..to]` in chunks and posts them to `dest`, keeping at
-/// most [`IN_FLIGHT_BYTES`] queued there. `Ok(false)`: the import stopped.
-async fn feed(
-    blob: &web_sys::Blob,
+/// Asks `worker` to read `blob[from..to]` of import `id` itself (the blob is
+/// a handle: no bytes pass through the page).
+fn post_read(
+    worker: &Worker,
     id: u32,
+    blob: &web_sys::Blob,
     (from, to): (u64, u64),
-    dest: Dest,
-) -> Result<bool, String> {
-    let worker = IMPORTS.with(|i| {
-        let i = i.borrow();
-        match dest {
-            Dest::Primary => i.worker.clone(),
-            Dest::Helper(_) => i.helper.clone(),
-        }
-    });
-    let Some(worker) = worker else {
-        return Err("the import worker is gone".into());
-    };
-    let queued = |at: u64| {
-        IMPORTS.with(|i| {
-            let i = i.borrow();
-            match dest {
-                Dest::Primary => at.saturating_sub(i.progress.0),
-                Dest::Helper(start) => (at - start).saturating_sub(i.progress.1),
-            }
-        })
-    };
-    let mut at = from;
-    let mut next = (at < to)
-        .then(|| read_slice(blob, at, (at + CHUNK_BYTES).min(to)))
-        .transpose()?;
-    while let Some(reading) = next.take() {
-        let buf = reading
-            .await
-            .map_err(|_| "could not read the file (was it moved or changed?)".to_string())?;
-        let chunk = js_sys::Uint8Array::new(&buf);
-        if chunk.length() == 0 {
-            break;
-        }
-        at += chunk.length() as u64;
-        if at < to {
-            next = Some(read_slice(blob, at, (at + CHUNK_BYTES).min(to))?);
-        }
-        while is_current(id) && queued(at) > IN_FLIGHT_BYTES {
-            sleep_ms(2).await;
-        }
-        if !is_current(id) {
-            return Ok(false);
-        }
-        post_chunk(&worker, &chunk)?;
+) -> Result<(), String> {
+    if from >= to {
+        return Ok(());
     }
-    Ok(is_current(id))
+    let msg = object(&[
+        ("read", id.into()),
+        ("blob", blob.into()),
+        ("from", (from as f64).into()),
+        ("to", (to as f64).into()),
+    ]);
+    worker
+        .post_message(&msg)
+        .map_err(|_| "the import worker is gone".to_string())
 }
 
 /// Starts reading the window after the middle of a file where [`split`]
 /// looks for an event boundary.
 fn read_middle(blob: &web_sys::Blob, size: u64) -> Option<(u64, JsFuture)> {
-    // A little before the middle: the helper's part must still be encoded,
-    // sent and merged once both halves are parsed.
-    let mid = size / 100 * 47;
+    // A little after the middle: the helper starts later (it waits for the
+    // primary's first chunk) and still has to encode and send its part once
+    // parsed, while the primary merges it only after both are done.
+    let mid = size / 100 * CUT_PERCENT;
     let window = read_slice(blob, mid, (mid + CUT_WINDOW_BYTES).min(size)).ok()?;
     Some((mid, window))
 }
@@ -709,7 +655,7 @@ async fn split(
     let Some(bare) = bare else {
         return Ok(None);
     };
-    post_json(
+    let sent = post_json(
         &helper,
         &ToWorker::Part {
             id,
@@ -717,17 +663,13 @@ async fn split(
             bytes: size - cut,
             bare,
         },
-    )?;
+    )
+    .and_then(|()| post_read(&helper, id, blob, (cut, size)))
+    .and_then(|()| post_json(&helper, &ToWorker::PartEnd { id }));
+    if sent.is_err() {
+        return Ok(None);
+    }
     IMPORTS.with(|i| i.borrow_mut().helper_used = true);
-    let blob = blob.clone();
-    leptos::task::spawn_local(async move {
-        let sent = feed(&blob, id, (cut, size), Dest::Helper(cut)).await;
-        if sent == Ok(true) {
-            let _ = post_json(&helper, &ToWorker::PartEnd { id });
-        } else if is_current(id) {
-            no_part_coming(id);
-        }
-    });
     Ok(Some(cut))
 }
 
@@ -765,13 +707,12 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
     let middle = (size >= SPLIT_MIN_BYTES)
         .then(|| read_middle(&blob, size))
         .flatten();
-    if !feed(&blob, id, (0, first), Dest::Primary).await? {
-        return Ok(());
-    }
+    post_read(worker, id, &blob, (0, first))?;
     let part_at = split(&blob, id, middle, first).await?;
-    if !feed(&blob, id, (first, part_at.unwrap_or(size)), Dest::Primary).await? {
+    if !is_current(id) {
         return Ok(());
     }
+    post_read(worker, id, &blob, (first, part_at.unwrap_or(size)))?;
     post_json(worker, &ToWorker::Finish { id, part_at })
 }
 
@@ -1103,6 +1044,7 @@ fn TraceView(summary: Summary) -> impl IntoView {
         <section class="trace">
             <div class="facts" id="trace-facts"
                 data-parse-ms=s.phases.parse_ms data-link-ms=s.phases.link_ms data-views-ms=s.phases.views_ms
+                data-merge-ms=s.phases.merge_ms data-part-wait-ms=s.phases.part_wait_ms
                 data-wasm-memory-bytes=s.phases.wasm_memory_bytes data-json-bytes=s.json_bytes
                 data-workers=s.phases.workers
                 data-helper-wasm-memory-bytes=s.phases.helper_wasm_memory_bytes>
