@@ -523,7 +523,13 @@ impl TimelineModel {
 
     /// How many slices match `h`, and the `k`-th of them (in start order,
     /// `k` taken modulo the count).
-    pub fn find(&self, t: &Trace, h: &Highlight, k: i64) -> (usize, Option<PickedSlice>) {
+    pub fn find(
+        &self,
+        t: &Trace,
+        h: &Highlight,
+        k: i64,
+        args: ArgsText,
+    ) -> (usize, Option<PickedSlice>) {
         self.ensure_matches(t, h);
         let m = self.matches.borrow();
         let all = &m.as_ref().expect("just computed").all;
@@ -531,7 +537,7 @@ impl TimelineModel {
             return (0, None);
         }
         let s = all[k.rem_euclid(all.len() as i64) as usize];
-        (all.len(), self.describe(t, s as usize))
+        (all.len(), self.describe(t, s as usize, args))
     }
 
     /// The rectangles of every visible row.
@@ -651,7 +657,14 @@ impl TimelineModel {
     }
 
     /// What lies under `x_px` on display row `row`.
-    pub fn pick(&self, t: &Trace, view: &ViewRequest, row: u32, x_px: f64) -> Option<PickedSlice> {
+    pub fn pick(
+        &self,
+        t: &Trace,
+        view: &ViewRequest,
+        row: u32,
+        x_px: f64,
+        args: ArgsText,
+    ) -> Option<PickedSlice> {
         let layout = row_layout(&self.lanes, &view.collapsed);
         let (lane, lane_row) = row_at(&self.lanes, &layout, row)?;
         let axis = view.axis();
@@ -677,14 +690,14 @@ impl TimelineModel {
                         start_ns: t.instants.ts_ns[i] - self.start_ns,
                         dur_ns: 0,
                         self_ns: 0,
-                        args: args_of(t.instant_args_json(i)),
+                        args: args_of(&args(ArgsOf::Instant(i))),
                         chain: Vec::new(),
                         chain_more: 0,
                     });
                 }
                 let index_row = rows.start + (lane_row - u16::from(has_instants)) as usize;
                 let s = hit_test(t, &self.index, index_row, &axis, x_px, 3.0)?;
-                self.describe(t, s as usize)
+                self.describe(t, s as usize, args)
             }
             LaneRows::Counter { ts, values, .. } => {
                 let at = axis.time(x_px);
@@ -707,7 +720,7 @@ impl TimelineModel {
     }
 
     /// Everything the page shows about slice `s`.
-    pub fn describe(&self, t: &Trace, s: usize) -> Option<PickedSlice> {
+    pub fn describe(&self, t: &Trace, s: usize, args: ArgsText) -> Option<PickedSlice> {
         if s >= t.slices.len() {
             return None;
         }
@@ -748,7 +761,7 @@ impl TimelineModel {
             start_ns: t.slices.start_ns[s] - self.start_ns,
             dur_ns: t.slices.dur_ns[s],
             self_ns: t.slices.dur_ns[s] - self.children_ns(t, s),
-            args: slice_args(t, s),
+            args: slice_args(t, s, &args(ArgsOf::Slice(s))),
             chain,
             chain_more,
         })
@@ -869,10 +882,31 @@ fn args_of(json: &str) -> Vec<(String, String)> {
     }
 }
 
-/// The slice's kept `args`, with the parsed columns for what the importer
-/// did not keep as text.
-fn slice_args(t: &Trace, s: usize) -> Vec<(String, String)> {
-    let mut args = args_of(t.slice_args_json(s));
+/// Which event's raw `args` JSON text a view wants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgsOf {
+    Slice(usize),
+    Instant(usize),
+}
+
+/// Where the raw `args` text of an event comes from: the model's kept text
+/// ([`kept_args`]), or the input read back when the import left it there
+/// ([`Trace::args_in_source`]; the worker reads the user's file).
+pub type ArgsText<'a> = &'a dyn Fn(ArgsOf) -> String;
+
+/// The args text the model kept (`{}` for none).
+pub fn kept_args(t: &Trace, of: ArgsOf) -> String {
+    match of {
+        ArgsOf::Slice(s) => t.slice_args_json(s),
+        ArgsOf::Instant(i) => t.instant_args_json(i),
+    }
+    .to_string()
+}
+
+/// The slice's `args` (`json`, its raw text), with the parsed columns for
+/// what that text lacks.
+fn slice_args(t: &Trace, s: usize, json: &str) -> Vec<(String, String)> {
+    let mut args = args_of(json);
     let has = |args: &Vec<(String, String)>, k: &str| args.iter().any(|(key, _)| key == k);
     let sl = &t.slices;
     let add = |args: &mut Vec<(String, String)>, k: &str, v: String| {
@@ -962,7 +996,11 @@ mod tests {
         let (a, b) = (t.slices.start_ns[k], t.slices.end_ns(k));
         let view = view_of(TimeAxis::fit(a - 1_000, b + 1_000, 1000.0), 1000.0);
         let row = row_of(&m, &t, k);
-        let picked = m.pick(&t, &view, row, view.axis().px((a + b) / 2)).unwrap();
+        let picked = m
+            .pick(&t, &view, row, view.axis().px((a + b) / 2), &|a| {
+                kept_args(&t, a)
+            })
+            .unwrap();
         assert_eq!(picked.name, "triton_poi_fused_add_cos_sin_0");
         assert_eq!(picked.self_ns, 1_760);
         let chain: Vec<(&str, &str)> = picked
@@ -987,7 +1025,11 @@ mod tests {
             .unwrap();
         let (a, b) = (t.slices.start_ns[region], t.slices.end_ns(region));
         let view_r = view_of(TimeAxis::fit(a, b, 1000.0), 1000.0);
-        let p = m.pick(&t, &view_r, row_of(&m, &t, region), 500.0).unwrap();
+        let p = m
+            .pick(&t, &view_r, row_of(&m, &t, region), 500.0, &|a| {
+                kept_args(&t, a)
+            })
+            .unwrap();
         assert_eq!(p.name, "Torch-Compiled Region: 0/0");
         let children: i64 = (0..t.slices.len())
             .filter(|&i| t.slices.parent[i] == region as u32)
@@ -1014,10 +1056,10 @@ mod tests {
         let expected = (0..t.slices.len())
             .filter(|&i| t.slice_name(i).to_lowercase().contains("triton_poi"))
             .count();
-        let (count, first) = m.find(&t, &h, 0);
+        let (count, first) = m.find(&t, &h, 0, &|a| kept_args(&t, a));
         assert_eq!(count, expected);
         assert!(count >= 2);
-        let (_, last) = m.find(&t, &h, -1);
+        let (_, last) = m.find(&t, &h, -1, &|a| kept_args(&t, a));
         assert!(first.unwrap().start_ns <= last.unwrap().start_ns);
         // Zoomed all the way out, each row's highlights cover its matches.
         let view = ViewRequest {
@@ -1066,9 +1108,9 @@ mod tests {
             ),
             (2.0, 4)
         );
-        let p = m.pick(&t, &view, 1, 500.0).unwrap();
+        let p = m.pick(&t, &view, 1, 500.0, &|a| kept_args(&t, a)).unwrap();
         assert_eq!((p.name.as_str(), p.args[0].1.as_str()), ("[memory]", "512"));
-        let c = m.pick(&t, &view, 3, 700.0).unwrap();
+        let c = m.pick(&t, &view, 3, 700.0, &|a| kept_args(&t, a)).unwrap();
         assert_eq!(c.args, [("value".to_string(), "40".to_string())]);
         // Colour by name keeps a name's colour whatever the zoom.
         assert_eq!(name_colour_code("aten::mm"), name_colour_code("aten::mm"));
@@ -1083,7 +1125,7 @@ mod tests {
         let hw = (0..t.slices.len())
             .find(|&i| t.slice_name(i).starts_with("nc_exec_running"))
             .unwrap();
-        let p = m.describe(&t, hw).unwrap();
+        let p = m.describe(&t, hw, &|a| kept_args(&t, a)).unwrap();
         let names: Vec<&str> = p.chain.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             names,

@@ -34,7 +34,7 @@ use crate::compare_view::compare_traces;
 use crate::js::{field, object};
 use crate::paint::Surface;
 use crate::protocol::{range_ops, summarize, FromWorker, ImportPhases, ToWorker};
-use crate::timeline_view::TimelineModel;
+use crate::timeline_view::{kept_args, ArgsOf, TimelineModel};
 use tracelane_core::ops::op_details;
 use tracelane_core::{ImportOptions, Importer, Trace};
 
@@ -44,6 +44,8 @@ const MAX_JSON_BYTES: u64 = 3 << 30;
 fn options() -> ImportOptions {
     ImportOptions {
         max_json_bytes: MAX_JSON_BYTES,
+        // The worker keeps each trace's Blob: args are read back from it.
+        args_in_source: true,
     }
 }
 
@@ -90,6 +92,8 @@ struct Job {
     /// part from then on), and how long merging the part took.
     read_all_ms: Option<f64>,
     merge_ms: f64,
+    /// The file (from the first read request): args are read back from it.
+    source: Option<web_sys::Blob>,
 }
 
 /// A part being parsed in the helper worker.
@@ -136,20 +140,50 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
     }
 }
 
-/// Imported models, kept for the details panel and the timeline (one per tab).
-type Models = RefCell<Vec<(u32, Trace, TimelineModel)>>;
+/// An imported model, kept for the details panel and the timeline (one per
+/// tab), with the file it came from.
+struct Kept {
+    id: u32,
+    trace: Trace,
+    timeline: TimelineModel,
+    source: Option<web_sys::Blob>,
+}
+
+impl Kept {
+    /// An event's raw `args` text: kept in the model, or read back from the
+    /// file at the event's source range ([`Trace::args_in_source`]).
+    fn args(&self, of: ArgsOf) -> String {
+        let t = &self.trace;
+        if !t.args_in_source {
+            return kept_args(t, of);
+        }
+        let (off, len) = match of {
+            ArgsOf::Slice(s) => t.slices.source[s],
+            ArgsOf::Instant(i) => t.instants.source[i],
+        };
+        let read = || -> Option<String> {
+            let piece = self
+                .source
+                .as_ref()?
+                .slice_with_f64_and_f64(off as f64, (off + len as u64) as f64)
+                .ok()?;
+            let buf = web_sys::FileReaderSync::new()
+                .ok()?
+                .read_as_array_buffer(&piece)
+                .ok()?;
+            let event = js_sys::Uint8Array::new(&buf).to_vec();
+            let args = tracelane_core::import::event_args(&event)?;
+            Some(String::from_utf8_lossy(args).into_owned())
+        };
+        read().unwrap_or_else(|| "{}".to_string())
+    }
+}
+
+type Models = RefCell<Vec<Kept>>;
 
 /// Runs `f` on the model of import `id`, if the worker still has it.
-fn with_model<R>(
-    models: &Models,
-    id: u32,
-    f: impl FnOnce(&Trace, &TimelineModel) -> R,
-) -> Option<R> {
-    models
-        .borrow()
-        .iter()
-        .find(|(k, _, _)| *k == id)
-        .map(|(_, t, m)| f(t, m))
+fn with_model<R>(models: &Models, id: u32, f: impl FnOnce(&Kept) -> R) -> Option<R> {
+    models.borrow().iter().find(|k| k.id == id).map(f)
 }
 
 /// What the message handlers share.
@@ -322,7 +356,12 @@ impl Shared {
                     workers: if j.helper_memory.is_some() { 2 } else { 1 },
                     helper_wasm_memory_bytes: j.helper_memory.unwrap_or(0),
                 };
-                self.models.borrow_mut().push((id, trace, timeline));
+                self.models.borrow_mut().push(Kept {
+                    id,
+                    trace,
+                    timeline,
+                    source: j.source,
+                });
                 self.post(&FromWorker::Done {
                     id,
                     summary: Box::new(summary),
@@ -503,6 +542,9 @@ pub fn start() {
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
         if let Some(read) = read_request(&data) {
+            if let Some(j) = sh.job.borrow_mut().as_mut().filter(|j| j.id == read.id) {
+                j.source.get_or_insert_with(|| read.blob.clone());
+            }
             queue_read(&sh, read);
             return;
         }
@@ -545,6 +587,7 @@ pub fn start() {
                         finish: None,
                         read_all_ms: None,
                         merge_ms: 0.0,
+                        source: None,
                     });
                 }
                 Ok(ToWorker::Finish { id, part_at }) => {
@@ -580,8 +623,8 @@ pub fn start() {
                     }
                 }
                 Ok(ToWorker::Details { id, request, row }) => {
-                    let details =
-                        with_model(&sh.models, id, |t, _| op_details(t, &row)).unwrap_or_default();
+                    let details = with_model(&sh.models, id, |k| op_details(&k.trace, &row))
+                        .unwrap_or_default();
                     post(&sh.scope, &FromWorker::Details { request, details });
                 }
                 Ok(ToWorker::View { id, scene, sent_ms }) => {
@@ -589,8 +632,8 @@ pub fn start() {
                     let Some(surface) = surface.as_ref().filter(|x| x.id == id) else {
                         return;
                     };
-                    let painted = with_model(&sh.models, id, |t, m| {
-                        surface.paint(t, m, &scene, || now_ms(&sh.scope))
+                    let painted = with_model(&sh.models, id, |k| {
+                        surface.paint(&k.trace, &k.timeline, &scene, || now_ms(&sh.scope))
                     });
                     if let Some((layout_ms, paint_ms)) = painted {
                         post(
@@ -612,8 +655,10 @@ pub fn start() {
                     x_px,
                     hover,
                 }) => {
-                    let slice =
-                        with_model(&sh.models, id, |t, m| m.pick(t, &view, row, x_px)).flatten();
+                    let slice = with_model(&sh.models, id, |k| {
+                        k.timeline.pick(&k.trace, &view, row, x_px, &|a| k.args(a))
+                    })
+                    .flatten();
                     post(
                         &sh.scope,
                         &FromWorker::Picked {
@@ -624,8 +669,11 @@ pub fn start() {
                     );
                 }
                 Ok(ToWorker::Select { id, request, slice }) => {
-                    let slice =
-                        with_model(&sh.models, id, |t, m| m.describe(t, slice as usize)).flatten();
+                    let slice = with_model(&sh.models, id, |k| {
+                        k.timeline
+                            .describe(&k.trace, slice as usize, &|a| k.args(a))
+                    })
+                    .flatten();
                     post(
                         &sh.scope,
                         &FromWorker::Picked {
@@ -641,9 +689,10 @@ pub fn start() {
                     highlight,
                     index,
                 }) => {
-                    let (count, slice) =
-                        with_model(&sh.models, id, |t, m| m.find(t, &highlight, index))
-                            .unwrap_or((0, None));
+                    let (count, slice) = with_model(&sh.models, id, |k| {
+                        k.timeline.find(&k.trace, &highlight, index, &|a| k.args(a))
+                    })
+                    .unwrap_or((0, None));
                     post(
                         &sh.scope,
                         &FromWorker::Found {
@@ -657,7 +706,7 @@ pub fn start() {
                 Ok(ToWorker::Compare { request, variants }) => {
                     let models = sh.models.borrow();
                     let result = compare_traces(&variants, |id| {
-                        models.iter().find(|(k, _, _)| *k == id).map(|(_, t, _)| t)
+                        models.iter().find(|k| k.id == id).map(|k| &k.trace)
                     })
                     .map(Box::new);
                     post(&sh.scope, &FromWorker::Compared { request, result });
@@ -669,7 +718,7 @@ pub fn start() {
                     end_ns,
                 }) => {
                     if let Some(table) =
-                        with_model(&sh.models, id, |t, _| range_ops(t, start_ns, end_ns))
+                        with_model(&sh.models, id, |k| range_ops(&k.trace, start_ns, end_ns))
                     {
                         post(
                             &sh.scope,

@@ -2,12 +2,14 @@
 //! give the same result, never panic, and a model that passes the op table;
 //! and split at an event boundary as the browser's two workers split a file
 //! (the later part parsed apart, encoded, merged — or refused and read on),
-//! they must give the whole import's result too.
+//! they must give the whole import's result too. Args text is kept or left
+//! in the source (then read back from each event's range) as the input's
+//! length decides.
 //! Run: `cd fuzz && cargo +nightly fuzz run import corpus/import seeds/import -- -max_total_time=600`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracelane_core::import::event_boundary;
+use tracelane_core::import::{event_args, event_boundary};
 use tracelane_core::ops::{op_table, OpTable, OpTableOptions};
 use tracelane_core::{import_bytes, ImportError, ImportOptions, Importer, Trace};
 
@@ -43,6 +45,8 @@ fn split_import(bytes: &[u8], cut: usize, opts: ImportOptions) -> Result<Trace, 
 fuzz_target!(|data: &[u8]| {
     let opts = ImportOptions {
         max_json_bytes: 8 << 20,
+        // Both ways of keeping args, chosen by the input itself.
+        args_in_source: data.len() % 2 == 1,
     };
     let whole = import_bytes(data, opts);
     // The same bytes in chunks whose size comes from the input itself.
@@ -64,6 +68,12 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(shape_table(a), shape_table(b));
             for i in 0..a.slices.len() {
                 let _ = a.slice_args_json(i);
+                if a.args_in_source {
+                    // The source range of plain input is a range of `data`.
+                    let (off, len) = a.slices.source[i];
+                    let event = &data[off as usize..off as usize + len as usize];
+                    let _ = event_args(event);
+                }
             }
         }
         (Err(a), Err(b)) => assert_eq!(a.to_string().is_empty(), b.to_string().is_empty()),

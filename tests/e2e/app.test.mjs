@@ -467,6 +467,35 @@ test('timeline: lanes, ruler, keys, paint, click a kernel → its launch and op,
   await page.close();
 });
 
+test('plain JSON: the details show args read back from the file (kernel and op)', async () => {
+  // The worker keeps no args text for a plain-JSON file: it reads an event's
+  // args from the file when the event is selected.
+  const plain = path.join(artifacts, 'hta_triton_example.json');
+  writeFileSync(plain, zlib.gunzipSync(readFileSync(path.join(fixtures, 'public/hta_triton_example.json.gz'))));
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#file-input', plain);
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'hta_triton_example.json', null, { timeout: 60000 });
+  await page.click('#show-timeline');
+  await page.waitForFunction(() => performance.getEntriesByName('tracelane:frame').length > 0, null, { timeout: 20000 });
+  const info = JSON.parse(execFileSync(cli, ['info', plain, '--format', 'json']).toString());
+  const events = JSON.parse(readFileSync(plain, 'utf8')).traceEvents;
+  const kernel = events.find((e) => e.cat === 'kernel');
+  const streamRow = Number(await page.locator('.lane-label', { hasText: 'stream 7' }).getAttribute('data-row'));
+  const pt = await plotPoint(page, Math.round(kernel.ts * 1000) - info.first_start_ns, streamRow);
+  await page.mouse.click(pt.x + 1, pt.y);
+  await page.waitForSelector('#timeline-picked h2', { timeout: 10000 });
+  assert.equal(await page.locator('#timeline-picked h2').textContent(), 'triton_poi_fused_add_cos_sin_0');
+  const details = await page.locator('#timeline-picked').textContent();
+  assert.match(details, /registers per thread/);
+  assert.match(details, /warps per SM/);
+  // Its op's args come from the file too: all of them, not only the parsed ones.
+  await page.click('#timeline-chain a:text("triton_poi_fused_add_cos_sin_0") >> nth=0');
+  await page.waitForFunction(() => /Record function id/.test(document.querySelector('#timeline-picked')?.textContent ?? ''), null, { timeout: 10000 });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('timeline (WebGL2 forced): search steps through matches; Shift+drag selects a range with its op table; groups collapse', async () => {
   const rel = 'public/hta_triton_example.json.gz';
   const page = await open(`${base}?renderer=webgl2`);

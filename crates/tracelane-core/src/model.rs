@@ -256,6 +256,10 @@ pub struct Trace {
     pub links: Links,
     /// Raw `args` texts, indexed by `Slices::args_range` / `Instants::args_range`.
     pub args_arena: Vec<u8>,
+    /// No args text was kept (the caller keeps the input: see
+    /// [`crate::ImportOptions::args_in_source`]); every event's args are in
+    /// the input at its `source` range, read with [`crate::import::event_args`].
+    pub args_in_source: bool,
     /// Add to a timestamp to get epoch nanoseconds (`baseTimeNanoseconds`,
     /// or 0 when timestamps are already absolute).
     pub clock_offset_ns: i64,

@@ -118,6 +118,7 @@ fn gzip_bomb_stops_at_the_callers_limit() {
         &bomb,
         ImportOptions {
             max_json_bytes: 10_000_000,
+            ..ImportOptions::default()
         },
     )
     .unwrap_err();

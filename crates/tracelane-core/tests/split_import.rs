@@ -76,7 +76,14 @@ fn fingerprint(t: &Trace) -> String {
 /// the cut into the first importer, the rest into a part. Returns the model
 /// and whether the part was merged.
 fn split_import(bytes: &[u8], cut: usize) -> Result<(Trace, bool), ImportError> {
-    let opts = ImportOptions::default();
+    split_import_with(bytes, cut, ImportOptions::default())
+}
+
+fn split_import_with(
+    bytes: &[u8],
+    cut: usize,
+    opts: ImportOptions,
+) -> Result<(Trace, bool), ImportError> {
     let mut first = Importer::new(opts);
     for c in bytes[..cut].chunks(1 << 20) {
         first.push(c)?;
@@ -161,6 +168,36 @@ fn a_merged_part_gives_the_sequential_model_on_real_traces() {
             assert!(merged, "{name}: the part at {cut} was not merged");
             assert_eq!(fingerprint(&got), want, "{name} cut at {cut}");
         }
+    }
+}
+
+#[test]
+fn with_args_left_in_the_source_a_merged_part_gives_the_sequential_model() {
+    let opts = ImportOptions {
+        args_in_source: true,
+        ..ImportOptions::default()
+    };
+    let mut synth = Vec::new();
+    tracelane_core::synth::write_kineto_trace(&mut synth, 6_000_000, 7).unwrap();
+    for (name, bytes) in [
+        ("hta_large", gunzip("public/hta_large_216k_events.json.gz")),
+        ("synth 6 MB", padded(&synth)),
+    ] {
+        let sequential = import_bytes_sequential(&bytes, opts).unwrap();
+        assert!(sequential.args_in_source && sequential.args_arena.is_empty());
+        let want = fingerprint(&sequential);
+        for cut in cuts(&bytes, 2) {
+            let (got, merged) = split_import_with(&bytes, cut, opts).unwrap();
+            assert!(merged, "{name}: the part at {cut} was not merged");
+            assert_eq!(fingerprint(&got), want, "{name} cut at {cut}");
+        }
+        // A part that kept its args text does not merge into one that did not.
+        let cut = cuts(&bytes, 1)[0];
+        let mut first = Importer::new(opts);
+        first.push(&bytes[..cut]).unwrap();
+        let mut part = Importer::for_part(ImportOptions::default(), false, cut as u64);
+        part.push(&bytes[cut..]).unwrap();
+        assert!(!first.absorb_part(&part.finish_part().unwrap()).unwrap());
     }
 }
 

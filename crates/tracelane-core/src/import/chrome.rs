@@ -384,6 +384,18 @@ impl ChromeParser {
     }
 }
 
+/// The `args` object's text of one event's JSON (`event`: the bytes of its
+/// `source` range), or `None` if it has none or the bytes are not an event.
+pub fn event_args(event: &[u8]) -> Option<&[u8]> {
+    let at = scan::skip_ws(event, 0);
+    if event.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut ev = RawEvent::default();
+    parse_event(event, at, true, &mut ev).ok()?;
+    ev.args.map(|(s, e)| &event[s..e])
+}
+
 fn lane(b: &[u8], i: usize, last: bool) -> Result<(RawLane, usize), Scan> {
     if b[i] == b'"' {
         let (s, e) = scan::string(b, i)?;
@@ -676,6 +688,8 @@ pub(crate) struct Builder {
     /// Keep every event's args text, ops' too (translated formats: their
     /// source text is not the user's file).
     pub(crate) keep_op_args: bool,
+    /// Keep no args text: the caller reads it back from the source.
+    pub(crate) args_in_source: bool,
 }
 
 impl Builder {
@@ -1113,7 +1127,11 @@ impl Builder {
                 }
             }
             b'i' | b'I' | b'R' => {
-                let args = self.store_args(b, ev.args);
+                let args = if self.args_in_source {
+                    (0, 0)
+                } else {
+                    self.store_args(b, ev.args)
+                };
                 self.trace.instants.source.push(source);
                 let t = &mut self.trace.instants;
                 t.track.push(track);
@@ -1212,6 +1230,7 @@ impl Builder {
         let category = self.category(cat);
         // Ops keep shapes and types; their other args stay in the source.
         let args = match category {
+            _ if self.args_in_source => (0, 0),
             Category::CpuOp | Category::UserAnnotation | Category::PythonFunction
                 if !self.keep_op_args =>
             {
@@ -1383,6 +1402,7 @@ impl Builder {
         lap("flows");
         crate::link::link(&mut self.trace, &mut self.diag);
         lap("link");
+        self.trace.args_in_source = self.args_in_source;
         self.trace.diagnostics = self.diag;
         self.trace
     }

@@ -14,6 +14,7 @@ mod part;
 pub mod perfetto;
 pub mod scan;
 
+pub use chrome::event_args;
 pub use part::event_boundary;
 
 use std::io::Write;
@@ -29,12 +30,20 @@ pub struct ImportOptions {
     /// Stop with [`ImportError::TooLarge`] once this many bytes of JSON have
     /// come out of the decompressor (or were pushed uncompressed).
     pub max_json_bytes: u64,
+    /// The caller keeps the input and can read any byte range of it again:
+    /// for plain (uncompressed) Chrome JSON, the args text of device events
+    /// and runtime calls is then not copied into the model
+    /// ([`Trace::args_in_source`]); it is read back from each event's
+    /// `source` range when shown ([`event_args`]). Compressed and translated
+    /// inputs (gzip, Perfetto, Neuron) keep their args text either way.
+    pub args_in_source: bool,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             max_json_bytes: 16 << 30,
+            args_in_source: false,
         }
     }
 }
@@ -289,6 +298,8 @@ impl Importer {
             self.perfetto = Some(reader);
             return self.chrome(&events, false);
         }
+        // Plain Chrome JSON: its source ranges are ranges of the caller's input.
+        self.parser.b.args_in_source = self.opts.args_in_source && matches!(self.mode, Mode::Plain);
         self.chrome(&head, last)
     }
 
@@ -336,6 +347,7 @@ impl Importer {
         imp.mode = Mode::Plain;
         imp.undecided = None;
         imp.parser = chrome::ChromeParser::in_events(bare, start);
+        imp.parser.b.args_in_source = opts.args_in_source;
         imp.part_start = Some((start, bare));
         imp
     }
@@ -381,7 +393,11 @@ impl Importer {
         let Some((later, span, rest, raw)) = part::decode(part) else {
             return Ok(false);
         };
-        if span.start != self.json_bytes || span.bare != bare || later.needs_earlier_context() {
+        if span.start != self.json_bytes
+            || span.bare != bare
+            || later.needs_earlier_context()
+            || later.b.args_in_source != self.parser.b.args_in_source
+        {
             return Ok(false);
         }
         self.json_bytes += span.json_bytes;

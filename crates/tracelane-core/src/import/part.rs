@@ -20,7 +20,7 @@ use crate::category::Category;
 use crate::error::Warning;
 use crate::model::*;
 
-const MAGIC: &[u8; 8] = b"TLPART01";
+const MAGIC: &[u8; 8] = b"TLPART02";
 
 /// Where a part lies in its file: it starts at byte `start` inside the
 /// event list (`bare`: of a bare array) and holds `json_bytes` bytes.
@@ -506,6 +506,7 @@ pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
     w.opt_i64(b.base_time_ns);
     w.i64(b.max_ts_ns);
     w.u8(b.keep_op_args as u8);
+    w.u8(b.args_in_source as u8);
     w.0
 }
 
@@ -710,6 +711,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
     b.base_time_ns = r.opt_i64()?;
     b.max_ts_ns = r.i64()?;
     b.keep_op_args = r.bool()?;
+    b.args_in_source = r.bool()?;
     let counts_ok = b.device_marked.len() == b.trace.tracks.len()
         && (b.phase_counts.is_empty() || b.phase_counts.len() == 256)
         && b.cat_counts.len() <= n_strings as usize;
