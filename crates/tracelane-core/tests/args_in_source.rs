@@ -6,20 +6,9 @@
 
 mod common;
 
-use std::io::Read;
-
 use tracelane_core::import::{event_args, import_bytes_sequential};
 use tracelane_core::ops::{op_table, OpTableOptions};
 use tracelane_core::{ImportOptions, Trace};
-
-fn gunzip(rel: &str) -> Vec<u8> {
-    let gz = std::fs::read(common::fixtures().join(rel)).unwrap();
-    let mut json = Vec::new();
-    flate2::read::MultiGzDecoder::new(&gz[..])
-        .read_to_end(&mut json)
-        .unwrap();
-    json
-}
 
 fn in_source() -> ImportOptions {
     ImportOptions {
@@ -87,7 +76,7 @@ fn args_left_in_the_source_read_back_as_the_text_the_model_keeps() {
         "public/kineto_legacy_2021_resnet50.pt.trace.json.gz",
         "torch-cpu/mlp_train_cpu.pt.trace.json.gz",
     ] {
-        cases.push((rel.to_string(), gunzip(rel)));
+        cases.push((rel.to_string(), common::gunzip(rel)));
     }
     for (name, bytes) in &cases {
         let kept = import_bytes_sequential(bytes, ImportOptions::default()).unwrap();

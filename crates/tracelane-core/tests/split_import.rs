@@ -6,8 +6,6 @@
 
 mod common;
 
-use std::io::Read;
-
 use tracelane_core::import::{event_boundary, import_bytes_sequential};
 use tracelane_core::ops::{op_table, OpTableOptions};
 use tracelane_core::{ImportError, ImportOptions, Importer, Trace};
@@ -120,12 +118,7 @@ fn padded(json: &[u8]) -> Vec<u8> {
 }
 
 fn gunzip(rel: &str) -> Vec<u8> {
-    let gz = std::fs::read(common::fixtures().join(rel)).unwrap();
-    let mut json = Vec::new();
-    flate2::read::MultiGzDecoder::new(&gz[..])
-        .read_to_end(&mut json)
-        .unwrap();
-    padded(&json)
+    padded(&common::gunzip(rel))
 }
 
 /// Cuts where the browser would look: event boundaries after several offsets.
