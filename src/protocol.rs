@@ -9,7 +9,7 @@
 use crate::compare_view::{ComparisonView, VariantSpec};
 use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
 use serde::{Deserialize, Serialize};
-use tracelane_core::ops::{op_tables, OpDetails, OpRow};
+use tracelane_core::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
 
 /// Page → worker.
@@ -38,6 +38,9 @@ pub enum ToWorker {
     Cancel { id: u32 },
     /// Details of one row of an imported trace (`id` as in `open`).
     Details { id: u32, request: u32, row: OpRow },
+    /// The op table of import `id` by name and input shapes (computed when
+    /// the page first groups by shape, not with every import).
+    ShapeRows { id: u32, request: u32 },
     /// Paint this scene on the canvases the page handed over (an
     /// `{attach: id, rects, overlay}` object message with two transferred
     /// `OffscreenCanvas`es). `sent_ms` is when the page sent it
@@ -112,6 +115,11 @@ pub enum FromWorker {
         id: u32,
         message: String,
     },
+    /// Answer to [`ToWorker::ShapeRows`].
+    ShapeRows {
+        request: u32,
+        rows: Vec<OpRow>,
+    },
     /// Answer to [`ToWorker::Details`].
     Details {
         request: u32,
@@ -156,7 +164,7 @@ pub struct RangeOps {
     pub start_ns: i64,
     pub end_ns: i64,
     pub rows_by_name: Vec<OpRow>,
-    pub rows_by_shape: Vec<OpRow>,
+    pub rows_by_shape: Option<Vec<OpRow>>,
     pub self_cpu_total_ns: i64,
     pub self_device_total_ns: i64,
 }
@@ -170,8 +178,20 @@ pub fn range_ops(trace: &Trace, start_ns: i64, end_ns: i64) -> RangeOps {
         self_cpu_total_ns: by_name.self_cpu_total_ns,
         self_device_total_ns: by_name.self_device_total_ns,
         rows_by_name: by_name.rows,
-        rows_by_shape: by_shape.rows,
+        rows_by_shape: Some(by_shape.rows),
     }
+}
+
+/// The op table by name and input shapes ([`ToWorker::ShapeRows`]).
+pub fn shape_rows(trace: &Trace) -> Vec<OpRow> {
+    op_table(
+        trace,
+        OpTableOptions {
+            by_shape: true,
+            range_ns: None,
+        },
+    )
+    .rows
 }
 
 /// What the page shows about one imported trace.
@@ -193,7 +213,9 @@ pub struct Summary {
     /// Where the import's time and memory went (filled in by the worker).
     pub phases: ImportPhases,
     pub rows_by_name: Vec<OpRow>,
-    pub rows_by_shape: Vec<OpRow>,
+    /// By name and input shapes: `None` until the page asks for them
+    /// ([`ToWorker::ShapeRows`]).
+    pub rows_by_shape: Option<Vec<OpRow>>,
     pub self_cpu_total_ns: i64,
     pub self_device_total_ns: i64,
     pub device_without_op_ns: i64,
@@ -260,7 +282,7 @@ pub fn summarize(
     file_bytes: u64,
     import_ms: f64,
 ) -> Summary {
-    let (by_name, by_shape) = op_tables(trace, None);
+    let by_name = op_table(trace, OpTableOptions::default());
     let info = tracelane_core::info::info(trace);
     let devices = info
         .tracks
@@ -294,7 +316,7 @@ pub fn summarize(
         timeline_start_ns: timeline.start_ns,
         timeline_end_ns: timeline.end_ns,
         rows_by_name: by_name.rows,
-        rows_by_shape: by_shape.rows,
+        rows_by_shape: None,
         diagnostics: DiagnosticsView {
             format: info.format.clone(),
             time_unit_decision: info.time_unit_decision.clone(),

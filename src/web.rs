@@ -63,6 +63,8 @@ pub struct Ui {
     dragging: RwSignal<bool>,
     /// The last details answer: (request number, details).
     details: RwSignal<Option<(u32, OpDetails)>>,
+    /// The latest [`FromWorker::ShapeRows`] answer: (request, rows).
+    shape_rows: RwSignal<Option<(u32, Vec<OpRow>)>>,
     /// The last timeline answers, by request number.
     pub picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
     pub hovered: RwSignal<Option<(u32, Option<PickedSlice>)>>,
@@ -259,6 +261,7 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             pump(ui);
         }
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
+        FromWorker::ShapeRows { request, rows } => ui.shape_rows.set(Some((request, rows))),
         FromWorker::Painted {
             frame_ms,
             layout_ms,
@@ -824,6 +827,7 @@ fn App() -> impl IntoView {
         demo: RwSignal::new(true),
         dragging: RwSignal::new(false),
         details: RwSignal::new(None),
+        shape_rows: RwSignal::new(None),
         picked: RwSignal::new(None),
         hovered: RwSignal::new(None),
         found: RwSignal::new(None),
@@ -1085,7 +1089,9 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
     let trace_id = summary.id;
     let has_device = summary.rows_by_name.iter().any(|r| r.device_total_ns > 0);
     let by_name = StoredValue::new(summary.rows_by_name);
-    let by_shape = StoredValue::new(summary.rows_by_shape);
+    // By shape: asked of the worker the first time the table is grouped so.
+    let by_shape = RwSignal::new(summary.rows_by_shape);
+    let shape_request = RwSignal::new(None::<u32>);
     let file = summary.name;
     let query = RwSignal::new(String::new());
     let use_regex = RwSignal::new(false);
@@ -1112,10 +1118,30 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
     let scroll = RwSignal::new(0.0f64);
     let regex_error = RwSignal::new(None::<String>);
 
+    Effect::new(move |_| {
+        if group.get() == Group::Shape
+            && by_shape.with_untracked(Option::is_none)
+            && shape_request.get_untracked().is_none()
+        {
+            shape_request.set(ask_worker(|request| ToWorker::ShapeRows {
+                id: trace_id,
+                request,
+            }));
+        }
+    });
+    Effect::new(move |_| {
+        ui.shape_rows.with(|answer| {
+            if let Some((r, rows)) = answer.as_ref() {
+                if Some(*r) == shape_request.get_untracked() {
+                    by_shape.set(Some(rows.clone()));
+                }
+            }
+        })
+    });
     let rows = Memo::new(move |_| {
         let mut rows: Vec<OpRow> = match group.get() {
             Group::Name => by_name.get_value(),
-            Group::Shape => by_shape.get_value(),
+            Group::Shape => by_shape.get().unwrap_or_default(),
         };
         let q = query.get();
         let show_dev = show_device_rows.get();
@@ -1174,6 +1200,9 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
                 "regex"
             </label>
             {move || regex_error.get().map(|e| view! { <span class="error-text">{e}</span> })}
+            {move || (group.get() == Group::Shape && by_shape.with(Option::is_none)).then(|| view! {
+                <span class="muted" id="shapes-loading">"grouping by input shapes…"</span>
+            })}
             <label>
                 "Group by "
                 <select
