@@ -396,6 +396,7 @@ pub fn event_args(event: &[u8]) -> Option<&[u8]> {
     ev.args.map(|(s, e)| &event[s..e])
 }
 
+#[inline(always)]
 fn lane(b: &[u8], i: usize, last: bool) -> Result<(RawLane, usize), Scan> {
     if b[i] == b'"' {
         let (s, e) = scan::string(b, i)?;
@@ -433,6 +434,7 @@ fn int_value(b: &[u8], i: usize, last: bool) -> Result<(Option<i64>, usize), Sca
     Ok((int_text(&b[s..e]), e))
 }
 
+#[inline(always)]
 fn number_span(b: &[u8], i: usize, last: bool) -> Result<((usize, usize), usize), Scan> {
     if b[i] == b'"' {
         let (s, e) = scan::string(b, i)?;

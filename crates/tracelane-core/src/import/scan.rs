@@ -50,7 +50,7 @@ pub struct StrSpan {
 }
 
 /// Reads a string starting at the opening quote `b[i] == b'"'`.
-#[inline]
+#[inline(always)]
 pub fn string(b: &[u8], i: usize) -> R<(StrSpan, usize)> {
     debug_assert_eq!(b.get(i), Some(&b'"'));
     let start = i + 1;
@@ -191,7 +191,7 @@ pub fn decode(b: &[u8], s: StrSpan) -> Decoded<'_> {
 /// Reads a scalar (number, `true`, `NaN`, …) up to the next delimiter and
 /// returns its text span. `last` says no more bytes will come, so a scalar
 /// ending the buffer is complete.
-#[inline]
+#[inline(always)]
 pub fn scalar(b: &[u8], i: usize, last: bool) -> R<(usize, usize)> {
     let mut j = i;
     while j < b.len() && SCALAR_END[b[j] as usize] == 0 {
@@ -323,45 +323,59 @@ pub fn micros_text_to_ns(t: &[u8]) -> Option<i64> {
         Some(b'+') => (false, &t[1..]),
         _ => (false, t),
     };
-    if body.is_empty() {
-        return None;
-    }
-    let int_len = body
-        .iter()
-        .position(|c| !c.is_ascii_digit())
-        .unwrap_or(body.len());
-    let (int_part, rest) = body.split_at(int_len);
-    let frac_part = match rest {
-        [] => rest,
-        [b'.', frac @ ..] if frac.iter().all(u8::is_ascii_digit) => frac,
-        _ if body.iter().any(|&c| c == b'e' || c == b'E') => {
-            let f: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
-            let ns = (f * 1000.0).round();
-            return (ns.is_finite() && ns.abs() < 9.2e18).then_some(ns as i64);
-        }
-        _ => return None,
-    };
-    if int_part.is_empty() && frac_part.is_empty() {
-        return None;
-    }
-    // Sixteen digits of microseconds (epoch microseconds have sixteen) fit
-    // a u64 in nanoseconds: plain multiplications, no overflow checks
-    // (which wasm has no instruction for).
-    let zeros = int_part.iter().take_while(|&&d| d == b'0').count();
-    let int_part = &int_part[zeros..];
-    if int_part.len() > 16 {
-        return None;
-    }
+    // One pass. Sixteen significant digits of microseconds (epoch
+    // microseconds have sixteen) fit a u64 in nanoseconds: plain
+    // multiplications, no overflow checks (which wasm has no instruction for).
     let mut v: u64 = 0;
-    for &d in int_part {
-        v = v * 10 + (d - b'0') as u64;
+    let mut k = 0;
+    while let Some(&c) = body.get(k) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(d as u64);
+        k += 1;
+    }
+    let int_digits = k;
+    if int_digits > 16 {
+        // Leading zeros do not count; more digits than that may have wrapped.
+        let zeros = body.iter().take_while(|&&c| c == b'0').count();
+        if int_digits - zeros.min(int_digits) > 16 {
+            return None;
+        }
     }
     let mut frac: u64 = 0;
-    for k in 0..3 {
-        frac = frac * 10 + frac_part.get(k).map_or(0, |&d| (d - b'0') as u64);
+    let mut frac_digits = 0;
+    if body.get(k) == Some(&b'.') {
+        k += 1;
+        while let Some(&c) = body.get(k) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            match frac_digits {
+                0..=2 => frac = frac * 10 + d as u64,
+                3 => frac += u64::from(d >= 5),
+                _ => {}
+            }
+            frac_digits += 1;
+            k += 1;
+        }
     }
-    if frac_part.get(3).is_some_and(|&d| d >= b'5') {
-        frac += 1;
+    if k < body.len() {
+        // Not plain decimal: an exponent form, or not a number at all.
+        if !body.iter().any(|&c| c == b'e' || c == b'E') {
+            return None;
+        }
+        let f: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
+        let ns = (f * 1000.0).round();
+        return (ns.is_finite() && ns.abs() < 9.2e18).then_some(ns as i64);
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return None;
+    }
+    for _ in frac_digits.min(3)..3 {
+        frac *= 10;
     }
     let ns = i64::try_from(v * 1000 + frac).ok()?;
     Some(if neg { -ns } else { ns })
