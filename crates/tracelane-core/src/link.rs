@@ -22,19 +22,81 @@ use crate::category::Category;
 use crate::error::Diagnostics;
 use crate::model::*;
 
-/// Sorted `(key, slice)` pairs, looked up by binary search.
-struct Index(Vec<(i64, u32)>);
+/// Slices by an integer id (External id, correlation): for each id, the
+/// slices that carry it in slice order. Kineto's ids are small and dense
+/// (counters from 1), so they index an array directly; sparse or negative
+/// ids go through a hash map.
+struct Index {
+    heads: Heads,
+    /// For each entry (in slice order), the next entry with the same id.
+    next: Vec<u32>,
+    slice: Vec<u32>,
+    /// Entries beyond the first of their id.
+    repeats: u64,
+}
+
+enum Heads {
+    /// `(first, last)` entry by id.
+    Dense(Vec<(u32, u32)>),
+    Sparse(FxHashMap<i64, (u32, u32)>),
+}
+
+const NO_ENTRY: u32 = u32::MAX;
 
 impl Index {
+    /// `pairs`: (id, slice), in slice order.
     fn build(pairs: Vec<(i64, u32)>) -> Index {
-        let mut v = pairs;
-        v.sort_unstable();
-        Index(v)
+        let n = pairs.len();
+        let max = pairs.iter().map(|&(k, _)| k).max().unwrap_or(0);
+        let dense = pairs.iter().all(|&(k, _)| k >= 0) && max <= 4 * n as i64 + 1024;
+        let mut heads = if dense {
+            Heads::Dense(vec![(NO_ENTRY, NO_ENTRY); max.max(0) as usize + 1])
+        } else {
+            Heads::Sparse(FxHashMap::default())
+        };
+        let mut next = vec![NO_ENTRY; n];
+        let mut slice = Vec::with_capacity(n);
+        let mut repeats = 0;
+        for (e, &(key, s)) in pairs.iter().enumerate() {
+            slice.push(s);
+            let head = match &mut heads {
+                Heads::Dense(v) => &mut v[key as usize],
+                Heads::Sparse(m) => m.entry(key).or_insert((NO_ENTRY, NO_ENTRY)),
+            };
+            if head.0 == NO_ENTRY {
+                *head = (e as u32, e as u32);
+            } else {
+                next[head.1 as usize] = e as u32;
+                head.1 = e as u32;
+                repeats += 1;
+            }
+        }
+        Index {
+            heads,
+            next,
+            slice,
+            repeats,
+        }
     }
-    fn get(&self, key: i64) -> &[(i64, u32)] {
-        let lo = self.0.partition_point(|&(k, _)| k < key);
-        let hi = lo + self.0[lo..].partition_point(|&(k, _)| k == key);
-        &self.0[lo..hi]
+
+    /// The slices carrying `key`, in slice order.
+    fn get(&self, key: i64) -> impl Iterator<Item = u32> + '_ {
+        let first = match &self.heads {
+            Heads::Dense(v) => usize::try_from(key)
+                .ok()
+                .and_then(|k| v.get(k))
+                .map_or(NO_ENTRY, |h| h.0),
+            Heads::Sparse(m) => m.get(&key).map_or(NO_ENTRY, |h| h.0),
+        };
+        std::iter::successors((first != NO_ENTRY).then_some(first), |&e| {
+            let n = self.next[e as usize];
+            (n != NO_ENTRY).then_some(n)
+        })
+        .map(|e| self.slice[e as usize])
+    }
+
+    fn first(&self, key: i64) -> Option<u32> {
+        self.get(key).next()
     }
 }
 
@@ -81,7 +143,7 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
     let ops = Index::build(ops);
     let annotations = Index::build(annotations);
     let runtimes = Index::build(runtimes);
-    let dup = runtimes.0.windows(2).filter(|w| w[0].0 == w[1].0).count() as u64;
+    let dup = runtimes.repeats;
     diag.links.duplicate_correlation_ids = dup;
     diag.warn_n(
         "duplicate_correlation",
@@ -116,17 +178,16 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
         let (ext, corr) = (s.external_id[i], s.correlation[i]);
         let mut found = None;
         if ext != NONE_I64 {
-            let cands = ops.get(ext);
-            let enclosing = cands
-                .iter()
-                .map(|&(_, o)| o as usize)
+            let enclosing = ops
+                .get(ext)
+                .map(|o| o as usize)
                 .find(|&o| encloses(s, o, i));
             found = if ext == corr {
                 // Old Kineto's "not linked" marker: trust it only if it really encloses.
                 enclosing.map(|o| (o, LinkState::ByArgs))
             } else {
                 enclosing
-                    .or_else(|| cands.first().map(|&(_, o)| o as usize))
+                    .or_else(|| ops.first(ext).map(|o| o as usize))
                     .map(|o| (o, LinkState::ByArgs))
             };
         }
@@ -158,7 +219,7 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
             continue;
         }
         if c == Category::DeviceAnnotation {
-            if let Some(&(_, a)) = annotations.get(s.external_id[i]).first() {
+            if let Some(a) = annotations.first(s.external_id[i]) {
                 op[i] = a;
                 lc.device_annotations_linked += 1;
             }
@@ -167,7 +228,7 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
         let corr = s.correlation[i];
         let mut st = LinkState::Unlinked;
         if corr != NONE_I64 {
-            if let Some(&(_, r)) = runtimes.get(corr).first() {
+            if let Some(r) = runtimes.first(corr) {
                 launch[i] = r;
                 st = LinkState::ByArgs;
             }
@@ -204,7 +265,7 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
         if op[i] == NO_SLICE {
             let ext = s.external_id[i];
             if ext != NONE_I64 && ext != corr {
-                if let Some(&(_, o)) = ops.get(ext).first() {
+                if let Some(o) = ops.first(ext) {
                     op[i] = o;
                     lc.device_by_external_id += 1;
                     if st != LinkState::ByFlow {
@@ -253,4 +314,37 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
         String::new(),
     );
     t.links = Links { launch, op, state };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Index;
+
+    #[test]
+    fn dense_and_sparse_ids_find_the_same_slices_in_slice_order() {
+        let pairs = vec![(3, 0), (1, 1), (3, 2), (7, 3), (3, 4), (1, 5)];
+        let dense = Index::build(pairs.clone());
+        // A negative id forces the hash map.
+        let mut with_negative = pairs.clone();
+        with_negative.push((-5, 6));
+        let sparse = Index::build(with_negative);
+        let huge = Index::build(pairs.iter().map(|&(k, s)| (k << 40, s)).collect());
+        for (k, want) in [
+            (3, vec![0, 2, 4]),
+            (1, vec![1, 5]),
+            (7, vec![3]),
+            (2, vec![]),
+            (9, vec![]),
+        ] {
+            assert_eq!(dense.get(k).collect::<Vec<_>>(), want, "dense {k}");
+            assert_eq!(sparse.get(k).collect::<Vec<_>>(), want, "sparse {k}");
+            assert_eq!(huge.get(k << 40).collect::<Vec<_>>(), want, "huge {k}");
+        }
+        assert_eq!(sparse.first(-5), Some(6));
+        assert_eq!(dense.first(-5), None);
+        assert_eq!(dense.repeats, 3);
+        assert!(matches!(dense.heads, super::Heads::Dense(_)));
+        assert!(matches!(sparse.heads, super::Heads::Sparse(_)));
+        assert!(matches!(huge.heads, super::Heads::Sparse(_)));
+    }
 }
