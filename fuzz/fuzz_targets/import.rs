@@ -5,7 +5,8 @@
 //! they must give the whole import's result too. Args text is kept or left
 //! in the source (then read back from each event's range) as the input's
 //! length decides.
-//! Run: `cd fuzz && cargo +nightly fuzz run import corpus/import seeds/import -- -max_total_time=600`.
+//! Run: `cd fuzz && mkdir -p corpus/import && cargo +nightly fuzz run import corpus/import seeds/import -- -max_total_time=600`
+//! (`corpus/` is not committed).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
