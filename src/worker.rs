@@ -459,13 +459,7 @@ async fn read_range(sh: &Shared, r: &ReadRequest) -> Result<(), String> {
         .blob
         .slice_with_f64_and_f64(r.from as f64, r.to as f64)
         .map_err(|_| READ_ERROR.to_string())?;
-    let options = web_sys::ReadableStreamGetReaderOptions::new();
-    options.set_mode(web_sys::ReadableStreamReaderMode::Byob);
-    let reader = piece
-        .stream()
-        .get_reader_with_options(&options)
-        .dyn_into::<web_sys::ReadableStreamByobReader>();
-    let Ok(reader) = reader else {
+    let Some(reader) = byob_reader(&piece.stream()) else {
         return read_range_in_slices(sh, r, &piece).await;
     };
     let mut buf = js_sys::ArrayBuffer::new(READ_BYTES);
@@ -496,6 +490,18 @@ async fn read_range(sh: &Shared, r: &ReadRequest) -> Result<(), String> {
             return Ok(());
         }
     }
+}
+
+/// `stream.getReader({mode: "byob"})`, or `None` where a browser's blob
+/// stream has no BYOB reader. That call throws there, so it is made through
+/// `Function::call1`, which catches (web-sys' binding would not).
+fn byob_reader(stream: &web_sys::ReadableStream) -> Option<web_sys::ReadableStreamByobReader> {
+    let get_reader: js_sys::Function = js_sys::Reflect::get(stream, &"getReader".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let options = object(&[("mode", "byob".into())]);
+    get_reader.call1(stream, &options).ok()?.dyn_into().ok()
 }
 
 /// Where a browser's blob stream has no BYOB reader: slices, each read
@@ -679,8 +685,17 @@ pub fn start() {
                     x_px,
                     hover,
                 }) => {
+                    // A hover's tooltip shows no args: the file is only read
+                    // for a click.
                     let slice = with_model(&sh.models, id, |k| {
-                        k.timeline.pick(&k.trace, &view, row, x_px, &|a| k.args(a))
+                        let args = |a| {
+                            if hover {
+                                kept_args(&k.trace, a)
+                            } else {
+                                k.args(a)
+                            }
+                        };
+                        k.timeline.pick(&k.trace, &view, row, x_px, &args)
                     })
                     .flatten();
                     post(
