@@ -1,6 +1,10 @@
 //! Event categories as Kineto (2021 legacy and modern) and out-of-tree
 //! backends write them, and what each means for linking and the op table.
 
+/// The category a backend's device execution windows share with its host
+/// driver calls (TorchNeuron): which one an event is, its lane decides.
+pub const PRIVATEUSE1_DRIVER: &str = "privateuse1_driver";
+
 /// The role an event's `cat` gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Category {
@@ -116,6 +120,22 @@ impl Category {
             self,
             Category::CpuOp | Category::UserAnnotation | Category::Runtime | Category::Overhead
         )
+    }
+
+    /// Events that Kineto records on the CPU by their category (PyTorch
+    /// gives them `DeviceType.CPU`), whatever lane they are filed under:
+    /// ops, annotations, Python frames, runtime and driver calls, profiler
+    /// overhead. `privateuse1_driver` is left open (its lane decides: a
+    /// device execution window or a host driver call).
+    pub fn host_by_definition(self, cat: &str) -> bool {
+        match self {
+            Category::CpuOp
+            | Category::UserAnnotation
+            | Category::PythonFunction
+            | Category::Overhead => true,
+            Category::Runtime => cat != PRIVATEUSE1_DRIVER,
+            _ => false,
+        }
     }
 
     pub fn label(self) -> &'static str {

@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use crate::category::Category;
-use crate::model::{Trace, TrackKind, NO_SLICE};
+use crate::model::{Trace, NO_SLICE};
 
 /// Which part of a trace a variant is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -152,7 +152,7 @@ impl std::fmt::Display for CompareError {
 impl std::error::Error for CompareError {}
 
 fn is_host(t: &Trace, s: usize) -> bool {
-    t.tracks[t.slices.track[s].idx()].kind == TrackKind::HostThread
+    t.on_host(s)
 }
 
 /// Device work that counts: not syncs, not mirrored annotations.

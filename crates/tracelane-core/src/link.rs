@@ -121,7 +121,7 @@ fn enclosing_op(s: &Slices, i: usize) -> Option<usize> {
 pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
     let s = &t.slices;
     let n = s.len();
-    let host = |i: usize| t.tracks[s.track[i].idx()].kind == TrackKind::HostThread;
+    let host = |i: usize| t.on_host(i);
 
     let mut ops = Vec::new();
     let mut annotations = Vec::new();

@@ -312,6 +312,22 @@ impl Trace {
         }
         (lo <= hi).then_some((lo, hi))
     }
+    /// Whether a slice is host-side work. Its category decides where that
+    /// is definite (ops, annotations, runtime and driver calls, Python
+    /// frames, profiler overhead are CPU events in PyTorch whatever lane
+    /// they sit on; kernels, copies, sets, syncs and device windows are
+    /// device work); its lane decides the rest.
+    pub fn on_host(&self, slice: usize) -> bool {
+        match self.slices.category[slice] {
+            Category::CpuOp
+            | Category::UserAnnotation
+            | Category::PythonFunction
+            | Category::Overhead
+            | Category::Runtime => true,
+            Category::Other => self.track_of(slice).kind == TrackKind::HostThread,
+            _ => false,
+        }
+    }
     pub fn track_of(&self, slice: usize) -> &Track {
         &self.tracks[self.slices.track[slice].idx()]
     }

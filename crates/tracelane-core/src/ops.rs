@@ -144,7 +144,7 @@ fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
     // calls that join their op's thread from another one need sorting in.
     let counted = |i: usize| {
         s.category[i].is_counted_host()
-            && t.tracks[s.track[i].idx()].kind == TrackKind::HostThread
+            && t.on_host(i)
             && !is_filtered(i)
             && in_range(i)
     };

@@ -687,3 +687,49 @@ fn data_after_the_end_is_one_warning_however_it_arrives() {
         );
     }
 }
+
+/// The real MI250 trace whose lanes `tools/make_edge_from_real.py` re-labels.
+fn rocm_original() -> Trace {
+    let bytes =
+        std::fs::read(common::fixtures().join("public/hta_amd_mi250_rocm.json.gz")).unwrap();
+    import_bytes(&bytes, ImportOptions::default()).unwrap()
+}
+
+#[test]
+fn host_pid_labelled_as_a_gpu_keeps_its_cpu_side() {
+    // In a container the host is pid 1, and Kineto labels pid 1 "GPU 1" too.
+    let t = edge("rocm_container_pid1.json.gz").unwrap();
+    let mut pid1_host_lanes: Vec<_> = t
+        .tracks
+        .iter()
+        .filter(|tr| {
+            t.processes[tr.process.0 as usize].pid == LaneId::Int(1)
+                && tr.kind == TrackKind::HostThread
+        })
+        .map(|tr| t.lane_label(tr.tid))
+        .collect();
+    pid1_host_lanes.sort();
+    assert_eq!(pid1_host_lanes, ["1", "58"]);
+    let want = op_table(&rocm_original(), OpTableOptions::default());
+    let got = op_table(&t, OpTableOptions::default());
+    assert!(got.self_cpu_total_ns > 0);
+    assert_eq!(got, want);
+    assert_eq!(t.diagnostics.warning_count("process_labels_conflict"), 1);
+    assert_eq!(t.diagnostics.warning_count("lane_label_conflict"), 2);
+    assert_eq!(
+        t.diagnostics.links.runtime_without_op,
+        rocm_original().diagnostics.links.runtime_without_op
+    );
+}
+
+#[test]
+fn runtime_calls_on_a_device_submission_queue_are_cpu_rows() {
+    // MTIA files its runtime calls on "Stream N Submission Queue" threads of
+    // the device's pid; PyTorch counts them as CPU-side runtime rows.
+    let t = edge("mtia_submission_queue.json").unwrap();
+    let got = op_table(&t, OpTableOptions::default());
+    let want = op_table(&rocm_original(), OpTableOptions::default());
+    assert_eq!(got, want);
+    let launch = got.rows.iter().find(|r| r.name == "hipLaunchKernel").unwrap();
+    assert!(launch.calls > 0 && launch.cpu_total_ns > 0 && !launch.is_device);
+}

@@ -14,7 +14,7 @@
 use rustc_hash::FxHashMap;
 
 use super::scan::{self, decode, int_text, micros_text_to_ns, Scan, StrSpan};
-use crate::category::Category;
+use crate::category::{self, Category};
 use crate::error::{excerpt, Diagnostics, ImportError, Warning};
 use crate::model::*;
 
@@ -1298,7 +1298,19 @@ impl Builder {
             b"process_labels" => {
                 let p = self.process(pid);
                 if let Some(l) = ev.arg_labels.map(|s| self.intern_span(b, s)) {
-                    self.trace.processes[p.0 as usize].labels = Some(l);
+                    let before = self.trace.processes[p.0 as usize].labels.replace(l);
+                    if let Some(before) = before.filter(|&x| x != l) {
+                        let (a, z) = (self.trace.strings.get(before), self.trace.strings.get(l));
+                        let example = format!("\"{a}\" then \"{z}\"");
+                        self.diag.warn(
+                            "process_labels_conflict",
+                            || "a process is labelled twice, differently (Kineto labels each device \
+                                by a pid equal to its id, which can be a host pid too): the later \
+                                label is shown; its lanes are classified by their events"
+                                .into(),
+                            || example,
+                        );
+                    }
                 }
             }
             b"process_sort_index" => {
@@ -1428,8 +1440,26 @@ impl Builder {
         }
     }
 
-    /// Host or device lane, from the lane's own events, `process_labels` and names.
+    /// Host or device lane. A lane's own events decide first: categories
+    /// that are device work by definition (kernels, copies, sets, syncs,
+    /// device annotations) make a device lane; categories that are host by
+    /// definition (ops, annotations, Python frames, runtime and driver
+    /// calls, profiler overhead — Kineto records them on the CPU whatever
+    /// process they are filed under) make a host lane. Only a lane with
+    /// neither (`privateuse1_driver`, unknown categories, no slices) is
+    /// decided by `process_labels` and its thread name. Kineto writes one
+    /// `process_labels` per device id with the device id as pid, which
+    /// collides with a host pid of 1 in a container: those host threads
+    /// stay host, and the conflict is counted.
     fn classify_tracks(&mut self) {
+        let s = &self.trace.slices;
+        let mut host_marked = vec![false; self.trace.tracks.len()];
+        for i in 0..s.len() {
+            if s.category[i].host_by_definition(self.trace.strings.get(s.cat[i])) {
+                host_marked[s.track[i].idx()] = true;
+            }
+        }
+        let mut conflicts: Vec<String> = Vec::new();
         for (t, track) in self.trace.tracks.iter_mut().enumerate() {
             let p = &self.trace.processes[track.process.0 as usize];
             let labels = p
@@ -1461,15 +1491,48 @@ impl Builder {
             let stream_named = [thread_name, tid_name].iter().flatten().any(|n| {
                 n.starts_with("stream") || n.contains("neuroncore") || n.starts_with("queue")
             });
-            if self.device_marked[t] || label_says_device || stream_named {
+            let named_device = label_says_device || stream_named;
+            let device = if self.device_marked[t] {
+                true
+            } else if host_marked[t] {
+                false
+            } else {
+                named_device
+            };
+            if device {
                 track.kind = TrackKind::DeviceStream;
             }
+            if host_marked[t] && named_device && !self.device_marked[t] {
+                let label = p.labels.map_or("", |l| self.trace.strings.get(l));
+                let pid = match p.pid {
+                    LaneId::Int(v) => v.to_string(),
+                    LaneId::Str(s) => self.trace.strings.get(s).to_string(),
+                };
+                let tid = match track.tid {
+                    LaneId::Int(v) => v.to_string(),
+                    LaneId::Str(s) => self.trace.strings.get(s).to_string(),
+                };
+                let name = track.name.map_or("", |n| self.trace.strings.get(n));
+                conflicts.push(format!(
+                    "pid {pid} (labels \"{label}\"), thread {tid} \"{name}\""
+                ));
+            }
+        }
+        if let Some(first) = conflicts.first() {
+            self.diag.warn_n(
+                "lane_label_conflict",
+                conflicts.len() as u64,
+                "a lane named or labelled as a device holds host events (ops, runtime calls): \
+                 kept as a host lane (its events decide, as in PyTorch)"
+                    .into(),
+                first.clone(),
+            );
         }
         let s = &mut self.trace.slices;
         for i in 0..s.len() {
             if s.category[i] == Category::Runtime
                 && self.trace.tracks[s.track[i].idx()].kind == TrackKind::DeviceStream
-                && self.trace.strings.get(s.cat[i]).ends_with("_driver")
+                && self.trace.strings.get(s.cat[i]) == category::PRIVATEUSE1_DRIVER
             {
                 s.category[i] = Category::DeviceWindow;
             }
