@@ -143,10 +143,7 @@ fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
     // runtime calls, file order), which is PyTorch's order too; only runtime
     // calls that join their op's thread from another one need sorting in.
     let counted = |i: usize| {
-        s.category[i].is_counted_host()
-            && t.on_host(i)
-            && !is_filtered(i)
-            && in_range(i)
+        s.category[i].is_counted_host() && t.on_host(i) && !is_filtered(i) && in_range(i)
     };
     let mut moved: Vec<Vec<u32>> = vec![Vec::new(); t.tracks.len()];
     let mut any_moved = false;

@@ -730,6 +730,10 @@ fn runtime_calls_on_a_device_submission_queue_are_cpu_rows() {
     let got = op_table(&t, OpTableOptions::default());
     let want = op_table(&rocm_original(), OpTableOptions::default());
     assert_eq!(got, want);
-    let launch = got.rows.iter().find(|r| r.name == "hipLaunchKernel").unwrap();
+    let launch = got
+        .rows
+        .iter()
+        .find(|r| r.name == "hipLaunchKernel")
+        .unwrap();
     assert!(launch.calls > 0 && launch.cpu_total_ns > 0 && !launch.is_device);
 }
