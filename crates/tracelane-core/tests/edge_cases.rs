@@ -737,3 +737,30 @@ fn runtime_calls_on_a_device_submission_queue_are_cpu_rows() {
         .unwrap();
     assert!(launch.calls > 0 && launch.cpu_total_ns > 0 && !launch.is_device);
 }
+
+#[test]
+fn xplane_protobuf_is_named_not_imported_as_an_empty_perfetto_trace() {
+    // Both start with a length-delimited field 1; the plane's fields tell.
+    let e = edge("jax_profile.xplane.pb").unwrap_err();
+    assert!(e.to_string().contains("XPlane protobuf"), "{e}");
+    let bytes = std::fs::read(common::fixtures().join("edge/jax_profile.xplane.pb")).unwrap();
+    let e = import_bytes(&gzip(&bytes), ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("XPlane protobuf"), "{e}");
+    // Any chunking decides alike.
+    let mut imp = Importer::new(ImportOptions::default());
+    let fed = bytes.chunks(3).try_for_each(|c| imp.push(c));
+    let e = fed.and_then(|_| imp.finish().map(|_| ())).unwrap_err();
+    assert!(e.to_string().contains("XPlane protobuf"), "{e}");
+}
+
+#[test]
+fn protobuf_that_is_not_a_perfetto_trace_says_so() {
+    // field 1 (a message) holding field 3 as a string: a TracePacket's
+    // field 3 is a varint.
+    let bytes = b"\x0a\x07\x1a\x05hello\x0a\x02\x08\x01";
+    let e = import_bytes(bytes, ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "not a trace: the file is a protobuf file that is not a Perfetto trace, not JSON"
+    );
+}

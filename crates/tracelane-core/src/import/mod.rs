@@ -83,7 +83,16 @@ pub fn sniff(head: &[u8]) -> Sniffed {
         return Sniffed::Unknown;
     }
     if perfetto::looks_like(head) {
-        return Sniffed::Perfetto;
+        return match perfetto::first_message(head) {
+            perfetto::FirstMessage::TracePacket => Sniffed::Perfetto,
+            perfetto::FirstMessage::XPlane => Sniffed::Other(
+                "an XPlane protobuf (a JAX/TensorFlow profile, *.xplane.pb; open it in XProf \
+                 or TensorBoard — tracelane reads PyTorch/Kineto, Neuron and Perfetto traces)",
+            ),
+            perfetto::FirstMessage::Other => {
+                Sniffed::Other("a protobuf file that is not a Perfetto trace")
+            }
+        };
     }
     const MAGIC: &[(&[u8], &str)] = &[
         (b"\x89PNG", "a PNG image"),
@@ -292,6 +301,11 @@ impl Importer {
             return Ok(());
         }
         if perfetto::looks_like(&head) {
+            if let Sniffed::Other(what) = sniff(&head) {
+                return Err(ImportError::NotJson {
+                    detected: what.to_string(),
+                });
+            }
             let mut reader = perfetto::PerfettoReader::default();
             let mut events = Vec::new();
             reader.push(&head, &mut events)?;

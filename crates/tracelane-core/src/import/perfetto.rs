@@ -191,6 +191,79 @@ pub fn looks_like(head: &[u8]) -> bool {
         }
 }
 
+/// What the first length-delimited field 1 of a protobuf file holds, as far
+/// as the bytes at hand tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstMessage {
+    /// Fields a `TracePacket` has, with its wire types (or too few bytes
+    /// to tell otherwise).
+    TracePacket,
+    /// An `XPlane` (JAX / TensorFlow `*.xplane.pb`): `id` as a varint
+    /// field 1, or a plane name like `/host:CPU`, `/device:GPU:0`.
+    XPlane,
+    /// Some other protobuf message.
+    Other,
+}
+
+/// `TracePacket` fields whose wire type is known: varints and
+/// length-delimited messages (perfetto/trace/trace_packet.proto).
+const PACKET_VARINT_FIELDS: &[u64] = &[3, 8, 10, 13, 41, 42, 58];
+const PACKET_MESSAGE_FIELDS: &[u64] = &[1, 2, 4, 5, 6, 7, 9, 11, 12, 33, 35, 45, 60];
+
+/// Reads the fields of the first packet (a file that [`looks_like`]
+/// a Perfetto trace) to tell a Perfetto trace from other protobuf files
+/// that start the same way. Only the bytes of `head` are read.
+pub fn first_message(head: &[u8]) -> FirstMessage {
+    let Some((len, n)) = head.get(1..).and_then(read_varint) else {
+        return FirstMessage::TracePacket;
+    };
+    let body = &head[1 + n..];
+    let body = &body[..body.len().min(len as usize)];
+    let mut at = 0;
+    while at < body.len() {
+        let Some((tag, k)) = read_varint(&body[at..]) else {
+            break;
+        };
+        at += k;
+        let (field, wire) = (tag >> 3, tag & 7);
+        match wire {
+            0 => {
+                if field == 1 {
+                    return FirstMessage::XPlane;
+                }
+                if PACKET_MESSAGE_FIELDS.contains(&field) {
+                    return FirstMessage::Other;
+                }
+                let Some((_, k)) = read_varint(&body[at..]) else {
+                    break;
+                };
+                at += k;
+            }
+            1 => at += 8,
+            5 => at += 4,
+            2 => {
+                let Some((len, k)) = read_varint(&body[at..]) else {
+                    break;
+                };
+                at += k;
+                let value = &body[at.min(body.len())..];
+                if field == 2 && (value.starts_with(b"/host:") || value.starts_with(b"/device:")) {
+                    return FirstMessage::XPlane;
+                }
+                if PACKET_VARINT_FIELDS.contains(&field) {
+                    return FirstMessage::Other;
+                }
+                at = at.saturating_add(len as usize);
+            }
+            _ => return FirstMessage::Other,
+        }
+        if field == 0 {
+            return FirstMessage::Other;
+        }
+    }
+    FirstMessage::TracePacket
+}
+
 fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
     let mut v = 0u64;
     for (k, &c) in b.iter().enumerate().take(10) {
