@@ -260,8 +260,8 @@ fn ComparisonResult(c: ComparisonView) -> impl IntoView {
         </div>
         <div class="cards" id="compare-cards">{cards}</div>
         <BarChart variants=c.variants.clone() device=any_device/>
-        <h3>"Op-to-kernel map (first occurrence)"</h3>
-        <p class="muted">"Each column: the ops the region dispatched, in order, with the device events each launched (its nested ops' too)."</p>
+        <h3>"Op-to-kernel map (median occurrence)"</h3>
+        <p class="muted">"Each column: the ops the region dispatched, in order, with the device events each launched (its nested ops' too), in the occurrence with the median wall time — not a warm-up outlier."</p>
         <div class="op-map" id="op-map">
             {c.variants.iter().map(|v| view! { <MapColumn v=v.clone()/> }).collect_view()}
         </div>
@@ -415,6 +415,11 @@ fn MapColumn(v: VariantView) -> impl IntoView {
     view! {
         <div class="map-column" data-label=v.label.clone()>
             <h4>{v.label.clone()}</h4>
+            {(v.occurrences > 1).then(|| view! {
+                <p class="muted map-occurrence" data-occurrence=v.map_occurrence>
+                    {format!("occurrence {} of {} (median wall time)", v.map_occurrence, v.occurrences)}
+                </p>
+            })}
             {ops}
             {(more > 0).then(|| view! { <p class="muted">{format!("… and {more} more ops")}</p> })}
             {v.map.is_empty().then(|| view! { <p class="muted">"no ops in this region"</p> })}

@@ -67,6 +67,8 @@ pub struct VariantView {
     pub cpu_self_ns: i64,
     pub has_device: bool,
     pub map: Vec<MappedOpView>,
+    /// Which occurrence (1-based, start order) the map shows: the median one.
+    pub map_occurrence: usize,
     /// Candidate only: the sentence against the baseline.
     pub headline: Option<String>,
     /// Candidate ÷ baseline per occurrence: device time, device events,
@@ -188,6 +190,7 @@ fn view(v: &Variant, base: Option<&Variant>) -> VariantView {
                     .collect(),
             })
             .collect(),
+        map_occurrence: v.map_occurrence + 1,
         headline: base.map(|b| headline(b, v)),
         ratios,
     }

@@ -71,7 +71,7 @@ pub struct MappedDevice {
     pub dur_ns: i64,
 }
 
-/// One op dispatched in the region (first occurrence), with what it launched.
+/// One op dispatched in the region (median occurrence), with what it launched.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MappedOp {
     pub name: String,
@@ -105,8 +105,12 @@ pub struct Variant {
     /// Ops (all, nested too) and device events in the region, by name.
     pub ops: Vec<NameStat>,
     pub device: Vec<NameStat>,
-    /// The op-to-kernel map of the first occurrence.
+    /// The op-to-kernel map of occurrence `map_occurrence`.
     pub map: Vec<MappedOp>,
+    /// Which occurrence (in start order) the map shows: the one with the
+    /// median wall time, so a warm-up or compile outlier (often the first)
+    /// is not what the map shows.
+    pub map_occurrence: usize,
 }
 
 impl Variant {
@@ -343,6 +347,7 @@ pub fn measure(
         ops: Vec::new(),
         device: Vec::new(),
         map: Vec::new(),
+        map_occurrence: 0,
     };
     let mut ops: HashMap<u32, NameStat> = HashMap::new();
     let mut devs: HashMap<u32, NameStat> = HashMap::new();
@@ -429,7 +434,8 @@ pub fn measure(
     }
     v.ops = sorted_stats(ops);
     v.device = sorted_stats(devs);
-    v.map = op_map(t, &occ, &member, &device_of);
+    v.map_occurrence = median_index(&v.wall_ns);
+    v.map = op_map(t, v.map_occurrence, &member, &device_of);
     Ok(v)
 }
 
@@ -464,23 +470,30 @@ fn union_ns(v: &mut [(i64, i64)]) -> i64 {
     total
 }
 
-/// The first occurrence's top-level ops in order, each with the device
-/// events of everything nested in it and the annotations inside it.
-fn op_map(
-    t: &Trace,
-    occ: &[(u32, i64, i64)],
-    member: &[u32],
-    device_of: &[Vec<usize>],
-) -> Vec<MappedOp> {
+/// The occurrence (in start order) whose value is the median: the lower
+/// middle one for an even count, the earlier of equal values.
+fn median_index(v: &[i64]) -> usize {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by_key(|&k| (v[k], k));
+    order
+        .get(v.len().saturating_sub(1) / 2)
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Occurrence `k`'s top-level ops in order, each with the device events of
+/// everything nested in it and the annotations inside it.
+fn op_map(t: &Trace, k: usize, member: &[u32], device_of: &[Vec<usize>]) -> Vec<MappedOp> {
     const MAX_OPS: usize = 200;
-    if occ.is_empty() {
+    let Some(devices) = device_of.get(k) else {
         return Vec::new();
-    }
+    };
+    let k = k as u32;
     let top_of = |mut s: usize| -> Option<usize> {
         // Climb to the outermost op still inside the occurrence.
         let mut top = None;
         loop {
-            if member[s] != 0 {
+            if member[s] != k {
                 return top;
             }
             if t.slices.category[s] == Category::CpuOp {
@@ -495,7 +508,7 @@ fn op_map(
     };
     let mut tops: Vec<usize> = (0..t.slices.len())
         .filter(|&s| {
-            member[s] == 0
+            member[s] == k
                 && t.slices.category[s] == Category::CpuOp
                 && is_host(t, s)
                 && top_of(s) == Some(s)
@@ -514,7 +527,7 @@ fn op_map(
         })
         .collect();
     for (s, &m) in member.iter().enumerate() {
-        if m == 0 && t.slices.category[s] == Category::UserAnnotation {
+        if m == k && t.slices.category[s] == Category::UserAnnotation {
             if let Some(k) = top_of(s).and_then(|top| index.get(&top)) {
                 if map[*k].inner.len() < 8 {
                     map[*k].inner.push(t.slice_name(s).to_string());
@@ -522,9 +535,9 @@ fn op_map(
             }
         }
     }
-    let mut first: Vec<usize> = device_of[0].clone();
-    first.sort_by_key(|&d| (t.slices.start_ns[d], d));
-    for d in first {
+    let mut devices = devices.clone();
+    devices.sort_by_key(|&d| (t.slices.start_ns[d], d));
+    for d in devices {
         let op = t.links.op[d];
         let op = if op != NO_SLICE {
             op as usize
@@ -744,6 +757,7 @@ pub fn to_json(variants: &[Variant]) -> serde_json::Value {
                 "file": v.file,
                 "region": match &v.region { Region::Whole => serde_json::Value::Null, r => json!(r.label()) },
                 "occurrences": v.occurrences,
+                "map_occurrence": v.map_occurrence + 1,
                 "wall_us": us(v.wall_median_ns()),
                 "wall_min_us": us(v.wall_min_ns()),
                 "wall_max_us": us(v.wall_max_ns()),

@@ -169,3 +169,41 @@ fn hta_pair_whole_traces_count_device_work_from_the_raw_events() {
         assert!(v.device_busy_ns <= v.device_ns);
     }
 }
+
+#[test]
+fn op_map_shows_the_median_occurrence_not_the_warm_up() {
+    // The naive RMSNorm's first occurrence is the warm-up: its aten::mean
+    // takes far longer than in the later ones. The map shows the occurrence
+    // with the median wall time, read here from the raw events.
+    let rel = "torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz";
+    let events = raw_events(rel);
+    let mut regions: Vec<(f64, f64)> = events
+        .iter()
+        .filter(|e| e["name"] == "rmsnorm_naive" && e["ph"] == "X")
+        .map(|e| (e["ts"].as_f64().unwrap(), e["dur"].as_f64().unwrap()))
+        .collect();
+    regions.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut by_wall: Vec<usize> = (0..regions.len()).collect();
+    by_wall.sort_by(|&a, &b| regions[a].1.total_cmp(&regions[b].1).then(a.cmp(&b)));
+    let want = by_wall[(regions.len() - 1) / 2];
+    let (start, dur) = regions[want];
+    let mean_us = events
+        .iter()
+        .find(|e| {
+            let ts = e["ts"].as_f64().unwrap_or(-1.0);
+            e["name"] == "aten::mean" && ts >= start && ts <= start + dur
+        })
+        .map(|e| e["dur"].as_f64().unwrap())
+        .unwrap();
+
+    let t = common::load(rel);
+    let v = measure(&t, &Region::Named("rmsnorm_naive".into()), "naive", rel).unwrap();
+    assert_ne!(want, 0, "the fixture's first occurrence is its warm-up");
+    assert_eq!(v.map_occurrence, want);
+    let mean = v.map.iter().find(|m| m.name == "aten::mean").unwrap();
+    assert!(
+        (mean.dur_ns as f64 / 1e3 - mean_us).abs() < 0.001,
+        "{} vs {mean_us}",
+        mean.dur_ns
+    );
+}
