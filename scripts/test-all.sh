@@ -47,7 +47,7 @@ echo "initial download: wasm+js $(( (wasm_gz + js_gz) / 1024 )) KiB gzipped (bud
 
 step "end-to-end tests (playwright-core + Chromium against dist/)"
 cargo build --release --locked -q -p tracelane-cli
-node --test tests/e2e/ 2>&1 | tee "$log.e2e"
+node --test --test-concurrency=1 tests/e2e/ 2>&1 | tee "$log.e2e"
 awk '/^# pass/ { p = $3 } /^# fail/ { f = $3 } END { printf "test result: ok. %d passed; %d failed;\n", p, f }' "$log.e2e" >> "$log"
 
 step "CLI smoke test on a real trace"

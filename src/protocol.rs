@@ -47,6 +47,8 @@ pub enum ToWorker {
     /// (`timeOrigin + now()`, comparable across threads).
     View {
         id: u32,
+        /// The page's number for this scene; [`FromWorker::Painted`] echoes it.
+        frame: u32,
         scene: Box<Scene>,
         sent_ms: f64,
     },
@@ -128,6 +130,8 @@ pub enum FromWorker {
     /// A [`ToWorker::View`] was painted: milliseconds from the page's send
     /// to the end of painting, and the worker's layout and paint parts.
     Painted {
+        /// The scene painted ([`ToWorker::View`]'s `frame`).
+        frame: u32,
         frame_ms: f64,
         layout_ms: f64,
         paint_ms: f64,

@@ -10,6 +10,12 @@
 //! painted as soon as it arrives. `tracelane:frame` measures request →
 //! worker layout → transfer → paint; `tracelane:layout` and
 //! `tracelane:paint` its two working parts.
+//!
+//! Every scene the page wants gets a number: the rectangle canvas carries
+//! the latest wanted one as `data-scene` and the last one the worker painted
+//! as `data-painted`. Equal numbers mean what is on screen is the current
+//! view — the signal tests (and anything else) wait on before reading
+//! pixels.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,7 +42,9 @@ const LABELS_PX: f64 = 240.0;
 struct Frames {
     trace_id: u32,
     rects_canvas: HtmlCanvasElement,
-    wanted: Option<Scene>,
+    wanted: Option<(u32, Scene)>,
+    /// The number of the latest scene wanted.
+    scene_seq: u32,
     /// When the scene being painted was sent (`performance.now()`).
     in_flight_since: Option<f64>,
 }
@@ -51,7 +59,7 @@ fn with_frames<R>(f: impl FnOnce(&mut Frames) -> R) -> Option<R> {
 
 /// Records a painted frame's measures (durations as the worker timed
 /// them) and lets the next scene go.
-pub fn on_painted(frame_ms: f64, layout_ms: f64, paint_ms: f64, renderer: &str) {
+pub fn on_painted(frame: u32, frame_ms: f64, layout_ms: f64, paint_ms: f64, renderer: &str) {
     let Some(perf) = window().performance() else {
         return;
     };
@@ -66,6 +74,9 @@ pub fn on_painted(frame_ms: f64, layout_ms: f64, paint_ms: f64, renderer: &str) 
     with_frames(|f| {
         f.in_flight_since = None;
         let _ = f.rects_canvas.set_attribute("data-renderer", renderer);
+        let _ = f
+            .rects_canvas
+            .set_attribute("data-painted", &frame.to_string());
     });
 }
 
@@ -86,13 +97,14 @@ fn start_frame_loop(trace_id: u32) {
             let now = window().performance().map(|p| p.now()).unwrap_or(0.0);
             let busy = f.in_flight_since.is_some_and(|t| now - t < STALE_FRAME_MS);
             if !busy {
-                if let Some(scene) = f.wanted.take() {
+                if let Some((frame, scene)) = f.wanted.take() {
                     let sent_ms = window()
                         .performance()
                         .map(|p| p.time_origin() + p.now())
                         .unwrap_or(0.0);
                     let msg = ToWorker::View {
                         id: trace_id,
+                        frame,
                         scene: Box::new(scene),
                         sent_ms,
                     };
@@ -170,6 +182,9 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
     let colour_by_name = RwSignal::new(false);
     let search = RwSignal::new(String::new());
     let search_at = RwSignal::new(None::<(usize, i64)>);
+    // The match last asked for: Enter pressed again before the answer
+    // arrives steps on from it, not from the match shown.
+    let search_asked = RwSignal::new(None::<i64>);
     let selected = RwSignal::new(None::<PickedSlice>);
     let range = RwSignal::new(None::<(i64, i64)>);
     let follow = RwSignal::new(false);
@@ -219,6 +234,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                 trace_id: id,
                 rects_canvas: r,
                 wanted: None,
+                scene_seq: 0,
                 in_flight_since: None,
             })
         });
@@ -238,7 +254,13 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             range: range.get(),
             dpr: window().device_pixel_ratio(),
         };
-        with_frames(|f| f.wanted = Some(scene));
+        with_frames(|f| {
+            f.scene_seq += 1;
+            f.wanted = Some((f.scene_seq, scene));
+            let _ = f
+                .rects_canvas
+                .set_attribute("data-scene", &f.scene_seq.to_string());
+        });
     });
 
     // Asks the worker what lies under a point of the plot.
@@ -337,7 +359,11 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
         let Some(h) = highlight.get_untracked() else {
             return;
         };
-        let index = search_at.get_untracked().map_or(0, |(_, k)| k + step);
+        let index = search_asked
+            .get_untracked()
+            .or(search_at.get_untracked().map(|(_, k)| k))
+            .map_or(0, |k| k + step);
+        search_asked.set(Some(index));
         last_find.set(ask_worker(|request| ToWorker::Find {
             id,
             request,
@@ -541,7 +567,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             <span id="timeline-range">{visible}</span>
             <input type="search" id="timeline-search" placeholder="search names (Enter / Shift+Enter)"
                 prop:value=move || search.get()
-                on:input=move |ev| { search.set(event_target_value(&ev)); search_at.set(None); }
+                on:input=move |ev| { search.set(event_target_value(&ev)); search_at.set(None); search_asked.set(None); }
                 on:keydown=move |ev: web_sys::KeyboardEvent| {
                     if ev.key() == "Enter" {
                         ev.prevent_default();

@@ -263,11 +263,12 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
         FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
         FromWorker::ShapeRows { request, rows } => ui.shape_rows.set(Some((request, rows))),
         FromWorker::Painted {
+            frame,
             frame_ms,
             layout_ms,
             paint_ms,
             renderer,
-        } => crate::timeline_page::on_painted(frame_ms, layout_ms, paint_ms, &renderer),
+        } => crate::timeline_page::on_painted(frame, frame_ms, layout_ms, paint_ms, &renderer),
         FromWorker::Found {
             request,
             count,
@@ -1230,7 +1231,12 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
             <button id="export-md" on:click=export_md>"Copy Markdown"</button>
             <span class="muted" id="row-count">{move || format!("{} rows", rows.with(|r| r.len()))}</span>
         </div>
-        <div class="table" role="table" aria-label="Operators">
+        // `data-group` / `data-ready`: which grouping the rows show, and
+        // whether its rows have arrived (by-shape rows come from the worker
+        // when first asked for) — what tests wait on.
+        <div class="table" role="table" aria-label="Operators"
+            data-group=move || if group.get() == Group::Shape { "shape" } else { "name" }
+            data-ready=move || (group.get() == Group::Name || by_shape.with(Option::is_some)).to_string()>
             <div class="thead" role="row">
                 {move || {
                     columns()
@@ -1269,6 +1275,7 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
             <div
                 class="tbody"
                 style=format!("height:{viewport_px}px")
+                data-first-row=move || rows.with(|r| table::visible_range(scroll.get(), viewport_px, ROW_PX, r.len(), 8).0)
                 on:scroll=move |ev| {
                     let el: web_sys::Element = event_target(&ev);
                     scroll.set(el.scroll_top() as f64);

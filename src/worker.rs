@@ -657,7 +657,12 @@ pub fn start() {
                         .unwrap_or_default();
                     post(&sh.scope, &FromWorker::Details { request, details });
                 }
-                Ok(ToWorker::View { id, scene, sent_ms }) => {
+                Ok(ToWorker::View {
+                    id,
+                    frame,
+                    scene,
+                    sent_ms,
+                }) => {
                     let surface = sh.surface.borrow();
                     let Some(surface) = surface.as_ref().filter(|x| x.id == id) else {
                         return;
@@ -669,6 +674,7 @@ pub fn start() {
                         post(
                             &sh.scope,
                             &FromWorker::Painted {
+                                frame,
                                 frame_ms: epoch_ms(&sh.scope) - sent_ms,
                                 layout_ms,
                                 paint_ms,
