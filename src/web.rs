@@ -256,6 +256,9 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             }
             ui.traces.update(|t| t.push(*summary));
             ui.active.set(ui.traces.with_untracked(|t| t.len() - 1));
+            // Opening a file shows that file (a batch of two or more opens
+            // the comparison view again once its last file is in).
+            ui.compare_open.set(false);
             ui.status.set(Status::Idle);
             batch_done(ui, Some(id));
             pump(ui);

@@ -78,3 +78,17 @@ test('compare: regions inside one trace (TorchNeuron): 2,355 / 403.3 / 375.5 µs
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('opening a file while the comparison shows switches to that file', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await page.click('#open-compare');
+  await page.waitForSelector('#compare');
+  await openFile(page, 'public/hta_triton_example.json.gz');
+  await page.waitForSelector('#compare', { state: 'detached' });
+  assert.equal(await page.locator('#open-compare').getAttribute('aria-pressed'), 'false');
+  assert.equal(await page.locator('.tabs [role=tab][aria-selected=true]').count(), 1);
+  assert.equal(await page.locator('#row-count').textContent(), `${cliRows('public/hta_triton_example.json.gz').length} rows`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
