@@ -1091,7 +1091,7 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
         device_self_ns: summary.self_device_total_ns,
     };
     let trace_id = summary.id;
-    let has_device = summary.rows_by_name.iter().any(|r| r.device_total_ns > 0);
+    let first_sort = tracelane_core::export::default_sort(&summary.rows_by_name);
     let by_name = StoredValue::new(summary.rows_by_name);
     // By shape: asked of the worker the first time the table is grouped so.
     let by_shape = RwSignal::new(summary.rows_by_shape);
@@ -1102,14 +1102,7 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
     let group = RwSignal::new(Group::Name);
     let show_device_rows = RwSignal::new(true);
     let top = RwSignal::new(0usize);
-    let sort = RwSignal::new((
-        if has_device {
-            Column::DeviceTotal
-        } else {
-            Column::CpuTotal
-        },
-        true,
-    ));
+    let sort = RwSignal::new((first_sort, true));
     let selected = RwSignal::new(None::<OpRow>);
     // The timeline highlights every occurrence of the selected row.
     let ui: Ui = expect_context();

@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use tracelane_core::compare::{self, measure, Region};
+use tracelane_core::export;
 use tracelane_core::ops::{op_table, OpRow, OpTableOptions};
 use tracelane_core::{ImportOptions, Importer, Trace};
 
@@ -167,10 +168,6 @@ fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     imp.finish().map_err(|e| fail(&e))
 }
 
-fn us(ns: i64) -> f64 {
-    ns as f64 / 1000.0
-}
-
 /// `1.234ms`-style durations, as PyTorch's table prints them.
 fn human(ns: i64) -> String {
     human_f(ns as f64)
@@ -187,14 +184,6 @@ fn human_f(ns: f64) -> String {
     }
 }
 
-fn pct(part: i64, whole: i64) -> String {
-    if whole == 0 {
-        "0.00%".into()
-    } else {
-        format!("{:.2}%", part as f64 * 100.0 / whole as f64)
-    }
-}
-
 fn cmd_ops(flags: &Flags) -> Result<(), String> {
     let path = one_file(flags)?;
     let trace = load(path, flags)?;
@@ -205,150 +194,32 @@ fn cmd_ops(flags: &Flags) -> Result<(), String> {
             range_ns: None,
         },
     );
-    let mut rows: Vec<&OpRow> = table.rows.iter().collect();
-    let has_device = table.device_events_ns > 0;
-    let sort = flags.sort.clone().unwrap_or_else(|| {
-        if has_device {
-            "device_total".into()
-        } else {
-            "cpu_total".into()
-        }
-    });
-    let key: fn(&OpRow) -> i64 = match sort.as_str() {
-        "cpu_self" => |r| r.cpu_self_ns,
-        "cpu_total" => |r| r.cpu_total_ns,
-        "device_self" => |r| r.device_self_ns,
-        "device_total" => |r| r.device_total_ns,
-        "calls" => |r| r.calls as i64,
-        "name" => |_| 0,
-        other => return Err(format!("unknown --sort {other:?} (cpu_self, cpu_total, device_self, device_total, calls, name)")),
+    let sort = match flags.sort.as_deref() {
+        None => export::default_sort(&table.rows),
+        Some(key) => export::Column::from_key(key).ok_or_else(|| {
+            let keys: Vec<&str> = export::Column::ALL.iter().map(|c| c.key()).collect();
+            format!("unknown --sort {key:?} ({})", keys.join(", "))
+        })?,
     };
-    if sort == "name" {
-        rows.sort_by(|a, b| a.name.cmp(&b.name));
-    } else {
-        rows.sort_by(|a, b| key(b).cmp(&key(a)).then_with(|| a.name.cmp(&b.name)));
-    }
+    let mut rows: Vec<OpRow> = table.rows.clone();
+    export::sort_rows(&mut rows, sort, sort.descending_first());
     if let Some(n) = flags.top {
         rows.truncate(n);
     }
-    let out = std::io::stdout();
-    let mut out = out.lock();
-    let w = |e: std::io::Error| e.to_string();
-    match flags.format.as_deref().unwrap_or("table") {
+    let text = match flags.format.as_deref().unwrap_or("table") {
         "json" => {
-            let arr: Vec<serde_json::Value> = rows
-                .iter()
-                .map(|r| {
-                    let mut m = serde_json::Map::new();
-                    m.insert("name".into(), r.name.clone().into());
-                    if let Some(s) = &r.input_shapes {
-                        m.insert("input_shapes".into(), s.clone().into());
-                    }
-                    m.insert("calls".into(), r.calls.into());
-                    m.insert("cpu_total_us".into(), us(r.cpu_total_ns).into());
-                    m.insert("cpu_self_us".into(), us(r.cpu_self_ns).into());
-                    m.insert("device_total_us".into(), us(r.device_total_ns).into());
-                    m.insert("device_self_us".into(), us(r.device_self_ns).into());
-                    serde_json::Value::Object(m)
-                })
-                .collect();
-            serde_json::to_writer_pretty(&mut out, &arr).map_err(|e| e.to_string())?;
-            writeln!(out).map_err(w)?;
+            let json = export::to_json(&rows, flags.by_shape);
+            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n"
         }
-        "csv" => {
-            let shapes = if flags.by_shape { ",input_shapes" } else { "" };
-            writeln!(
-                out,
-                "name{shapes},calls,cpu_total_us,cpu_self_us,device_total_us,device_self_us"
-            )
-            .map_err(w)?;
-            for r in &rows {
-                let s = r
-                    .input_shapes
-                    .as_deref()
-                    .map(|s| format!(",{}", csv_field(s)))
-                    .unwrap_or_default();
-                writeln!(
-                    out,
-                    "{}{s},{},{},{},{},{}",
-                    csv_field(&r.name),
-                    r.calls,
-                    us(r.cpu_total_ns),
-                    us(r.cpu_self_ns),
-                    us(r.device_total_ns),
-                    us(r.device_self_ns)
-                )
-                .map_err(w)?;
-            }
-        }
-        "md" | "table" => {
-            let md = flags.format.as_deref() == Some("md");
-            let mut header = vec!["Name"];
-            if flags.by_shape {
-                header.push("Input Shapes");
-            }
-            header.extend([
-                "Self CPU %",
-                "Self CPU",
-                "CPU total %",
-                "CPU total",
-                "CPU time avg",
-                "Self Device",
-                "Self Device %",
-                "Device total",
-                "Device time avg",
-                "# of Calls",
-            ]);
-            let body: Vec<Vec<String>> = rows
-                .iter()
-                .map(|r| {
-                    let mut v = vec![r.name.clone()];
-                    if let Some(s) = &r.input_shapes {
-                        v.push(s.clone());
-                    }
-                    let calls = r.calls.max(1) as i64;
-                    v.extend([
-                        pct(r.cpu_self_ns, table.self_cpu_total_ns),
-                        human(r.cpu_self_ns),
-                        pct(r.cpu_total_ns, table.self_cpu_total_ns),
-                        human(r.cpu_total_ns),
-                        human_f(r.cpu_total_ns as f64 / calls as f64),
-                        human(r.device_self_ns),
-                        pct(r.device_self_ns, table.self_device_total_ns),
-                        human(r.device_total_ns),
-                        human_f(r.device_total_ns as f64 / calls as f64),
-                        r.calls.to_string(),
-                    ]);
-                    v
-                })
-                .collect();
-            write_grid(&mut out, &header, &body, md).map_err(w)?;
-            if !md {
-                writeln!(
-                    out,
-                    "Self CPU time total: {}",
-                    human(table.self_cpu_total_ns)
-                )
-                .map_err(w)?;
-                writeln!(
-                    out,
-                    "Self device time total: {}",
-                    human(table.self_device_total_ns)
-                )
-                .map_err(w)?;
-                if table.device_without_op_ns > 0 {
-                    writeln!(
-                        out,
-                        "Device time with no launching op: {}",
-                        human(table.device_without_op_ns)
-                    )
-                    .map_err(w)?;
-                }
-            }
-        }
+        "csv" => export::to_csv(&rows, flags.by_shape),
+        "md" => export::to_markdown(&rows, flags.by_shape, export::Totals::of(&table)),
+        "table" => export::to_text(&rows, flags.by_shape, &table),
         other => return Err(format!("unknown --format {other:?} (table, csv, json, md)")),
-    }
-    Ok(())
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
 }
 
 /// The variants `compare` measures: (file, region) pairs, by the rules in
@@ -443,14 +314,6 @@ fn cmd_compare(flags: &Flags) -> Result<(), String> {
             Ok(())
         }
         other => Err(format!("unknown --format {other:?} (table, md, json)")),
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 

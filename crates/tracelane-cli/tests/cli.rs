@@ -103,7 +103,7 @@ fn sort_top_and_other_formats() {
     );
     let (code, out, _) = tracelane(&["ops", &f, "--format", "md"]);
     assert_eq!(code, 0);
-    assert!(out.starts_with("| Name | Self CPU %"));
+    assert!(out.starts_with("| Name | Calls | CPU self |"));
     let (code, out, _) = tracelane(&["info", &f, "--format", "json"]);
     assert_eq!(code, 0);
     let info: serde_json::Value = serde_json::from_str(&out).unwrap();

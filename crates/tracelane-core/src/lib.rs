@@ -26,6 +26,7 @@ pub mod category;
 pub mod chain;
 pub mod compare;
 pub mod error;
+pub mod export;
 pub mod import;
 pub mod info;
 pub mod link;
