@@ -6,11 +6,12 @@
 use leptos::prelude::*;
 
 use crate::compare_view::{
-    default_variants, ComparisonView, DiffRowView, RegionSpec, VariantSpec, VariantView,
+    default_variants, ComparisonView, DiffRowView, VariantSpec, VariantView,
 };
 use crate::protocol::ToWorker;
 use crate::table;
 use crate::web::{ask_worker, download, window, Ui};
+use tracelane_core::analysis::Scope;
 
 /// `6.3× less`, `1.2× more`, `same`.
 fn times(r: Option<f64>) -> String {
@@ -18,7 +19,7 @@ fn times(r: Option<f64>) -> String {
         None => "—".into(),
         Some(r) if (r - 1.0).abs() < 0.005 => "same".into(),
         Some(0.0) => "none left".into(),
-        Some(r) => tracelane_core::compare::ratio_words(r),
+        Some(r) => tracelane_core::analysis::compare::ratio_words(r),
     }
 }
 
@@ -40,11 +41,11 @@ fn count(x: f64) -> String {
     }
 }
 
-fn region_value(r: &RegionSpec) -> String {
+fn region_value(r: &Scope) -> String {
     match r {
-        RegionSpec::Whole => "whole".into(),
-        RegionSpec::Named { name } => format!("name:{name}"),
-        RegionSpec::Range { .. } => "range".into(),
+        Scope::Whole => "whole".into(),
+        Scope::Region { .. } | Scope::Step { .. } => format!("name:{}", r.label()),
+        Scope::Range { .. } => "range".into(),
     }
 }
 
@@ -99,7 +100,7 @@ pub fn ComparePanel() -> impl IntoView {
                 .collect_view()
         })
     };
-    let region_options = move |trace: u32, current: RegionSpec| {
+    let region_options = move |trace: u32, current: Scope| {
         let (regions, range) = ui.traces.with(|t| {
             (
                 t.iter()
@@ -135,20 +136,20 @@ pub fn ComparePanel() -> impl IntoView {
         specs.update(|s| {
             let trace = s[k].trace;
             s[k].region = if let Some(name) = value.strip_prefix("name:") {
-                RegionSpec::Named { name: name.into() }
+                Scope::named(name)
             } else if value == "range" {
                 match ui
                     .ranges
                     .with_untracked(|r| r.iter().find(|(id, _)| *id == trace).map(|(_, r)| *r))
                 {
-                    Some((a, b)) => RegionSpec::Range {
+                    Some((a, b)) => Scope::Range {
                         start_ns: a,
                         end_ns: b,
                     },
-                    None => RegionSpec::Whole,
+                    None => Scope::Whole,
                 }
             } else {
-                RegionSpec::Whole
+                Scope::Whole
             };
         })
     };
@@ -161,11 +162,11 @@ pub fn ComparePanel() -> impl IntoView {
                         .regions
                         .iter()
                         .find(|(n, _)| !n.starts_with("ProfilerStep#"))
-                        .map(|(n, _)| RegionSpec::Named { name: n.clone() })
-                        .unwrap_or(RegionSpec::Whole);
+                        .map(|(n, _)| Scope::named(n))
+                        .unwrap_or(Scope::Whole);
                     (s.name.clone(), best)
                 })
-                .unwrap_or_else(|| (String::new(), RegionSpec::Whole))
+                .unwrap_or_else(|| (String::new(), Scope::Whole))
         });
         specs.update(|s| {
             s[k].trace = id;
@@ -213,7 +214,7 @@ pub fn ComparePanel() -> impl IntoView {
                 s.push(VariantSpec {
                     trace: id,
                     file: name,
-                    region: RegionSpec::Whole,
+                    region: Scope::Whole,
                 })
             });
         }

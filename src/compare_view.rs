@@ -3,37 +3,16 @@
 //! ns). Pure, tested natively.
 
 use serde::{Deserialize, Serialize};
-use tracelane_core::compare::{self, diff, headline, measure, ratio, Region, Variant};
+use tracelane_core::analysis::compare::{self, diff, headline, measure, ratio, Variant};
+use tracelane_core::analysis::Scope;
 use tracelane_core::Trace;
-
-/// A region as the page names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RegionSpec {
-    Whole,
-    Named { name: String },
-    Range { start_ns: i64, end_ns: i64 },
-}
-
-impl RegionSpec {
-    pub fn to_region(&self) -> Region {
-        match self {
-            RegionSpec::Whole => Region::Whole,
-            RegionSpec::Named { name } => Region::Named(name.clone()),
-            RegionSpec::Range { start_ns, end_ns } => Region::Range {
-                start_ns: *start_ns,
-                end_ns: *end_ns,
-            },
-        }
-    }
-}
 
 /// One variant to measure: an imported trace (by import id) and a region.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VariantSpec {
     pub trace: u32,
     pub file: String,
-    pub region: RegionSpec,
+    pub region: Scope,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,7 +97,7 @@ fn labels(specs: &[VariantSpec]) -> Vec<String> {
     specs
         .iter()
         .map(|s| {
-            let region = s.region.to_region().label();
+            let region = s.region.label();
             if one_trace {
                 region
             } else if same_region {
@@ -210,7 +189,7 @@ pub fn compare_traces<'a>(
         let t = trace_of(spec.trace)
             .ok_or_else(|| format!("{}: this trace is no longer open", spec.file))?;
         variants.push(
-            measure(t, &spec.region.to_region(), label, &spec.file)
+            measure(t, &spec.region, label, &spec.file)
                 .map_err(|e| format!("{}: {e}", spec.file))?,
         );
     }
@@ -291,7 +270,7 @@ pub fn default_variants(traces: &[OpenTrace]) -> Vec<VariantSpec> {
                 Some(VariantSpec {
                     trace: *id,
                     file: file.clone(),
-                    region: RegionSpec::Named { name },
+                    region: Scope::named(&name),
                 })
             })
             .collect();
@@ -302,7 +281,7 @@ pub fn default_variants(traces: &[OpenTrace]) -> Vec<VariantSpec> {
         .map(|(trace, file, _)| VariantSpec {
             trace: *trace,
             file: file.clone(),
-            region: RegionSpec::Whole,
+            region: Scope::Whole,
         })
         .collect()
 }
@@ -342,7 +321,7 @@ mod tests {
         assert_eq!(specs.iter().map(|s| s.trace).collect::<Vec<_>>(), [1, 2, 3]);
         assert_eq!(
             specs[2].region,
-            RegionSpec::Named {
+            Scope::Region {
                 name: "rmsnorm_compiled".into()
             }
         );
@@ -364,7 +343,7 @@ mod tests {
         let spec = |name: &str| VariantSpec {
             trace: 7,
             file: "torchneuron_rmsnorm.json".into(),
-            region: RegionSpec::Named { name: name.into() },
+            region: Scope::named(name),
         };
         let view = compare_traces(&[spec("rmsnorm_naive"), spec("rmsnorm_compiled")], |id| {
             (id == 7).then_some(&t)

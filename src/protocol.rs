@@ -9,7 +9,7 @@
 use crate::compare_view::{ComparisonView, VariantSpec};
 use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
 use serde::{Deserialize, Serialize};
-use tracelane_core::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
+use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
 
 /// Page → worker.
@@ -287,7 +287,7 @@ pub fn summarize(
     import_ms: f64,
 ) -> Summary {
     let by_name = op_table(trace, OpTableOptions::default());
-    let info = tracelane_core::info::info(trace);
+    let info = tracelane_core::analysis::info::info(trace);
     let devices = info
         .tracks
         .iter()
@@ -312,7 +312,7 @@ pub fn summarize(
         self_cpu_total_ns: by_name.self_cpu_total_ns,
         self_device_total_ns: by_name.self_device_total_ns,
         device_without_op_ns: by_name.device_without_op_ns,
-        regions: tracelane_core::compare::region_names(trace)
+        regions: tracelane_core::analysis::scope::region_names(trace)
             .into_iter()
             .take(200)
             .collect(),

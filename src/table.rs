@@ -2,10 +2,10 @@
 //! the timeline highlight of a row. Columns, units, sorting and every export
 //! are the core's `export` module (the CLI's too), re-exported here.
 
+use tracelane_core::analysis::ops::OpRow;
 pub use tracelane_core::export::{
     cell, fmt_count, fmt_ns, pct, sort_rows, to_csv, to_markdown, Column, Totals,
 };
-use tracelane_core::ops::OpRow;
 
 /// Case-insensitive substring filter on the name (the page adds regular
 /// expressions with the browser's own engine).

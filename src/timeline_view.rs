@@ -13,8 +13,8 @@
 use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
+use tracelane_core::analysis::chain::dependency_chain;
 use tracelane_core::category::Category;
-use tracelane_core::chain::dependency_chain;
 use tracelane_core::model::{Trace, TrackKind, NO_SLICE};
 use tracelane_core::timeline::{
     counter_columns, hit_test, layout_points, layout_slices, DrawRect, TimeAxis, TimelineIndex,
@@ -240,7 +240,7 @@ pub struct PickedSlice {
     /// Arguments as (key, value) text: the event's `args` and the columns
     /// the importer parsed (shapes, stream, ids).
     pub args: Vec<(String, String)>,
-    /// Framework → runtime → device (see [`tracelane_core::chain`]).
+    /// Framework → runtime → device (see [`tracelane_core::analysis::chain`]).
     pub chain: Vec<ChainView>,
     pub chain_more: usize,
 }
@@ -735,9 +735,9 @@ impl TimelineModel {
             .filter_map(|c| {
                 let k = c.slice as usize;
                 let from = match c.role {
-                    tracelane_core::chain::Role::Op => None,
-                    tracelane_core::chain::Role::Runtime => in_chain(t.links.op[k]),
-                    tracelane_core::chain::Role::Device => {
+                    tracelane_core::analysis::chain::Role::Op => None,
+                    tracelane_core::analysis::chain::Role::Runtime => in_chain(t.links.op[k]),
+                    tracelane_core::analysis::chain::Role::Device => {
                         in_chain(t.links.launch[k]).or(in_chain(t.links.op[k]))
                     }
                 };
@@ -793,7 +793,7 @@ impl TimelineModel {
 
     /// The slices joined to `s` by flow events: back to the first, then
     /// every slice reached from it, in order of reaching (at most
-    /// [`tracelane_core::chain::MAX_CHAIN_ITEMS`]; the second value counts
+    /// [`tracelane_core::analysis::chain::MAX_CHAIN_ITEMS`]; the second value counts
     /// the rest).
     fn flow_chain(&self, t: &Trace, s: u32) -> (Vec<ChainView>, usize) {
         let mut root = s;
@@ -814,7 +814,7 @@ impl TimelineModel {
                 if order.iter().any(|(y, _)| *y == n) {
                     continue;
                 }
-                if order.len() >= tracelane_core::chain::MAX_CHAIN_ITEMS {
+                if order.len() >= tracelane_core::analysis::chain::MAX_CHAIN_ITEMS {
                     more += 1;
                 } else {
                     order.push((n, Some(x)));

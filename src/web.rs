@@ -18,7 +18,7 @@ use crate::js::object;
 use crate::protocol::{FromWorker, RangeOps, Summary, ToWorker};
 use crate::table::{self, Column};
 use crate::timeline_view::{Highlight, PickedSlice};
-use tracelane_core::ops::{NamedStats, OpDetails, OpRow};
+use tracelane_core::analysis::ops::{NamedStats, OpDetails, OpRow};
 
 const ROW_PX: f64 = 28.0;
 

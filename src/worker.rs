@@ -35,7 +35,7 @@ use crate::js::{field, object};
 use crate::paint::Surface;
 use crate::protocol::{range_ops, shape_rows, summarize, FromWorker, ImportPhases, ToWorker};
 use crate::timeline_view::{kept_args, ArgsOf, TimelineModel};
-use tracelane_core::ops::op_details;
+use tracelane_core::analysis::ops::op_details;
 use tracelane_core::{ImportOptions, Importer, Trace};
 
 /// wasm32 memory is 4 GiB at most: stop inflating well before it.

@@ -11,7 +11,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tracelane_core::import::{event_args, event_boundary};
-use tracelane_core::ops::{op_table, OpTable, OpTableOptions};
+use tracelane_core::analysis::ops::{op_table, OpTable, OpTableOptions};
 use tracelane_core::{import_bytes, ImportError, ImportOptions, Importer, Trace};
 
 fn shape_table(t: &Trace) -> OpTable {

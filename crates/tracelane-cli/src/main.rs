@@ -12,9 +12,10 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use tracelane_core::compare::{self, measure, Region};
+use tracelane_core::analysis::compare::{self, measure};
+use tracelane_core::analysis::ops::{op_table, OpRow, OpTableOptions};
+use tracelane_core::analysis::Scope;
 use tracelane_core::export;
-use tracelane_core::ops::{op_table, OpRow, OpTableOptions};
 use tracelane_core::{ImportOptions, Importer, Trace};
 
 const USAGE: &str = "usage:
@@ -224,11 +225,11 @@ fn cmd_ops(flags: &Flags) -> Result<(), String> {
 
 /// The variants `compare` measures: (file, region) pairs, by the rules in
 /// the usage text.
-fn compare_plan(files: &[String], regions: &[String]) -> Result<Vec<(String, Region)>, String> {
-    let named = |r: &String| Region::Named(r.clone());
+fn compare_plan(files: &[String], regions: &[String]) -> Result<Vec<(String, Scope)>, String> {
+    let named = |r: &String| Scope::named(r);
     Ok(match (files.len(), regions.len()) {
         (0, _) => return Err(format!("no trace file given\n{USAGE}")),
-        (_, 0) => files.iter().map(|f| (f.clone(), Region::Whole)).collect(),
+        (_, 0) => files.iter().map(|f| (f.clone(), Scope::Whole)).collect(),
         (1, _) => regions
             .iter()
             .map(|r| (files[0].clone(), named(r)))
@@ -394,7 +395,7 @@ fn write_grid(
 fn cmd_info(flags: &Flags) -> Result<(), String> {
     let path = one_file(flags)?;
     let trace = load(path, flags)?;
-    let info = tracelane_core::info::info(&trace);
+    let info = tracelane_core::analysis::info::info(&trace);
     let out = std::io::stdout();
     let mut out = out.lock();
     let w = |e: std::io::Error| e.to_string();

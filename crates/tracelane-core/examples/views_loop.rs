@@ -10,7 +10,7 @@ fn main() {
     drop(b);
     for _ in 0..reps {
         let s = std::time::Instant::now();
-        std::hint::black_box(tracelane_core::ops::op_tables(&t, None));
+        std::hint::black_box(tracelane_core::analysis::ops::op_tables(&t, None));
         eprintln!("op_tables {:.3}s", s.elapsed().as_secs_f64());
     }
 }

@@ -1,4 +1,4 @@
-use tracelane_core::ops::{op_table, op_tables, OpTableOptions};
+use tracelane_core::analysis::ops::{op_table, op_tables, OpTableOptions};
 fn main() {
     let path = std::env::args().nth(1).expect("file");
     let b = std::fs::read(&path).unwrap();
@@ -24,10 +24,10 @@ fn main() {
         std::hint::black_box(op_tables(&t, None));
     });
     lap("info", &|| {
-        std::hint::black_box(tracelane_core::info::info(&t));
+        std::hint::black_box(tracelane_core::analysis::info::info(&t));
     });
     lap("region_names", &|| {
-        std::hint::black_box(tracelane_core::compare::region_names(&t));
+        std::hint::black_box(tracelane_core::analysis::scope::region_names(&t));
     });
     lap("timeline index", &|| {
         std::hint::black_box(tracelane_core::timeline::TimelineIndex::build(&t));

@@ -9,7 +9,7 @@
 //! Percentages are of PyTorch's totals ([`Totals`]); where a total is zero
 //! the percentage is `—` (undefined, not 0 %).
 
-use crate::ops::{OpRow, OpTable};
+use crate::analysis::ops::{OpRow, OpTable};
 
 /// A column of the op table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,11 +8,12 @@
 //! bytes ──► import::Importer (sniff, gunzip, stream-parse Chrome JSON)
 //!       ──► model::Trace (columnar slices per track, interned strings, i64 ns)
 //!       ──► link (device event → runtime call → cpu_op), counted in Diagnostics
-//!       ──► ops::op_table (key_averages semantics) ──► rows for the CLI / app
+//!       ──► analysis::* (op table with key_averages semantics, chain, compare,
+//!           each a function of the trace and a scope) ──► reports for the CLI / app
 //! ```
 //!
 //! ```
-//! use tracelane_core::{import_bytes, ImportOptions, ops::{op_table, OpTableOptions}};
+//! use tracelane_core::{import_bytes, ImportOptions, analysis::ops::{op_table, OpTableOptions}};
 //! let json = br#"{"traceEvents":[
 //!   {"ph":"X","cat":"cpu_op","name":"aten::mul","pid":1,"tid":1,"ts":10.0,"dur":5.5,
 //!    "args":{"External id":7}}]}"#;
@@ -22,16 +23,13 @@
 //! assert_eq!(table.rows[0].cpu_total_ns, 5_500);
 //! ```
 
+pub mod analysis;
 pub mod category;
-pub mod chain;
-pub mod compare;
 pub mod error;
 pub mod export;
 pub mod import;
-pub mod info;
 pub mod link;
 pub mod model;
-pub mod ops;
 pub mod synth;
 pub mod timeline;
 

@@ -6,8 +6,8 @@
 
 mod common;
 
+use tracelane_core::analysis::ops::{op_table, OpTableOptions};
 use tracelane_core::import::{event_args, import_bytes_sequential};
-use tracelane_core::ops::{op_table, OpTableOptions};
 use tracelane_core::{ImportOptions, Trace};
 
 fn in_source() -> ImportOptions {

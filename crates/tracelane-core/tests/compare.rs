@@ -11,7 +11,8 @@
 mod common;
 
 use serde_json::Value;
-use tracelane_core::compare::{diff, headline, measure, DiffStatus, Region};
+use tracelane_core::analysis::compare::{diff, headline, measure, DiffStatus};
+use tracelane_core::analysis::Scope;
 
 fn oracle_row(rel: &str, key: &str) -> Value {
     let text = std::fs::read_to_string(common::fixtures().join(rel)).unwrap();
@@ -48,7 +49,7 @@ fn rmsnorm_cpu_variants_match_pytorch_and_the_raw_events() {
         let region = format!("rmsnorm_{variant}");
         let trace_rel = format!("torch-cpu/rmsnorm_{variant}_cpu.pt.trace.json.gz");
         let t = common::load(&trace_rel);
-        let v = measure(&t, &Region::Named(region.clone()), variant, &trace_rel).unwrap();
+        let v = measure(&t, &Scope::named(&region.clone()), variant, &trace_rel).unwrap();
         let row = oracle_row(
             &format!("torch-cpu/rmsnorm_{variant}_cpu.key_averages.json"),
             &region,
@@ -78,8 +79,8 @@ fn rmsnorm_cpu_variants_match_pytorch_and_the_raw_events() {
     }
     let naive = common::load("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
     let fused = common::load("torch-cpu/rmsnorm_fused_cpu.pt.trace.json.gz");
-    let a = measure(&naive, &Region::Named("rmsnorm_naive".into()), "naive", "n").unwrap();
-    let b = measure(&fused, &Region::Named("rmsnorm_fused".into()), "fused", "f").unwrap();
+    let a = measure(&naive, &Scope::named("rmsnorm_naive"), "naive", "n").unwrap();
+    let b = measure(&fused, &Scope::named("rmsnorm_fused"), "fused", "f").unwrap();
     let line = headline(&a, &b);
     assert!(
         line.contains("CPU-only") && line.ends_with("6 CPU ops → 1"),
@@ -110,7 +111,7 @@ fn torchneuron_rmsnorm_regions_match_the_expected_figures() {
     let expected: Value = serde_json::from_str(&text).unwrap();
     let mut variants = Vec::new();
     for region in ["rmsnorm_naive", "rmsnorm_fused", "rmsnorm_compiled"] {
-        let v = measure(&t, &Region::Named(region.into()), region, "t").unwrap();
+        let v = measure(&t, &Scope::named(region), region, "t").unwrap();
         let e = &expected["regions"][region];
         assert_eq!(
             v.device_events,
@@ -149,7 +150,7 @@ fn hta_pair_whole_traces_count_device_work_from_the_raw_events() {
         "public/hta_compare_pair/test.json.gz",
     ] {
         let t = common::load(rel);
-        let v = measure(&t, &Region::Whole, rel, rel).unwrap();
+        let v = measure(&t, &Scope::Whole, rel, rel).unwrap();
         let raw = raw_events(rel);
         let device: Vec<&Value> = raw
             .iter()
@@ -197,7 +198,7 @@ fn op_map_shows_the_median_occurrence_not_the_warm_up() {
         .unwrap();
 
     let t = common::load(rel);
-    let v = measure(&t, &Region::Named("rmsnorm_naive".into()), "naive", rel).unwrap();
+    let v = measure(&t, &Scope::named("rmsnorm_naive"), "naive", rel).unwrap();
     assert_ne!(want, 0, "the fixture's first occurrence is its warm-up");
     assert_eq!(v.map_occurrence, want);
     let mean = v.map.iter().find(|m| m.name == "aten::mean").unwrap();

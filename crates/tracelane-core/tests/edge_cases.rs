@@ -6,9 +6,9 @@ mod common;
 
 use std::io::Write;
 
+use tracelane_core::analysis::ops::{op_table, OpTableOptions};
 use tracelane_core::category::Category;
 use tracelane_core::model::*;
-use tracelane_core::ops::{op_table, OpTableOptions};
 use tracelane_core::{import_bytes, ImportError, ImportOptions, Importer, Trace};
 
 fn edge(name: &str) -> Result<Trace, ImportError> {

@@ -10,7 +10,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use tracelane_core::ops::{op_table, OpTableOptions};
+use tracelane_core::analysis::ops::{op_table, OpTableOptions};
 
 fn oracle_dirs() -> Vec<PathBuf> {
     let mut dirs = vec![

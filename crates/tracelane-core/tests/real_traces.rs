@@ -10,9 +10,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use tracelane_core::analysis::ops::{op_table, OpTableOptions};
 use tracelane_core::category::Category;
 use tracelane_core::model::*;
-use tracelane_core::ops::{op_table, OpTableOptions};
 
 const REAL: &[&str] = &[
     "public/hta_triton_example.json.gz",
@@ -268,10 +268,10 @@ fn device_time_is_conserved_in_the_op_table() {
 }
 
 fn row<'a>(
-    table: &'a tracelane_core::ops::OpTable,
+    table: &'a tracelane_core::analysis::ops::OpTable,
     name: &str,
     device: bool,
-) -> &'a tracelane_core::ops::OpRow {
+) -> &'a tracelane_core::analysis::ops::OpRow {
     table
         .rows
         .iter()
@@ -380,7 +380,7 @@ fn row_details_list_launches_kernels_and_parents() {
     let t = common::load("public/hta_triton_example.json.gz");
     let table = op_table(&t, OpTableOptions::default());
     let op = row(&table, "triton_poi_fused_add_cos_sin_0", false);
-    let d = tracelane_core::ops::op_details(&t, op);
+    let d = tracelane_core::analysis::ops::op_details(&t, op);
     assert_eq!(d.device_events.len(), 1);
     assert_eq!(
         (d.device_events[0].count, d.device_events[0].total_ns),
@@ -389,7 +389,7 @@ fn row_details_list_launches_kernels_and_parents() {
     assert_eq!(d.runtime_calls[0].name, "cuLaunchKernel");
     assert_eq!(d.parents, [("Torch-Compiled Region: 0/0".to_string(), 1)]);
     let kernel = row(&table, "triton_poi_fused_add_cos_sin_0", true);
-    let d = tracelane_core::ops::op_details(&t, kernel);
+    let d = tracelane_core::analysis::ops::op_details(&t, kernel);
     assert_eq!(d.runtime_calls[0].name, "cuLaunchKernel");
     assert_eq!(
         d.parents,
@@ -402,7 +402,7 @@ fn row_details_list_launches_kernels_and_parents() {
 /// and a range.
 #[test]
 fn both_groupings_at_once_equal_each_alone() {
-    use tracelane_core::ops::op_tables;
+    use tracelane_core::analysis::ops::op_tables;
     for rel in REAL {
         let t = common::load(rel);
         let span = t.time_span_ns().unwrap();

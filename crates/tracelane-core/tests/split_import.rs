@@ -6,8 +6,8 @@
 
 mod common;
 
+use tracelane_core::analysis::ops::{op_table, OpTableOptions};
 use tracelane_core::import::{event_boundary, import_bytes_sequential};
-use tracelane_core::ops::{op_table, OpTableOptions};
 use tracelane_core::{ImportError, ImportOptions, Importer, Trace};
 
 /// Everything a view reads from a model, as text.

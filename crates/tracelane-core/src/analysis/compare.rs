@@ -28,32 +28,10 @@
 
 use std::collections::HashMap;
 
+use super::intervals;
+use super::scope::{Scope, ScopeError};
 use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
-
-/// Which part of a trace a variant is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Region {
-    /// The whole trace.
-    Whole,
-    /// Every host slice with this name (`record_function` label, op,
-    /// `ProfilerStep#3`, …).
-    Named(String),
-    /// Host events starting inside `[start_ns, end_ns)`.
-    Range { start_ns: i64, end_ns: i64 },
-}
-
-impl Region {
-    pub fn label(&self) -> String {
-        match self {
-            Region::Whole => "whole trace".into(),
-            Region::Named(n) => n.clone(),
-            Region::Range { start_ns, end_ns } => {
-                format!("{:.3} ms range", (end_ns - start_ns) as f64 / 1e6)
-            }
-        }
-    }
-}
 
 /// Count and total time of events of one name.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -85,7 +63,7 @@ pub struct MappedOp {
 pub struct Variant {
     pub label: String,
     pub file: String,
-    pub region: Region,
+    pub region: Scope,
     pub occurrences: usize,
     /// Duration of each occurrence, in start order.
     pub wall_ns: Vec<i64>,
@@ -143,18 +121,6 @@ fn median(v: &[i64]) -> i64 {
     }
 }
 
-/// Why a variant could not be measured.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CompareError(pub String);
-
-impl std::fmt::Display for CompareError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CompareError {}
-
 fn is_host(t: &Trace, s: usize) -> bool {
     t.on_host(s)
 }
@@ -167,80 +133,15 @@ fn is_device_work(c: Category) -> bool {
     )
 }
 
-/// Names of host slices usable as regions, with how often each occurs:
-/// annotations (including `ProfilerStep#N`), most frequent first.
-pub fn region_names(t: &Trace) -> Vec<(String, u64)> {
-    let mut counts: HashMap<u32, u64> = HashMap::new();
-    for s in 0..t.slices.len() {
-        if t.slices.category[s] == Category::UserAnnotation && is_host(t, s) {
-            *counts.entry(t.slices.name[s].0).or_default() += 1;
-        }
-    }
-    let mut out: Vec<(String, u64)> = counts
-        .into_iter()
-        .map(|(id, n)| (t.str(crate::model::StrId(id)).to_string(), n))
-        .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    out
-}
-
-/// Occurrences of a region: (region slice if any, start, end).
-fn occurrences(t: &Trace, region: &Region) -> Result<Vec<(u32, i64, i64)>, CompareError> {
-    match region {
-        Region::Whole => {
-            let (a, b) = t.time_span_ns().unwrap_or((0, 0));
-            Ok(vec![(NO_SLICE, a, b)])
-        }
-        Region::Range { start_ns, end_ns } => Ok(vec![(NO_SLICE, *start_ns, *end_ns)]),
-        Region::Named(name) => {
-            let id = t.strings.lookup(name);
-            let mut occ: Vec<(u32, i64, i64)> = (0..t.slices.len())
-                .filter(|&s| Some(t.slices.name[s]) == id && is_host(t, s))
-                .map(|s| (s as u32, t.slices.start_ns[s], t.slices.end_ns(s)))
-                .collect();
-            // An occurrence nested in another of the same name is part of it.
-            occ.sort_by_key(|&(s, a, _)| (a, s));
-            let mut kept: Vec<(u32, i64, i64)> = Vec::new();
-            for o in occ {
-                let inside = kept.iter().any(|k| {
-                    t.slices.track[k.0 as usize] == t.slices.track[o.0 as usize]
-                        && o.1 >= k.1
-                        && o.2 <= k.2
-                });
-                if !inside {
-                    kept.push(o);
-                }
-            }
-            if kept.is_empty() {
-                let known: Vec<String> = region_names(t)
-                    .into_iter()
-                    .take(8)
-                    .map(|(n, c)| format!("{n} ({c}×)"))
-                    .collect();
-                return Err(CompareError(format!(
-                    "no event named “{name}” in this trace{}",
-                    if known.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; its annotations: {}", known.join(", "))
-                    }
-                )));
-            }
-            Ok(kept)
-        }
-    }
-}
-
 /// Measures one variant.
 // Slices are indexed across several columns at once; index loops read best.
 #[allow(clippy::needless_range_loop)]
-pub fn measure(
-    t: &Trace,
-    region: &Region,
-    label: &str,
-    file: &str,
-) -> Result<Variant, CompareError> {
-    let occ = occurrences(t, region)?;
+pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Variant, ScopeError> {
+    let occ: Vec<(u32, i64, i64)> = region
+        .occurrences(t)?
+        .into_iter()
+        .map(|o| (o.slice, o.start_ns, o.end_ns))
+        .collect();
     let n = t.slices.len();
     // Which occurrence each host slice belongs to.
     let mut member = vec![u32::MAX; n];
@@ -422,13 +323,13 @@ pub fn measure(
             e.count += 1;
             e.total_ns += dur;
         }
-        let union = union_ns(&mut busy);
+        let union = intervals::union_len(&mut busy);
         let (_, a, b) = occ[k];
         let last_end = busy.iter().map(|x| x.1).max().unwrap_or(b);
         v.device_idle_ns += ((last_end.max(b) - a) - union).max(0);
         intervals.extend(busy);
     }
-    v.device_busy_ns = union_ns(&mut intervals);
+    v.device_busy_ns = intervals::union_len(&mut intervals);
     if !trace_has_device {
         v.device_idle_ns = 0;
     }
@@ -447,27 +348,6 @@ fn sorted_stats(m: HashMap<u32, NameStat>) -> Vec<NameStat> {
             .then_with(|| a.name.cmp(&b.name))
     });
     v
-}
-
-/// Length of the union of intervals (sorts them).
-fn union_ns(v: &mut [(i64, i64)]) -> i64 {
-    v.sort_unstable();
-    let mut total = 0;
-    let mut cur: Option<(i64, i64)> = None;
-    for &(a, b) in v.iter() {
-        match cur {
-            Some((ca, cb)) if a <= cb => cur = Some((ca, cb.max(b))),
-            Some((ca, cb)) => {
-                total += cb - ca;
-                cur = Some((a, b));
-            }
-            None => cur = Some((a, b)),
-        }
-    }
-    if let Some((a, b)) = cur {
-        total += b - a;
-    }
-    total
 }
 
 /// The occurrence (in start order) whose value is the median: the lower
@@ -755,7 +635,7 @@ pub fn to_json(variants: &[Variant]) -> serde_json::Value {
             json!({
                 "label": v.label,
                 "file": v.file,
-                "region": match &v.region { Region::Whole => serde_json::Value::Null, r => json!(r.label()) },
+                "region": match &v.region { Scope::Whole => serde_json::Value::Null, r => json!(r.label()) },
                 "occurrences": v.occurrences,
                 "map_occurrence": v.map_occurrence + 1,
                 "wall_us": us(v.wall_median_ns()),
@@ -914,7 +794,7 @@ mod tests {
     #[test]
     fn a_region_counts_its_ops_launches_and_the_kernels_they_caused() {
         let t = pair();
-        let eager = measure(&t, &Region::Named("eager".into()), "eager", "f").unwrap();
+        let eager = measure(&t, &Scope::named("eager"), "eager", "f").unwrap();
         assert_eq!(eager.occurrences, 2);
         assert_eq!(eager.wall_ns, [21_000, 21_000]);
         assert_eq!(
@@ -941,7 +821,7 @@ mod tests {
                 ("aten::mul", vec!["k_aten::mul"])
             ]
         );
-        let fused = measure(&t, &Region::Named("fused".into()), "fused", "f").unwrap();
+        let fused = measure(&t, &Scope::named("fused"), "fused", "f").unwrap();
         assert_eq!(
             (fused.cpu_ops, fused.device_events, fused.device_ns),
             (2, 2, 20_000)
@@ -963,18 +843,18 @@ mod tests {
     #[test]
     fn an_unknown_region_names_the_ones_there_are() {
         let t = pair();
-        let err = measure(&t, &Region::Named("nope".into()), "x", "f").unwrap_err();
+        let err = measure(&t, &Scope::named("nope"), "x", "f").unwrap_err();
         assert!(err.0.contains("eager (2×)"), "{err}");
     }
 
     #[test]
     fn device_idle_is_the_region_span_less_busy_time() {
         let t = pair();
-        let eager = measure(&t, &Region::Named("eager".into()), "eager", "f").unwrap();
+        let eager = measure(&t, &Scope::named("eager"), "eager", "f").unwrap();
         // Each occurrence: starts at its CPU start, ends with its last kernel.
-        let whole = measure(&t, &Region::Whole, "all", "f").unwrap();
+        let whole = measure(&t, &Scope::Whole, "all", "f").unwrap();
         assert_eq!(whole.device_events, 6);
         assert!(eager.device_idle_ns > 0);
-        assert_eq!(union_ns(&mut [(0, 10), (5, 20), (30, 40)]), 30);
+        assert_eq!(intervals::union_len(&mut [(0, 10), (5, 20), (30, 40)]), 30);
     }
 }

@@ -1,0 +1,27 @@
+//! Analyses: each a function of a [`Trace`](crate::Trace) (and, where it
+//! has one, a [`Scope`]) that returns a report — plain data, serialisable,
+//! which the CLI prints and the page renders as it is.
+//!
+//! | module | what it answers |
+//! |---|---|
+//! | [`ops`] | PyTorch's `key_averages()` table: CPU and device time per op |
+//! | [`chain`] | what a slice launched or was launched by, with launch delays |
+//! | [`compare`] | variants (traces × scopes) side by side against a baseline |
+//! | [`info`] | what was imported: counts, lanes, links, warnings |
+//! | [`scope`] | which part of a trace an analysis looks at |
+//! | [`intervals`] | union, gaps, intersection and overlap of time intervals |
+//!
+//! A new analysis is a module here with one public function
+//! `fn name(t: &Trace, scope: &Scope, …) -> Result<Report, ScopeError>`
+//! (or without the scope when it always looks at the whole trace), its
+//! rules documented at the top of the module and where a reference tool
+//! defines a number, which one.
+
+pub mod chain;
+pub mod compare;
+pub mod info;
+pub mod intervals;
+pub mod ops;
+pub mod scope;
+
+pub use scope::{Occurrence, Scope, ScopeError};

@@ -1,0 +1,218 @@
+//! Which part of a trace an analysis looks at.
+//!
+//! A scope resolves to one or more occurrences — time windows, each with
+//! the host slice that defines it where there is one:
+//! - [`Scope::Whole`]: one window, the trace's span;
+//! - [`Scope::Region`]: every host slice with that name (a
+//!   `record_function` label, an op, `ProfilerStep#3`); one nested in
+//!   another of the same name on its thread is part of the outer one;
+//! - [`Scope::Step`]: `ProfilerStep#N`, the step the profiler's schedule
+//!   numbered N;
+//! - [`Scope::Range`]: one window, `[start_ns, end_ns)` on the trace's clock.
+//!
+//! What belongs to a window is each analysis's rule (the comparison takes
+//! the host events nested in the region's slice and what they launched;
+//! time breakdowns clip intervals to the window).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::category::Category;
+use crate::model::{StrId, Trace, NO_SLICE};
+
+/// Which part of a trace an analysis looks at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Scope {
+    /// The whole trace.
+    Whole,
+    /// Every occurrence of a host slice with this name.
+    Region { name: String },
+    /// `ProfilerStep#N`.
+    Step { n: u64 },
+    /// Host events starting inside `[start_ns, end_ns)`.
+    Range { start_ns: i64, end_ns: i64 },
+}
+
+/// One window of a scope: its time range and the host slice that defines
+/// it (`NO_SLICE` for the whole trace and ranges).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Occurrence {
+    pub slice: u32,
+    pub start_ns: i64,
+    pub end_ns: i64,
+}
+
+impl Occurrence {
+    pub fn dur_ns(&self) -> i64 {
+        self.end_ns - self.start_ns
+    }
+}
+
+/// A scope that names nothing in the trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeError(pub String);
+
+impl std::fmt::Display for ScopeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScopeError {}
+
+impl Scope {
+    /// A region by name (`ProfilerStep#N` is a step).
+    pub fn named(name: &str) -> Scope {
+        match name
+            .strip_prefix("ProfilerStep#")
+            .and_then(|n| n.parse().ok())
+        {
+            Some(n) => Scope::Step { n },
+            None => Scope::Region { name: name.into() },
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Scope::Whole => "whole trace".into(),
+            Scope::Region { name } => name.clone(),
+            Scope::Step { n } => format!("ProfilerStep#{n}"),
+            Scope::Range { start_ns, end_ns } => {
+                format!("{:.3} ms range", (end_ns - start_ns) as f64 / 1e6)
+            }
+        }
+    }
+
+    /// The scope's windows in start order.
+    pub fn occurrences(&self, t: &Trace) -> Result<Vec<Occurrence>, ScopeError> {
+        let window = |start_ns, end_ns| Occurrence {
+            slice: NO_SLICE,
+            start_ns,
+            end_ns,
+        };
+        match self {
+            Scope::Whole => {
+                let (a, b) = t.time_span_ns().unwrap_or((0, 0));
+                Ok(vec![window(a, b)])
+            }
+            Scope::Range { start_ns, end_ns } => Ok(vec![window(*start_ns, *end_ns)]),
+            Scope::Region { name } => named_occurrences(t, name),
+            Scope::Step { n } => named_occurrences(t, &format!("ProfilerStep#{n}")),
+        }
+    }
+}
+
+/// Every host slice called `name`, less those nested in another of the
+/// same name on their thread.
+fn named_occurrences(t: &Trace, name: &str) -> Result<Vec<Occurrence>, ScopeError> {
+    let id = t.strings.lookup(name);
+    let mut occ: Vec<Occurrence> = (0..t.slices.len())
+        .filter(|&s| Some(t.slices.name[s]) == id && t.on_host(s))
+        .map(|s| Occurrence {
+            slice: s as u32,
+            start_ns: t.slices.start_ns[s],
+            end_ns: t.slices.end_ns(s),
+        })
+        .collect();
+    occ.sort_by_key(|o| (o.start_ns, o.slice));
+    let mut kept: Vec<Occurrence> = Vec::new();
+    for o in occ {
+        let inside = kept.iter().any(|k| {
+            t.slices.track[k.slice as usize] == t.slices.track[o.slice as usize]
+                && o.start_ns >= k.start_ns
+                && o.end_ns <= k.end_ns
+        });
+        if !inside {
+            kept.push(o);
+        }
+    }
+    if kept.is_empty() {
+        let known: Vec<String> = region_names(t)
+            .into_iter()
+            .take(8)
+            .map(|(n, c)| format!("{n} ({c}×)"))
+            .collect();
+        return Err(ScopeError(format!(
+            "no event named “{name}” in this trace{}",
+            if known.is_empty() {
+                String::new()
+            } else {
+                format!("; its annotations: {}", known.join(", "))
+            }
+        )));
+    }
+    Ok(kept)
+}
+
+/// Names of host slices usable as regions, with how often each occurs:
+/// annotations (including `ProfilerStep#N`), most frequent first.
+pub fn region_names(t: &Trace) -> Vec<(String, u64)> {
+    let mut counts: HashMap<u32, u64> = HashMap::new();
+    for s in 0..t.slices.len() {
+        if t.slices.category[s] == Category::UserAnnotation && t.on_host(s) {
+            *counts.entry(t.slices.name[s].0).or_default() += 1;
+        }
+    }
+    let mut out: Vec<(String, u64)> = counts
+        .into_iter()
+        .map(|(id, n)| (t.str(StrId(id)).to_string(), n))
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{import_bytes, ImportOptions};
+
+    fn trace() -> Trace {
+        let json = br#"{"traceEvents":[
+          {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":1,"tid":1,"ts":0,"dur":100},
+          {"ph":"X","cat":"user_annotation","name":"fwd","pid":1,"tid":1,"ts":10,"dur":30},
+          {"ph":"X","cat":"user_annotation","name":"fwd","pid":1,"tid":1,"ts":12,"dur":5},
+          {"ph":"X","cat":"user_annotation","name":"ProfilerStep#5","pid":1,"tid":1,"ts":100,"dur":80},
+          {"ph":"X","cat":"user_annotation","name":"fwd","pid":1,"tid":1,"ts":110,"dur":20}
+        ]}"#;
+        import_bytes(json, ImportOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_region_is_every_outermost_occurrence_in_start_order() {
+        let t = trace();
+        let occ = Scope::named("fwd").occurrences(&t).unwrap();
+        let spans: Vec<(i64, i64)> = occ.iter().map(|o| (o.start_ns, o.end_ns)).collect();
+        assert_eq!(spans, [(10_000, 40_000), (110_000, 130_000)]);
+    }
+
+    #[test]
+    fn a_step_is_its_profiler_step() {
+        let t = trace();
+        assert_eq!(Scope::named("ProfilerStep#5"), Scope::Step { n: 5 });
+        let occ = Scope::Step { n: 5 }.occurrences(&t).unwrap();
+        assert_eq!((occ.len(), occ[0].dur_ns()), (1, 80_000));
+        let e = Scope::Step { n: 9 }.occurrences(&t).unwrap_err();
+        assert!(
+            e.0.contains("ProfilerStep#9") && e.0.contains("fwd (3×)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn scopes_cross_to_the_page_as_json() {
+        for s in [
+            Scope::Whole,
+            Scope::named("fwd"),
+            Scope::Step { n: 3 },
+            Scope::Range {
+                start_ns: 5,
+                end_ns: 9,
+            },
+        ] {
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(serde_json::from_str::<Scope>(&json).unwrap(), s);
+        }
+    }
+}
