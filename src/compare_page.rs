@@ -5,12 +5,11 @@
 
 use leptos::prelude::*;
 
-use crate::compare_view::{
-    default_variants, ComparisonView, DiffRowView, VariantSpec, VariantView,
-};
+use crate::compare_view::{default_variants, VariantSpec};
 use crate::protocol::ToWorker;
 use crate::table;
 use crate::web::{ask_worker, download, window, Ui};
+use tracelane_core::analysis::compare::{AgainstBaseline, Comparison, DiffRow, Variant};
 use tracelane_core::analysis::Scope;
 
 /// `6.3× less`, `1.2× more`, `same`.
@@ -240,17 +239,17 @@ pub fn ComparePanel() -> impl IntoView {
 }
 
 #[component]
-fn ComparisonResult(c: ComparisonView) -> impl IntoView {
-    let any_device = c.variants.iter().any(|v| v.has_device);
+fn ComparisonResult(c: Comparison) -> impl IntoView {
+    let any_device = c.variants.iter().any(|v| v.trace_has_device);
     let cards = c
         .variants
         .iter()
         .enumerate()
-        .map(|(k, v)| view! { <Card v=v.clone() baseline=k == 0/> })
+        .map(|(k, v)| view! { <Card v=v.clone() vs=c.against_baseline(k).cloned()/> })
         .collect_view();
     let md = c.markdown.clone();
     let json = c.json.clone();
-    let diffs = c.diffs.clone();
+    let diffs: Vec<Vec<DiffRow>> = c.candidates.iter().map(|a| a.diff.clone()).collect();
     let candidates: Vec<String> = c.variants[1..].iter().map(|v| v.label.clone()).collect();
     view! {
         <div class="compare-actions">
@@ -272,16 +271,18 @@ fn ComparisonResult(c: ComparisonView) -> impl IntoView {
 }
 
 #[component]
-fn Card(v: VariantView, baseline: bool) -> impl IntoView {
-    let per = |x: f64| v.per(x);
-    let ratio = |name: &str| {
-        v.ratios
+fn Card(v: Variant, vs: Option<AgainstBaseline>) -> impl IntoView {
+    let baseline = vs.is_none();
+    let per = |x: f64| v.per_occurrence(x);
+    let ratios = vs.as_ref().map(|a| a.ratios.clone()).unwrap_or_default();
+    let ratio = move |name: &str| {
+        ratios
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, r)| times(*r))
     };
     let badge = move |name: &str| ratio(name).map(|t| view! { <span class="ratio">{t}</span> });
-    let device = if v.has_device {
+    let device = if v.trace_has_device {
         view! {
             <dt>"device time"</dt><dd class="device-time">{table::fmt_ns(per(v.device_ns as f64))}" "{badge("device time")}</dd>
             <dt>"device busy / idle"</dt><dd>{format!("{} / {}", table::fmt_ns(per(v.device_busy_ns as f64)), table::fmt_ns(per(v.device_idle_ns as f64)))}</dd>
@@ -294,19 +295,19 @@ fn Card(v: VariantView, baseline: bool) -> impl IntoView {
     };
     view! {
         <article class="card" class:baseline=baseline data-label=v.label.clone()
-            data-occurrences=v.occurrences data-wall-median-ns=v.wall_median_ns data-device-ns=v.device_ns
+            data-occurrences=v.occurrences data-wall-median-ns=v.wall_median_ns() data-device-ns=v.device_ns
             data-device-events=v.device_events data-launches=v.launches data-cpu-ops=v.cpu_ops
             data-cpu-self-ns=v.cpu_self_ns>
             <div class="card-role">{if baseline { "baseline" } else { "candidate" }}</div>
             <h3>{v.label.clone()}</h3>
-            <p class="muted">{format!("{} · {} · {} occurrence{}", v.file, v.region, v.occurrences, if v.occurrences == 1 { "" } else { "s" })}</p>
+            <p class="muted">{format!("{} · {} · {} occurrence{}", v.file, v.region.label(), v.occurrences, if v.occurrences == 1 { "" } else { "s" })}</p>
             <dl>
                 {device}
                 <dt>"CPU ops dispatched"</dt><dd class="cpu-ops">{count(per(v.cpu_ops as f64))}" "{badge("CPU ops")}<span class="muted">{format!(" ({} with nested)", count(per(v.cpu_ops_all as f64)))}</span></dd>
                 <dt>"CPU time in ops"</dt><dd class="cpu-time">{table::fmt_ns(per(v.cpu_self_ns as f64))}" "{badge("CPU time in ops")}</dd>
-                <dt>"wall (median)"</dt><dd class="wall">{format!("{} ({} – {})", table::fmt_ns(v.wall_median_ns as f64), table::fmt_ns(v.wall_min_ns as f64), table::fmt_ns(v.wall_max_ns as f64))}</dd>
+                <dt>"wall (median)"</dt><dd class="wall">{format!("{} ({} – {})", table::fmt_ns(v.wall_median_ns() as f64), table::fmt_ns(v.wall_min_ns() as f64), table::fmt_ns(v.wall_max_ns() as f64))}</dd>
             </dl>
-            {v.headline.clone().map(|h| view! { <p class="headline">{h}</p> })}
+            {vs.map(|a| view! { <p class="headline">{a.headline}</p> })}
         </article>
     }
 }
@@ -314,19 +315,22 @@ fn Card(v: VariantView, baseline: bool) -> impl IntoView {
 /// Horizontal bars per variant: device time and device events per
 /// occurrence (CPU time and ops where no variant has device events).
 #[component]
-fn BarChart(variants: Vec<VariantView>, device: bool) -> impl IntoView {
+fn BarChart(variants: Vec<Variant>, device: bool) -> impl IntoView {
     let metrics: Vec<(&str, Vec<f64>, bool)> = if device {
         vec![
             (
                 "device time per occurrence",
-                variants.iter().map(|v| v.per(v.device_ns as f64)).collect(),
+                variants
+                    .iter()
+                    .map(|v| v.per_occurrence(v.device_ns as f64))
+                    .collect(),
                 true,
             ),
             (
                 "device events per occurrence",
                 variants
                     .iter()
-                    .map(|v| v.per(v.device_events as f64))
+                    .map(|v| v.per_occurrence(v.device_events as f64))
                     .collect(),
                 false,
             ),
@@ -337,13 +341,16 @@ fn BarChart(variants: Vec<VariantView>, device: bool) -> impl IntoView {
                 "CPU time in ops per occurrence",
                 variants
                     .iter()
-                    .map(|v| v.per(v.cpu_self_ns as f64))
+                    .map(|v| v.per_occurrence(v.cpu_self_ns as f64))
                     .collect(),
                 true,
             ),
             (
                 "CPU ops per occurrence",
-                variants.iter().map(|v| v.per(v.cpu_ops as f64)).collect(),
+                variants
+                    .iter()
+                    .map(|v| v.per_occurrence(v.cpu_ops as f64))
+                    .collect(),
                 false,
             ),
         ]
@@ -386,7 +393,7 @@ fn BarChart(variants: Vec<VariantView>, device: bool) -> impl IntoView {
 }
 
 #[component]
-fn MapColumn(v: VariantView) -> impl IntoView {
+fn MapColumn(v: Variant) -> impl IntoView {
     const SHOWN: usize = 60;
     let more = v.map.len().saturating_sub(SHOWN);
     let ops = v
@@ -400,8 +407,8 @@ fn MapColumn(v: VariantView) -> impl IntoView {
             let device = m
                 .device
                 .iter()
-                .map(|(name, cat, dur)| {
-                    view! { <li class="map-device" title=cat.clone()>{name.clone()}<span class="muted">{format!(" {}", table::fmt_ns(*dur as f64))}</span></li> }
+                .map(|d| {
+                    view! { <li class="map-device" title=d.category.label()>{d.name.clone()}<span class="muted">{format!(" {}", table::fmt_ns(d.dur_ns as f64))}</span></li> }
                 })
                 .collect_view();
             view! {
@@ -417,8 +424,8 @@ fn MapColumn(v: VariantView) -> impl IntoView {
         <div class="map-column" data-label=v.label.clone()>
             <h4>{v.label.clone()}</h4>
             {(v.occurrences > 1).then(|| view! {
-                <p class="muted map-occurrence" data-occurrence=v.map_occurrence>
-                    {format!("occurrence {} of {} (median wall time)", v.map_occurrence, v.occurrences)}
+                <p class="muted map-occurrence" data-occurrence=v.map_occurrence + 1>
+                    {format!("occurrence {} of {} (median wall time)", v.map_occurrence + 1, v.occurrences)}
                 </p>
             })}
             {ops}
@@ -439,7 +446,7 @@ enum DiffSort {
 }
 
 #[component]
-fn DiffTable(diffs: Vec<Vec<DiffRowView>>, candidates: Vec<String>) -> impl IntoView {
+fn DiffTable(diffs: Vec<Vec<DiffRow>>, candidates: Vec<String>) -> impl IntoView {
     let which = RwSignal::new(0usize);
     let sort = RwSignal::new((DiffSort::Delta, true));
     let diffs = StoredValue::new(diffs);
@@ -497,10 +504,10 @@ fn DiffTable(diffs: Vec<Vec<DiffRowView>>, candidates: Vec<String>) -> impl Into
             </tr></thead>
             <tbody>
                 {move || rows.get().into_iter().map(|r| view! {
-                    <tr class=format!("diff-{}", r.status)>
-                        <td>{r.kind.clone()}</td>
+                    <tr class=format!("diff-{}", r.status.as_str())>
+                        <td>{r.kind.as_str()}</td>
                         <td class="name">{r.name.clone()}</td>
-                        <td>{r.status.clone()}</td>
+                        <td>{r.status.as_str()}</td>
                         <td>{count(r.baseline_count)}</td>
                         <td>{table::fmt_ns(r.baseline_ns)}</td>
                         <td>{count(r.candidate_count)}</td>

@@ -1,9 +1,11 @@
-//! The comparison view's data: which variants the page asks for, and the
-//! core's measurements in a form the page renders (serialisable, times in
-//! ns). Pure, tested natively.
+//! The comparison view's data: which variants the page asks for (traces ×
+//! scopes), their labels, and the core's [`Comparison`] report for them,
+//! which crosses to the page as it is. Pure, tested natively.
 
 use serde::{Deserialize, Serialize};
-use tracelane_core::analysis::compare::{self, diff, headline, measure, ratio, Variant};
+#[cfg(test)]
+use tracelane_core::analysis::compare::DiffStatus;
+use tracelane_core::analysis::compare::{measure, Comparison};
 use tracelane_core::analysis::Scope;
 use tracelane_core::Trace;
 
@@ -13,74 +15,6 @@ pub struct VariantSpec {
     pub trace: u32,
     pub file: String,
     pub region: Scope,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MappedOpView {
-    pub name: String,
-    pub dur_ns: i64,
-    pub inner: Vec<String>,
-    /// (name, category, duration).
-    pub device: Vec<(String, String, i64)>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VariantView {
-    pub label: String,
-    pub file: String,
-    pub region: String,
-    pub occurrences: usize,
-    pub wall_median_ns: i64,
-    pub wall_min_ns: i64,
-    pub wall_max_ns: i64,
-    pub device_ns: i64,
-    pub device_busy_ns: i64,
-    pub device_idle_ns: i64,
-    pub device_events: u64,
-    pub kernels: u64,
-    pub memcpys: u64,
-    pub memsets: u64,
-    pub launches: u64,
-    pub cpu_ops: u64,
-    pub cpu_ops_all: u64,
-    pub cpu_self_ns: i64,
-    pub has_device: bool,
-    pub map: Vec<MappedOpView>,
-    /// Which occurrence (1-based, start order) the map shows: the median one.
-    pub map_occurrence: usize,
-    /// Candidate only: the sentence against the baseline.
-    pub headline: Option<String>,
-    /// Candidate ÷ baseline per occurrence: device time, device events,
-    /// launches, CPU ops, CPU time (`None`: baseline zero).
-    pub ratios: Vec<(String, Option<f64>)>,
-}
-
-impl VariantView {
-    /// `value` per occurrence.
-    pub fn per(&self, value: f64) -> f64 {
-        value / self.occurrences.max(1) as f64
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DiffRowView {
-    pub kind: String,
-    pub name: String,
-    pub baseline_count: f64,
-    pub baseline_ns: f64,
-    pub candidate_count: f64,
-    pub candidate_ns: f64,
-    pub status: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct ComparisonView {
-    /// Baseline first.
-    pub variants: Vec<VariantView>,
-    /// `diffs[k]`: candidate `k + 1` against the baseline.
-    pub diffs: Vec<Vec<DiffRowView>>,
-    pub markdown: String,
-    pub json: String,
 }
 
 /// Labels: the region when all variants come from one trace, the file when
@@ -109,77 +43,11 @@ fn labels(specs: &[VariantSpec]) -> Vec<String> {
         .collect()
 }
 
-fn view(v: &Variant, base: Option<&Variant>) -> VariantView {
-    let ratios = match base {
-        Some(b) => vec![
-            (
-                "device time".to_string(),
-                ratio(b, b.device_ns as f64, v, v.device_ns as f64),
-            ),
-            (
-                "device events".to_string(),
-                ratio(b, b.device_events as f64, v, v.device_events as f64),
-            ),
-            (
-                "launches".to_string(),
-                ratio(b, b.launches as f64, v, v.launches as f64),
-            ),
-            (
-                "CPU ops".to_string(),
-                ratio(b, b.cpu_ops as f64, v, v.cpu_ops as f64),
-            ),
-            (
-                "CPU time in ops".to_string(),
-                ratio(b, b.cpu_self_ns as f64, v, v.cpu_self_ns as f64),
-            ),
-        ],
-        None => Vec::new(),
-    };
-    VariantView {
-        label: v.label.clone(),
-        file: v.file.clone(),
-        region: v.region.label(),
-        occurrences: v.occurrences,
-        wall_median_ns: v.wall_median_ns(),
-        wall_min_ns: v.wall_min_ns(),
-        wall_max_ns: v.wall_max_ns(),
-        device_ns: v.device_ns,
-        device_busy_ns: v.device_busy_ns,
-        device_idle_ns: v.device_idle_ns,
-        device_events: v.device_events,
-        kernels: v.kernels,
-        memcpys: v.memcpys,
-        memsets: v.memsets,
-        launches: v.launches,
-        cpu_ops: v.cpu_ops,
-        cpu_ops_all: v.cpu_ops_all,
-        cpu_self_ns: v.cpu_self_ns,
-        has_device: v.trace_has_device,
-        map: v
-            .map
-            .iter()
-            .map(|m| MappedOpView {
-                name: m.name.clone(),
-                dur_ns: m.dur_ns,
-                inner: m.inner.clone(),
-                device: m
-                    .device
-                    .iter()
-                    .map(|d| (d.name.clone(), d.category.to_string(), d.dur_ns))
-                    .collect(),
-            })
-            .collect(),
-        map_occurrence: v.map_occurrence + 1,
-        headline: base.map(|b| headline(b, v)),
-        ratios,
-    }
-}
-
 /// Measures every variant (the first is the baseline) on its trace.
 pub fn compare_traces<'a>(
     specs: &[VariantSpec],
     trace_of: impl Fn(u32) -> Option<&'a Trace>,
-) -> Result<ComparisonView, String> {
+) -> Result<Comparison, String> {
     if specs.len() < 2 {
         return Err("a comparison needs at least two variants".into());
     }
@@ -193,34 +61,7 @@ pub fn compare_traces<'a>(
                 .map_err(|e| format!("{}: {e}", spec.file))?,
         );
     }
-    let base = &variants[0];
-    let diffs = variants[1..]
-        .iter()
-        .map(|c| {
-            diff(base, c)
-                .into_iter()
-                .map(|r| DiffRowView {
-                    kind: r.kind.to_string(),
-                    name: r.name,
-                    baseline_count: r.baseline_count,
-                    baseline_ns: r.baseline_ns,
-                    candidate_count: r.candidate_count,
-                    candidate_ns: r.candidate_ns,
-                    status: r.status.as_str().to_string(),
-                })
-                .collect()
-        })
-        .collect();
-    Ok(ComparisonView {
-        variants: variants
-            .iter()
-            .enumerate()
-            .map(|(k, v)| view(v, (k > 0).then_some(base)))
-            .collect(),
-        diffs,
-        markdown: compare::to_markdown(&variants),
-        json: serde_json::to_string_pretty(&compare::to_json(&variants)).unwrap_or_default(),
-    })
+    Ok(Comparison::of(variants))
 }
 
 /// An open trace as the comparison sees it: import id, file name, region
@@ -351,17 +192,21 @@ mod tests {
         .unwrap();
         assert_eq!(view.variants[0].label, "rmsnorm_naive");
         assert_eq!(view.variants[1].device_ns, 375_500);
-        assert!(view.variants[1]
+        assert!(view.against_baseline(0).is_none());
+        let vs = view.against_baseline(1).unwrap();
+        assert!(vs
             .headline
-            .as_deref()
-            .unwrap()
             .starts_with("device time 2,355 µs → 376 µs (6.3× less)"));
-        let (name, r) = &view.variants[1].ratios[0];
+        let (name, r) = &vs.ratios[0];
         assert_eq!(name, "device time");
         assert!((r.unwrap() - 375.5 / 2355.0).abs() < 1e-12);
-        assert!(view.diffs[0]
+        assert!(vs
+            .diff
             .iter()
-            .any(|d| d.name == "compiled_graph_0" && d.status == "added"));
+            .any(|d| d.name == "compiled_graph_0" && d.status == DiffStatus::Added));
+        // The report crosses to the page as it is.
+        let json = serde_json::to_string(&view).unwrap();
+        assert_eq!(serde_json::from_str::<Comparison>(&json).unwrap(), view);
         assert!(view.markdown.contains("| rmsnorm_compiled | candidate |"));
         assert!(compare_traces(&[spec("rmsnorm_naive")], |_| None).is_err());
     }

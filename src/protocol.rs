@@ -6,9 +6,10 @@
 //! worker reads that range itself. Everything else is one of these enums
 //! serialised to a string.
 
-use crate::compare_view::{ComparisonView, VariantSpec};
+use crate::compare_view::VariantSpec;
 use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
 use serde::{Deserialize, Serialize};
+use tracelane_core::analysis::compare::Comparison;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
 
@@ -153,7 +154,7 @@ pub enum FromWorker {
     /// Answer to [`ToWorker::Compare`]: the comparison, or why not.
     Compared {
         request: u32,
-        result: Result<Box<ComparisonView>, String>,
+        result: Result<Box<Comparison>, String>,
     },
     /// Answer to [`ToWorker::RangeTable`].
     RangeTable {

@@ -13,11 +13,11 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, MessageEvent, Worker};
 
-use crate::compare_view::ComparisonView;
 use crate::js::object;
 use crate::protocol::{FromWorker, RangeOps, Summary, ToWorker};
 use crate::table::{self, Column};
 use crate::timeline_view::{Highlight, PickedSlice};
+use tracelane_core::analysis::compare::Comparison;
 use tracelane_core::analysis::ops::{NamedStats, OpDetails, OpRow};
 
 const ROW_PX: f64 = 28.0;
@@ -75,7 +75,7 @@ pub struct Ui {
     pub table_highlight: RwSignal<Option<Highlight>>,
     /// The comparison view is showing (instead of a trace).
     pub compare_open: RwSignal<bool>,
-    pub compared: RwSignal<Option<(u32, Result<ComparisonView, String>)>>,
+    pub compared: RwSignal<Option<(u32, Result<Comparison, String>)>>,
     /// Import ids of the last files opened together.
     pub last_batch: RwSignal<Vec<u32>>,
     /// The last range selected on each trace's timeline (by import id).

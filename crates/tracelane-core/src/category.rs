@@ -6,7 +6,8 @@
 pub const PRIVATEUSE1_DRIVER: &str = "privateuse1_driver";
 
 /// The role an event's `cat` gives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Category {
     /// `cpu_op`, legacy `Operator`: an ATen / framework op.
     CpuOp,

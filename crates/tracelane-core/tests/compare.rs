@@ -11,7 +11,7 @@
 mod common;
 
 use serde_json::Value;
-use tracelane_core::analysis::compare::{diff, headline, measure, DiffStatus};
+use tracelane_core::analysis::compare::{diff, headline, measure, DiffKind, DiffStatus};
 use tracelane_core::analysis::Scope;
 
 fn oracle_row(rel: &str, key: &str) -> Value {
@@ -137,7 +137,7 @@ fn torchneuron_rmsnorm_regions_match_the_expected_figures() {
     let d = diff(&variants[0], &variants[1]);
     let mul = d
         .iter()
-        .find(|r| r.kind == "device" && r.name == "aten::mul")
+        .find(|r| r.kind == DiffKind::Device && r.name == "aten::mul")
         .unwrap();
     assert_eq!((mul.baseline_count, mul.candidate_count), (3.0, 0.0));
     assert_eq!(mul.status, DiffStatus::Removed);

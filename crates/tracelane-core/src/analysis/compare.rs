@@ -28,13 +28,15 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use super::intervals;
 use super::scope::{Scope, ScopeError};
 use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
 
 /// Count and total time of events of one name.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NameStat {
     pub name: String,
     pub count: u64,
@@ -42,15 +44,15 @@ pub struct NameStat {
 }
 
 /// One device event under an op in the op-to-kernel map.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MappedDevice {
     pub name: String,
-    pub category: &'static str,
+    pub category: Category,
     pub dur_ns: i64,
 }
 
 /// One op dispatched in the region (median occurrence), with what it launched.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MappedOp {
     pub name: String,
     pub dur_ns: i64,
@@ -59,7 +61,7 @@ pub struct MappedOp {
     pub device: Vec<MappedDevice>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Variant {
     pub label: String,
     pub file: String,
@@ -430,7 +432,7 @@ fn op_map(t: &Trace, k: usize, member: &[u32], device_of: &[Vec<usize>]) -> Vec<
         if let Some(k) = top_of(op).and_then(|top| index.get(&top)) {
             map[*k].device.push(MappedDevice {
                 name: t.slice_name(d).to_string(),
-                category: t.slices.category[d].label(),
+                category: t.slices.category[d],
                 dur_ns: t.slices.dur_ns[d],
             });
         }
@@ -438,8 +440,84 @@ fn op_map(t: &Trace, k: usize, member: &[u32], device_of: &[Vec<usize>]) -> Vec<
     map
 }
 
+/// A candidate against the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgainstBaseline {
+    /// What changed, per occurrence, in one sentence ([`headline`]).
+    pub headline: String,
+    /// Candidate ÷ baseline per occurrence: device time, device events,
+    /// launches, CPU ops, CPU time in ops (`None` where the baseline's is zero).
+    pub ratios: Vec<(String, Option<f64>)>,
+    /// Ops and device events added, removed and changed ([`diff`]).
+    pub diff: Vec<DiffRow>,
+}
+
+/// The comparison report: what the CLI prints and the page renders.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Baseline first.
+    pub variants: Vec<Variant>,
+    /// `candidates[k]`: variant `k + 1` against the baseline.
+    pub candidates: Vec<AgainstBaseline>,
+    /// [`to_markdown`] and [`to_json`] of the variants, for the page's
+    /// copy and download buttons.
+    pub markdown: String,
+    pub json: String,
+}
+
+impl Comparison {
+    /// Sets measured variants (the first is the baseline) against the baseline.
+    pub fn of(variants: Vec<Variant>) -> Comparison {
+        let candidates = match variants.split_first() {
+            Some((base, rest)) => rest
+                .iter()
+                .map(|v| AgainstBaseline {
+                    headline: headline(base, v),
+                    ratios: ratios(base, v),
+                    diff: diff(base, v),
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        Comparison {
+            markdown: to_markdown(&variants),
+            json: serde_json::to_string_pretty(&to_json(&variants)).unwrap_or_default(),
+            variants,
+            candidates,
+        }
+    }
+
+    /// Variant `k` against the baseline (`None` for the baseline itself).
+    pub fn against_baseline(&self, k: usize) -> Option<&AgainstBaseline> {
+        k.checked_sub(1).and_then(|c| self.candidates.get(c))
+    }
+}
+
+/// The per-occurrence ratios a candidate's card shows.
+fn ratios(b: &Variant, v: &Variant) -> Vec<(String, Option<f64>)> {
+    [
+        ("device time", b.device_ns as f64, v.device_ns as f64),
+        (
+            "device events",
+            b.device_events as f64,
+            v.device_events as f64,
+        ),
+        ("launches", b.launches as f64, v.launches as f64),
+        ("CPU ops", b.cpu_ops as f64, v.cpu_ops as f64),
+        (
+            "CPU time in ops",
+            b.cpu_self_ns as f64,
+            v.cpu_self_ns as f64,
+        ),
+    ]
+    .into_iter()
+    .map(|(name, x, y)| (name.to_string(), ratio(b, x, v, y)))
+    .collect()
+}
+
 /// How an op or device event name changed between baseline and candidate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DiffStatus {
     Added,
     Removed,
@@ -458,11 +536,27 @@ impl DiffStatus {
     }
 }
 
+/// What a diff row counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffKind {
+    Op,
+    Device,
+}
+
+impl DiffKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffKind::Op => "op",
+            DiffKind::Device => "device",
+        }
+    }
+}
+
 /// One row of the trace diff, per occurrence.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DiffRow {
-    /// `op` or `device`.
-    pub kind: &'static str,
+    pub kind: DiffKind,
     pub name: String,
     pub baseline_count: f64,
     pub baseline_ns: f64,
@@ -476,8 +570,8 @@ pub struct DiffRow {
 pub fn diff(baseline: &Variant, candidate: &Variant) -> Vec<DiffRow> {
     let mut rows = Vec::new();
     for (kind, b, c) in [
-        ("op", &baseline.ops, &candidate.ops),
-        ("device", &baseline.device, &candidate.device),
+        (DiffKind::Op, &baseline.ops, &candidate.ops),
+        (DiffKind::Device, &baseline.device, &candidate.device),
     ] {
         let mut names: Vec<&str> = b.iter().chain(c.iter()).map(|s| s.name.as_str()).collect();
         names.sort_unstable();
