@@ -5,10 +5,11 @@
 
 use leptos::prelude::*;
 
+use crate::client;
 use crate::compare_view::{default_variants, VariantSpec};
-use crate::protocol::ToWorker;
+use crate::protocol::{Answer, Ask};
 use crate::table;
-use crate::web::{ask_worker, download, window, Ui};
+use crate::web::{download, window, Ui};
 use tracelane_core::analysis::compare::{AgainstBaseline, Comparison, DiffRow, Variant};
 use tracelane_core::analysis::Scope;
 
@@ -71,25 +72,26 @@ pub fn ComparePanel() -> impl IntoView {
         }
     });
     let specs = RwSignal::new(default_variants(&open));
-    let last = RwSignal::new(None::<u32>);
+    // The comparison of the variants now chosen (answers to earlier
+    // choices are dropped).
+    let compared = RwSignal::new(None::<Result<Comparison, String>>);
+    let latest = client::Latest::default();
     Effect::new(move |_| {
         let variants = specs.get();
-        if variants.len() >= 2 {
-            last.set(ask_worker(|request| ToWorker::Compare {
-                request,
-                variants,
-            }));
-        } else {
-            last.set(None);
+        compared.set(None);
+        if variants.len() < 2 {
+            latest.forget();
+            return;
         }
+        latest.ask(Ask::Compare { variants }, move |answer| {
+            compared.set(Some(match answer {
+                Ok(Answer::Compared { comparison }) => Ok(*comparison),
+                Ok(_) => Err("the worker gave an unexpected answer".into()),
+                Err(e) => Err(e),
+            }))
+        });
     });
-    let result = move || {
-        ui.compared.with(|c| {
-            c.as_ref()
-                .filter(|(r, _)| Some(*r) == last.get())
-                .map(|(_, res)| res.clone())
-        })
-    };
+    let result = move || compared.get();
     let trace_options = move |selected: u32| {
         ui.traces.with(|t| {
             t.iter()

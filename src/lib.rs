@@ -12,6 +12,8 @@ pub mod table;
 pub mod timeline_view;
 
 #[cfg(target_arch = "wasm32")]
+pub mod client;
+#[cfg(target_arch = "wasm32")]
 pub mod compare_page;
 #[cfg(target_arch = "wasm32")]
 pub mod gl;
@@ -21,6 +23,8 @@ pub mod js;
 pub mod paint;
 #[cfg(target_arch = "wasm32")]
 pub mod timeline_page;
+#[cfg(target_arch = "wasm32")]
+pub mod transfer;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 #[cfg(target_arch = "wasm32")]

@@ -1,10 +1,15 @@
-//! Messages between the page and the import worker, as JSON text, and the
-//! summary the worker computes from an imported trace.
+//! Every message between the page and the workers, and the summary the
+//! worker computes from an imported trace.
 //!
-//! File bytes never travel between the threads: the page posts a
-//! `{read: id, blob, from, to}` object (the `Blob` is a handle) and the
-//! worker reads that range itself. Everything else is one of these enums
-//! serialised to a string.
+//! Messages are these enums as JSON text. What must travel as a JavaScript
+//! object — a `Blob` to read, a `MessagePort`, an `OffscreenCanvas`, a
+//! transferred buffer — is a [`Transfer`](crate::transfer) (wasm only),
+//! written and read in one place. File bytes never travel between threads
+//! as messages: the page posts a `Blob` handle and a range, and the worker
+//! reads it itself.
+//!
+//! Questions are [`Ask`]s: the page's client numbers them and awaits the
+//! [`FromWorker::Answer`] with the same number.
 
 use crate::compare_view::VariantSpec;
 use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
@@ -13,7 +18,9 @@ use tracelane_core::analysis::compare::Comparison;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::Trace;
 
-/// Page → worker.
+/// Page → worker: commands (no answer but events) and questions
+/// ([`ToWorker::Ask`], answered by [`FromWorker::Answer`] with the same
+/// request number).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
@@ -37,15 +44,9 @@ pub enum ToWorker {
     PartEnd { id: u32 },
     /// Stop import `id` (to either worker); the traces already open stay.
     Cancel { id: u32 },
-    /// Details of one row of an imported trace (`id` as in `open`).
-    Details { id: u32, request: u32, row: OpRow },
-    /// The op table of import `id` by name and input shapes (computed when
-    /// the page first groups by shape, not with every import).
-    ShapeRows { id: u32, request: u32 },
-    /// Paint this scene on the canvases the page handed over (an
-    /// `{attach: id, rects, overlay}` object message with two transferred
-    /// `OffscreenCanvas`es). `sent_ms` is when the page sent it
-    /// (`timeOrigin + now()`, comparable across threads).
+    /// Paint this scene on the canvases the page handed over
+    /// ([`Transfer::Attach`](crate::transfer)). `sent_ms` is when the page
+    /// sent it (`timeOrigin + now()`, comparable across threads).
     View {
         id: u32,
         /// The page's number for this scene; [`FromWorker::Painted`] echoes it.
@@ -53,40 +54,72 @@ pub enum ToWorker {
         scene: Box<Scene>,
         sent_ms: f64,
     },
-    /// What lies under a point of the timeline.
+    /// A question about an imported trace; the answer carries `request`.
+    Ask { request: u32, ask: Ask },
+}
+
+/// A question the page asks the worker (about import `id` where it has one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "ask", rename_all = "snake_case")]
+pub enum Ask {
+    /// Details of one row of the op table → [`Answer::Details`].
+    Details { id: u32, row: OpRow },
+    /// The op table by name and input shapes (computed when the page first
+    /// groups by shape, not with every import) → [`Answer::ShapeRows`].
+    ShapeRows { id: u32 },
+    /// What lies under a point of the timeline → [`Answer::Picked`].
     Pick {
         id: u32,
-        request: u32,
         view: ViewRequest,
         row: u32,
         x_px: f64,
         /// A hover (tooltip) rather than a click (details panel).
         hover: bool,
     },
-    /// Selects a slice by index (a dependency-chain link).
-    Select { id: u32, request: u32, slice: u32 },
-    /// The `index`-th slice matching `highlight` (modulo the count).
+    /// Selects a slice by index (a dependency-chain link) → [`Answer::Picked`].
+    Select { id: u32, slice: u32 },
+    /// The `index`-th slice matching `highlight` (modulo the count) →
+    /// [`Answer::Found`].
     Find {
         id: u32,
-        request: u32,
         highlight: Highlight,
         index: i64,
     },
-    /// Measures and compares variants (the first is the baseline).
-    Compare {
-        request: u32,
-        variants: Vec<VariantSpec>,
+    /// Measures and compares variants (the first is the baseline) →
+    /// [`Answer::Compared`].
+    Compare { variants: Vec<VariantSpec> },
+    /// The op table of the events that start inside `[start_ns, end_ns)` →
+    /// [`Answer::RangeTable`].
+    RangeTable { id: u32, start_ns: i64, end_ns: i64 },
+}
+
+/// The worker's answer to an [`Ask`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum Answer {
+    Details {
+        details: OpDetails,
     },
-    /// The op table of the events that start inside `[start_ns, end_ns)`.
+    ShapeRows {
+        rows: Vec<OpRow>,
+    },
+    Picked {
+        slice: Option<PickedSlice>,
+    },
+    Found {
+        count: usize,
+        index: i64,
+        slice: Option<PickedSlice>,
+    },
+    Compared {
+        comparison: Box<Comparison>,
+    },
     RangeTable {
-        id: u32,
-        request: u32,
-        start_ns: i64,
-        end_ns: i64,
+        table: Box<RangeOps>,
     },
 }
 
-/// Worker → page.
+/// Worker → page: events, and answers to [`ToWorker::Ask`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromWorker {
@@ -118,16 +151,6 @@ pub enum FromWorker {
         id: u32,
         message: String,
     },
-    /// Answer to [`ToWorker::ShapeRows`].
-    ShapeRows {
-        request: u32,
-        rows: Vec<OpRow>,
-    },
-    /// Answer to [`ToWorker::Details`].
-    Details {
-        request: u32,
-        details: OpDetails,
-    },
     /// A [`ToWorker::View`] was painted: milliseconds from the page's send
     /// to the end of painting, and the worker's layout and paint parts.
     Painted {
@@ -138,28 +161,10 @@ pub enum FromWorker {
         paint_ms: f64,
         renderer: String,
     },
-    /// Answer to [`ToWorker::Pick`] and [`ToWorker::Select`].
-    Picked {
+    /// The answer to [`ToWorker::Ask`] number `request`, or why there is none.
+    Answer {
         request: u32,
-        hover: bool,
-        slice: Option<PickedSlice>,
-    },
-    /// Answer to [`ToWorker::Find`].
-    Found {
-        request: u32,
-        count: usize,
-        index: i64,
-        slice: Option<PickedSlice>,
-    },
-    /// Answer to [`ToWorker::Compare`]: the comparison, or why not.
-    Compared {
-        request: u32,
-        result: Result<Box<Comparison>, String>,
-    },
-    /// Answer to [`ToWorker::RangeTable`].
-    RangeTable {
-        request: u32,
-        table: Box<RangeOps>,
+        answer: Result<Answer, String>,
     },
 }
 
@@ -187,7 +192,7 @@ pub fn range_ops(trace: &Trace, start_ns: i64, end_ns: i64) -> RangeOps {
     }
 }
 
-/// The op table by name and input shapes ([`ToWorker::ShapeRows`]).
+/// The op table by name and input shapes ([`Ask::ShapeRows`]).
 pub fn shape_rows(trace: &Trace) -> Vec<OpRow> {
     op_table(
         trace,
@@ -219,7 +224,7 @@ pub struct Summary {
     pub phases: ImportPhases,
     pub rows_by_name: Vec<OpRow>,
     /// By name and input shapes: `None` until the page asks for them
-    /// ([`ToWorker::ShapeRows`]).
+    /// ([`Ask::ShapeRows`]).
     pub rows_by_shape: Option<Vec<OpRow>>,
     pub self_cpu_total_ns: i64,
     pub self_device_total_ns: i64,
@@ -344,5 +349,239 @@ pub fn summarize(
                 })
                 .collect(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every message crosses as JSON text: each variant must come back equal.
+    use super::*;
+    use crate::compare_view::compare_traces;
+    use crate::timeline_view::kept_args;
+    use tracelane_core::analysis::ops::op_details;
+    use tracelane_core::analysis::Scope;
+    use tracelane_core::{import_bytes, ImportOptions};
+
+    fn round_trip<T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(v: &T) {
+        let text = serde_json::to_string(v).unwrap();
+        assert_eq!(&serde_json::from_str::<T>(&text).unwrap(), v, "{text}");
+    }
+
+    /// One message of each variant, from a real trace.
+    fn samples() -> (Vec<ToWorker>, Vec<FromWorker>) {
+        let t = import_bytes(
+            include_bytes!("../tests/fixtures/public/hta_triton_example.json.gz"),
+            ImportOptions::default(),
+        )
+        .unwrap();
+        let timeline = TimelineModel::new(&t);
+        let summary = summarize(&t, &timeline, 3, "triton.json.gz", 1234, 5.5);
+        let row = summary.rows_by_name[0].clone();
+        let kernel = (0..t.slices.len())
+            .find(|&i| t.slice_name(i) == "triton_poi_fused_add_cos_sin_0" && !t.on_host(i))
+            .unwrap();
+        let picked = timeline
+            .describe(&t, kernel, &|a| kept_args(&t, a))
+            .unwrap();
+        let highlight = Highlight {
+            text: "triton".into(),
+            exact: false,
+        };
+        let view = ViewRequest {
+            start_ns: 10,
+            ns_per_px: 2.5,
+            width_px: 800.0,
+            collapsed: vec![1],
+            highlight: Some(highlight.clone()),
+            colour_by_name: true,
+        };
+        let spec = |scope| VariantSpec {
+            trace: 3,
+            file: "triton.json.gz".into(),
+            region: scope,
+        };
+        let variants = vec![spec(Scope::Whole), spec(Scope::named("ProfilerStep#1"))];
+        let comparison = compare_traces(&variants, |_| Some(&t)).unwrap();
+        let asks = vec![
+            Ask::Details {
+                id: 3,
+                row: row.clone(),
+            },
+            Ask::ShapeRows { id: 3 },
+            Ask::Pick {
+                id: 3,
+                view: view.clone(),
+                row: 2,
+                x_px: 17.5,
+                hover: true,
+            },
+            Ask::Select { id: 3, slice: 9 },
+            Ask::Find {
+                id: 3,
+                highlight,
+                index: -1,
+            },
+            Ask::Compare { variants },
+            Ask::RangeTable {
+                id: 3,
+                start_ns: 0,
+                end_ns: 99,
+            },
+        ];
+        let answers = vec![
+            Answer::Details {
+                details: op_details(&t, &row),
+            },
+            Answer::ShapeRows {
+                rows: shape_rows(&t),
+            },
+            Answer::Picked {
+                slice: Some(picked.clone()),
+            },
+            Answer::Found {
+                count: 4,
+                index: 1,
+                slice: None,
+            },
+            Answer::Compared {
+                comparison: Box::new(comparison),
+            },
+            Answer::RangeTable {
+                table: Box::new(range_ops(&t, 0, i64::MAX)),
+            },
+        ];
+        let mut to = vec![
+            ToWorker::Begin {
+                id: 3,
+                name: "a.json".into(),
+                size: 9,
+            },
+            ToWorker::Finish {
+                id: 3,
+                part_at: Some(5),
+            },
+            ToWorker::Part {
+                id: 3,
+                start: 5,
+                bytes: 4,
+                bare: true,
+            },
+            ToWorker::PartEnd { id: 3 },
+            ToWorker::Cancel { id: 3 },
+            ToWorker::View {
+                id: 3,
+                frame: 7,
+                scene: Box::new(Scene {
+                    view,
+                    selected: Some(picked),
+                    range: Some((1, 2)),
+                    dpr: 2.0,
+                }),
+                sent_ms: 1.5,
+            },
+        ];
+        to.extend(asks.into_iter().enumerate().map(|(k, ask)| ToWorker::Ask {
+            request: k as u32,
+            ask,
+        }));
+        let mut from = vec![
+            FromWorker::Ready,
+            FromWorker::Progress { id: 3, bytes: 10 },
+            FromWorker::Head {
+                id: 3,
+                bare: Some(false),
+            },
+            FromWorker::NeedBytes { id: 3, from: 4 },
+            FromWorker::Done {
+                id: 3,
+                summary: Box::new(summary),
+            },
+            FromWorker::Failed {
+                id: 3,
+                message: "not a trace".into(),
+            },
+            FromWorker::Painted {
+                frame: 7,
+                frame_ms: 1.0,
+                layout_ms: 0.5,
+                paint_ms: 0.25,
+                renderer: "webgl2".into(),
+            },
+            FromWorker::Answer {
+                request: 99,
+                answer: Err("this trace is no longer open".into()),
+            },
+        ];
+        from.extend(
+            answers
+                .into_iter()
+                .enumerate()
+                .map(|(k, a)| FromWorker::Answer {
+                    request: k as u32,
+                    answer: Ok(a),
+                }),
+        );
+        (to, from)
+    }
+
+    /// The variant's name; a new variant fails to compile here until a
+    /// sample of it is added above.
+    fn to_name(m: &ToWorker) -> &'static str {
+        match m {
+            ToWorker::Begin { .. } => "begin",
+            ToWorker::Finish { .. } => "finish",
+            ToWorker::Part { .. } => "part",
+            ToWorker::PartEnd { .. } => "part_end",
+            ToWorker::Cancel { .. } => "cancel",
+            ToWorker::View { .. } => "view",
+            ToWorker::Ask { ask, .. } => match ask {
+                Ask::Details { .. } => "ask details",
+                Ask::ShapeRows { .. } => "ask shape_rows",
+                Ask::Pick { .. } => "ask pick",
+                Ask::Select { .. } => "ask select",
+                Ask::Find { .. } => "ask find",
+                Ask::Compare { .. } => "ask compare",
+                Ask::RangeTable { .. } => "ask range_table",
+            },
+        }
+    }
+
+    fn from_name(m: &FromWorker) -> &'static str {
+        match m {
+            FromWorker::Ready => "ready",
+            FromWorker::Progress { .. } => "progress",
+            FromWorker::Head { .. } => "head",
+            FromWorker::NeedBytes { .. } => "need_bytes",
+            FromWorker::Done { .. } => "done",
+            FromWorker::Failed { .. } => "failed",
+            FromWorker::Painted { .. } => "painted",
+            FromWorker::Answer { answer: Err(_), .. } => "answer error",
+            FromWorker::Answer { answer: Ok(a), .. } => match a {
+                Answer::Details { .. } => "answer details",
+                Answer::ShapeRows { .. } => "answer shape_rows",
+                Answer::Picked { .. } => "answer picked",
+                Answer::Found { .. } => "answer found",
+                Answer::Compared { .. } => "answer compared",
+                Answer::RangeTable { .. } => "answer range_table",
+            },
+        }
+    }
+
+    #[test]
+    fn every_message_variant_survives_json() {
+        let (to, from) = samples();
+        let mut names: Vec<&str> = to.iter().map(to_name).collect();
+        names.extend(from.iter().map(from_name));
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "one sample per variant");
+        assert_eq!(n, 13 + 14);
+        for m in &to {
+            round_trip(m);
+        }
+        for m in &from {
+            round_trip(m);
+        }
     }
 }

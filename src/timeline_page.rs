@@ -25,13 +25,15 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 
+use crate::client::{self, Latest};
 use crate::paint::{palette, LEGEND, ROW_PX};
-use crate::protocol::{RangeOps, Summary, ToWorker};
+use crate::protocol::{Answer, Ask, RangeOps, Summary, ToWorker};
 use crate::table;
 use crate::timeline_view::{
     row_layout, Highlight, LaneKind, LaneView, PickedSlice, Scene, ViewRequest,
 };
-use crate::web::{ask_worker, performance_span, window, OpTable, Ui};
+use crate::transfer::Transfer;
+use crate::web::{performance_span, window, OpTable, Ui};
 use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 
 /// Width of the lane-label column, in CSS pixels.
@@ -108,7 +110,7 @@ fn start_frame_loop(trace_id: u32) {
                         scene: Box::new(scene),
                         sent_ms,
                     };
-                    if ask_worker(|_| msg).is_some() {
+                    if client::post(&msg).is_ok() {
                         f.in_flight_since = Some(now);
                     }
                 }
@@ -141,22 +143,21 @@ fn attach_canvases(id: u32, rects: &HtmlCanvasElement, overlay: &HtmlCanvasEleme
     ) else {
         return false;
     };
-    let msg = crate::js::object(&[
-        ("attach", (id as f64).into()),
-        ("rects", r.clone().into()),
-        ("overlay", o.clone().into()),
-    ]);
     // `?renderer=webgl2` / `?renderer=canvas2d` force a renderer.
     let renderer = window()
         .location()
         .search()
         .ok()
         .and_then(|q| web_sys::UrlSearchParams::new_with_str(&q).ok())
-        .and_then(|p| p.get("renderer"));
-    if let Some(r) = renderer {
-        let _ = js_sys::Reflect::set(&msg, &"renderer".into(), &r.into());
-    }
-    crate::web::post_to_worker(&msg, &js_sys::Array::of2(&r, &o))
+        .and_then(|p| p.get("renderer"))
+        .unwrap_or_default();
+    client::post_transfer(&Transfer::Attach {
+        id,
+        rects: r,
+        overlay: o,
+        renderer,
+    })
+    .is_ok()
 }
 
 /// The plot's width: the window less the page padding and the labels.
@@ -263,25 +264,33 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
         });
     });
 
+    // Questions to the worker; each kind delivers only its latest answer.
+    let picks = Latest::new();
+    let hovers = Latest::new();
+    let finds = Latest::new();
+    let range_asks = Latest::new();
+    let hover_at = RwSignal::new(None::<(f64, f64)>);
+    let hovered_slice = RwSignal::new(None::<PickedSlice>);
+    let picked = |answer: Result<Answer, String>| match answer {
+        Ok(Answer::Picked { slice }) => slice,
+        _ => None,
+    };
     // Asks the worker what lies under a point of the plot.
     let pick_at = move |x: f64, y: f64, hover: bool| {
         let row = (y / ROW_PX).floor().max(0.0) as u32;
-        let v = view.get_untracked();
-        ask_worker(|request| ToWorker::Pick {
+        let question = Ask::Pick {
             id,
-            request,
-            view: v,
+            view: view.get_untracked(),
             row,
             x_px: x,
             hover,
-        })
+        };
+        if hover {
+            hovers.ask(question, move |a| hovered_slice.set(picked(a)));
+        } else {
+            picks.ask(question, move |a| selected.set(picked(a)));
+        }
     };
-    let last_pick = RwSignal::new(None::<u32>);
-    let reveal_next = RwSignal::new(None::<u32>);
-    let last_find = RwSignal::new(None::<u32>);
-    let last_hover = RwSignal::new(None::<u32>);
-    let last_range = RwSignal::new(None::<u32>);
-    let hover_at = RwSignal::new(None::<(f64, f64)>);
 
     // Brings a slice into view: centred if it fits, else fitted; its lane
     // expanded and scrolled to.
@@ -314,46 +323,14 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             el.set_scroll_top(y.max(0.0) as i32);
         }
     };
-    Effect::new(move |_| {
-        ui.picked.with(|p| {
-            let Some((req, slice)) = p else { return };
-            if Some(*req) == last_pick.get_untracked() {
-                selected.set(slice.clone());
-                if reveal_next.get_untracked() == Some(*req) {
-                    if let Some(s) = slice {
-                        reveal(s);
-                    }
-                }
-            }
-        });
-    });
-    Effect::new(move |_| {
-        ui.found.with(|f| {
-            let Some((req, count, index, slice)) = f else {
-                return;
-            };
-            if Some(*req) == last_find.get_untracked() {
-                search_at.set(Some((*count, *index)));
-                if let Some(s) = slice {
-                    selected.set(Some(s.clone()));
-                    reveal(s);
-                }
-            }
-        });
-    });
-    Effect::new(move |_| {
-        ui.range_ops.with(|r| {
-            if let Some((req, table)) = r {
-                if Some(*req) == last_range.get_untracked() {
-                    range_ops.set(Some(table.clone()));
-                }
-            }
-        });
-    });
     let select_slice = move |slice: u32| {
-        let req = ask_worker(|request| ToWorker::Select { id, request, slice });
-        last_pick.set(req);
-        reveal_next.set(req);
+        picks.ask(Ask::Select { id, slice }, move |a| {
+            let slice = picked(a);
+            if let Some(s) = &slice {
+                reveal(s);
+            }
+            selected.set(slice);
+        });
     };
     let find = move |step: i64| {
         let Some(h) = highlight.get_untracked() else {
@@ -364,20 +341,37 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             .or(search_at.get_untracked().map(|(_, k)| k))
             .map_or(0, |k| k + step);
         search_asked.set(Some(index));
-        last_find.set(ask_worker(|request| ToWorker::Find {
+        let question = Ask::Find {
             id,
-            request,
             highlight: h,
             index,
-        }));
+        };
+        finds.ask(question, move |a| {
+            if let Ok(Answer::Found {
+                count,
+                index,
+                slice,
+            }) = a
+            {
+                search_at.set(Some((count, index)));
+                if let Some(s) = slice {
+                    reveal(&s);
+                    selected.set(Some(s));
+                }
+            }
+        });
     };
     let ask_range = move |a: i64, b: i64| {
-        last_range.set(ask_worker(|request| ToWorker::RangeTable {
+        let question = Ask::RangeTable {
             id,
-            request,
             start_ns: a,
             end_ns: b,
-        }));
+        };
+        range_asks.ask(question, move |answer| {
+            if let Ok(Answer::RangeTable { table }) = answer {
+                range_ops.set(Some(*table));
+            }
+        });
     };
     // The op table can follow the visible range (after the view settles).
     let settle = RwSignal::new(0u32);
@@ -397,13 +391,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             window().set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 250);
     });
 
-    let hovered = move || {
-        ui.hovered.with(|p| {
-            p.as_ref()
-                .filter(|(r, _)| Some(*r) == last_hover.get())
-                .and_then(|(_, s)| s.clone())
-        })
-    };
+    let hovered = move || hovered_slice.get();
     let visible = move || {
         let a = axis.get();
         let (from, to) = (a.start_ns - t0, a.time(width) - t0);
@@ -486,7 +474,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                 }
             }
             Some(Drag::Pan { start, .. }) if (x - start).abs() <= 3.0 => {
-                last_pick.set(pick_at(x, y, false));
+                pick_at(x, y, false);
             }
             _ => {}
         }
@@ -636,7 +624,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                             match drag.get_untracked() {
                                 None => {
                                     hover_at.set(Some((x, y)));
-                                    last_hover.set(pick_at(x, y, true));
+                                    pick_at(x, y, true);
                                 }
                                 Some(Drag::Pan { start, last }) => {
                                     if (x - start).abs() > 3.0 {
@@ -650,7 +638,8 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                         on:mouseup=move |ev: web_sys::MouseEvent| end_drag(ev.offset_x() as f64, ev.offset_y() as f64)
                         on:mouseleave=move |_| {
                             hover_at.set(None);
-                            last_hover.set(None);
+                            hovers.forget();
+                            hovered_slice.set(None);
                             if matches!(drag.get_untracked(), Some(Drag::Pan { .. })) {
                                 drag.set(None);
                             }

@@ -13,11 +13,12 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, MessageEvent, Worker};
 
+use crate::client;
 use crate::js::object;
-use crate::protocol::{FromWorker, RangeOps, Summary, ToWorker};
+use crate::protocol::{Answer, Ask, FromWorker, Summary, ToWorker};
 use crate::table::{self, Column};
-use crate::timeline_view::{Highlight, PickedSlice};
-use tracelane_core::analysis::compare::Comparison;
+use crate::timeline_view::Highlight;
+use crate::transfer::Transfer;
 use tracelane_core::analysis::ops::{NamedStats, OpDetails, OpRow};
 
 const ROW_PX: f64 = 28.0;
@@ -61,29 +62,15 @@ pub struct Ui {
     status: RwSignal<Status>,
     demo: RwSignal<bool>,
     dragging: RwSignal<bool>,
-    /// The last details answer: (request number, details).
-    details: RwSignal<Option<(u32, OpDetails)>>,
-    /// The latest [`FromWorker::ShapeRows`] answer: (request, rows).
-    shape_rows: RwSignal<Option<(u32, Vec<OpRow>)>>,
-    /// The last timeline answers, by request number.
-    pub picked: RwSignal<Option<(u32, Option<PickedSlice>)>>,
-    pub hovered: RwSignal<Option<(u32, Option<PickedSlice>)>>,
-    /// (request, matches, index, the match).
-    pub found: RwSignal<Option<FoundMatch>>,
-    pub range_ops: RwSignal<Option<(u32, RangeOps)>>,
     /// The op-table row whose occurrences the timeline highlights.
     pub table_highlight: RwSignal<Option<Highlight>>,
     /// The comparison view is showing (instead of a trace).
     pub compare_open: RwSignal<bool>,
-    pub compared: RwSignal<Option<(u32, Result<Comparison, String>)>>,
     /// Import ids of the last files opened together.
     pub last_batch: RwSignal<Vec<u32>>,
     /// The last range selected on each trace's timeline (by import id).
     pub ranges: RwSignal<Vec<(u32, (i64, i64))>>,
 }
-
-/// A search answer: (request, matches, index, the match).
-pub type FoundMatch = (u32, usize, i64, Option<PickedSlice>);
 
 thread_local! {
     static IMPORTS: RefCell<Imports> = RefCell::new(Imports::default());
@@ -101,8 +88,7 @@ const CUT_WINDOW_BYTES: u64 = 4 << 20;
 /// The workers and the queue of sources waiting for them.
 #[derive(Default)]
 struct Imports {
-    /// The primary worker: imports and keeps the models.
-    worker: Option<Worker>,
+    /// The primary worker (held by [`client`]) listens.
     ready: bool,
     /// The helper worker: parses the second half of large files.
     helper: Option<Worker>,
@@ -124,7 +110,6 @@ struct Imports {
     busy: bool,
     next_id: u32,
     current: u32,
-    next_request: u32,
     /// Imports left of the files opened together, and those done so far.
     batch_left: usize,
     batch_ids: Vec<u32>,
@@ -190,11 +175,12 @@ fn spawn_worker(ui: Ui) {
             name,
             message: "internal error while importing this file (please report it with the file if you can)".into(),
         });
+        if let Some(w) = client::primary() {
+            w.terminate();
+        }
+        client::set_primary(None);
         IMPORTS.with(|i| {
             let mut i = i.borrow_mut();
-            if let Some(w) = i.worker.take() {
-                w.terminate();
-            }
             i.ready = false;
             i.busy = false;
             i.connected = false;
@@ -203,7 +189,7 @@ fn spawn_worker(ui: Ui) {
     });
     worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
     onerror.forget();
-    IMPORTS.with(|i| i.borrow_mut().worker = Some(worker));
+    client::set_primary(Some(worker));
 }
 
 fn on_worker_message(ui: Ui, msg: FromWorker) {
@@ -224,11 +210,11 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             let blob = IMPORTS.with(|i| i.borrow().blob.clone());
             if let (Some(blob), true) = (blob, is_current(id)) {
                 let size = blob.size() as u64;
-                let sent = primary()
+                let sent = client::primary()
                     .ok_or_else(|| "the import worker is gone".to_string())
                     .and_then(|w| {
                         post_read(&w, id, &blob, (from, size))?;
-                        post_json(&w, &ToWorker::Finish { id, part_at: None })
+                        client::post_to(&w, &ToWorker::Finish { id, part_at: None })
                     });
                 if let Err(message) = sent {
                     fail_current(ui, id, message);
@@ -263,8 +249,6 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             batch_done(ui, Some(id));
             pump(ui);
         }
-        FromWorker::Details { request, details } => ui.details.set(Some((request, details))),
-        FromWorker::ShapeRows { request, rows } => ui.shape_rows.set(Some((request, rows))),
         FromWorker::Painted {
             frame,
             frame_ms,
@@ -272,26 +256,7 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             paint_ms,
             renderer,
         } => crate::timeline_page::on_painted(frame, frame_ms, layout_ms, paint_ms, &renderer),
-        FromWorker::Found {
-            request,
-            count,
-            index,
-            slice,
-        } => ui.found.set(Some((request, count, index, slice))),
-        FromWorker::RangeTable { request, table } => ui.range_ops.set(Some((request, *table))),
-        FromWorker::Compared { request, result } => {
-            ui.compared.set(Some((request, result.map(|c| *c))))
-        }
-        FromWorker::Picked {
-            request,
-            hover: false,
-            slice,
-        } => ui.picked.set(Some((request, slice))),
-        FromWorker::Picked {
-            request,
-            hover: true,
-            slice,
-        } => ui.hovered.set(Some((request, slice))),
+        FromWorker::Answer { request, answer } => client::answered(request, answer),
         FromWorker::Failed { id, message } => fail_current(ui, id, message),
     }
 }
@@ -367,16 +332,11 @@ fn record_progress(ui: Ui, id: u32, from_helper: bool, bytes: u64) {
 /// Tells the primary that the helper's part of import `id` will not come
 /// (it then asks for those bytes and reads them itself).
 fn no_part_coming(id: u32) {
-    if let Some(w) = primary() {
-        let _ = w.post_message(&object(&[
-            ("partOf", id.into()),
-            ("encoded", JsValue::NULL),
-        ]));
-    }
-}
-
-fn primary() -> Option<Worker> {
-    IMPORTS.with(|i| i.borrow().worker.clone())
+    let _ = client::post_transfer(&Transfer::Part {
+        part_of: id,
+        encoded: None,
+        memory: 0,
+    });
 }
 
 /// Starts a helper worker; it is connected to the primary once both listen.
@@ -450,17 +410,14 @@ fn connect_workers() {
         if i.connected || !i.ready || !i.helper_ready {
             return;
         }
-        let (Some(w), Some(h)) = (i.worker.clone(), i.helper.clone()) else {
+        let (Some(w), Some(h)) = (client::primary(), i.helper.clone()) else {
             return;
         };
         let Ok(channel) = web_sys::MessageChannel::new() else {
             return;
         };
-        let hand_over = |to: &Worker, port: web_sys::MessagePort| {
-            let msg = object(&[("port", port.clone().into())]);
-            to.post_message_with_transfer(&msg, &js_sys::Array::of1(&port))
-                .is_ok()
-        };
+        let hand_over =
+            |to: &Worker, port: web_sys::MessagePort| Transfer::Port { port }.post(to).is_ok();
         i.connected = hand_over(&w, channel.port1()) && hand_over(&h, channel.port2());
     });
 }
@@ -511,7 +468,7 @@ fn pump(ui: Ui) {
         i.busy = true;
         i.next_id += 1;
         i.current = i.next_id;
-        Some((src, i.current, i.worker.clone()?))
+        Some((src, i.current, client::primary()?))
     });
     let Some((src, id, worker)) = next else {
         return;
@@ -528,13 +485,6 @@ fn pump(ui: Ui) {
             fail_current(ui, id, message);
         }
     });
-}
-
-fn post_json(worker: &Worker, msg: &ToWorker) -> Result<(), String> {
-    let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
-    worker
-        .post_message(&JsValue::from_str(&text))
-        .map_err(|_| "the import worker is gone".to_string())
 }
 
 async fn sleep_ms(ms: i32) {
@@ -602,15 +552,13 @@ fn post_read(
     if from >= to {
         return Ok(());
     }
-    let msg = object(&[
-        ("read", id.into()),
-        ("blob", blob.into()),
-        ("from", (from as f64).into()),
-        ("to", (to as f64).into()),
-    ]);
-    worker
-        .post_message(&msg)
-        .map_err(|_| "the import worker is gone".to_string())
+    Transfer::Read {
+        id,
+        blob: blob.clone(),
+        from,
+        to,
+    }
+    .post(worker)
 }
 
 /// Starts reading the window after the middle of a file where [`split`]
@@ -662,7 +610,7 @@ async fn split(
     let Some(bare) = bare else {
         return Ok(None);
     };
-    let sent = post_json(
+    let sent = client::post_to(
         &helper,
         &ToWorker::Part {
             id,
@@ -672,7 +620,7 @@ async fn split(
         },
     )
     .and_then(|()| post_read(&helper, id, blob, (cut, size)))
-    .and_then(|()| post_json(&helper, &ToWorker::PartEnd { id }));
+    .and_then(|()| client::post_to(&helper, &ToWorker::PartEnd { id }));
     if sent.is_err() {
         return Ok(None);
     }
@@ -699,7 +647,7 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
             *total = size;
         }
     });
-    post_json(
+    client::post_to(
         worker,
         &ToWorker::Begin {
             id,
@@ -720,36 +668,7 @@ async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Resu
         return Ok(());
     }
     post_read(worker, id, &blob, (first, part_at.unwrap_or(size)))?;
-    post_json(worker, &ToWorker::Finish { id, part_at })
-}
-
-/// Posts a JS object to the worker, transferring `transfer`.
-pub(crate) fn post_to_worker(msg: &JsValue, transfer: &js_sys::Array) -> bool {
-    IMPORTS.with(|i| {
-        i.borrow()
-            .worker
-            .as_ref()
-            .is_some_and(|w| w.post_message_with_transfer(msg, transfer).is_ok())
-    })
-}
-
-pub(crate) fn ask_worker(build: impl FnOnce(u32) -> ToWorker) -> Option<u32> {
-    IMPORTS.with(|i| {
-        let mut i = i.borrow_mut();
-        i.next_request += 1;
-        let request = i.next_request;
-        post_json(i.worker.as_ref()?, &build(request)).ok()?;
-        Some(request)
-    })
-}
-
-/// Asks the worker for a row's details; returns the request number.
-fn request_details(trace_id: u32, row: &OpRow) -> Option<u32> {
-    ask_worker(|request| ToWorker::Details {
-        id: trace_id,
-        request,
-        row: row.clone(),
-    })
+    client::post_to(worker, &ToWorker::Finish { id, part_at })
 }
 
 fn cancel(ui: Ui) {
@@ -757,12 +676,12 @@ fn cancel(ui: Ui) {
         let mut i = i.borrow_mut();
         i.queue.clear();
         i.batch_left = 0;
-        (i.current, i.worker.clone())
+        (i.current, client::primary())
     });
     // The worker drops this import and keeps the traces it holds: the open
     // tabs stay fully usable.
     if let Some(w) = worker {
-        let _ = post_json(&w, &ToWorker::Cancel { id });
+        let _ = client::post_to(&w, &ToWorker::Cancel { id });
     }
     if finish_job_cancelled() {
         retire_helper();
@@ -830,15 +749,8 @@ fn App() -> impl IntoView {
         status: RwSignal::new(Status::Idle),
         demo: RwSignal::new(true),
         dragging: RwSignal::new(false),
-        details: RwSignal::new(None),
-        shape_rows: RwSignal::new(None),
-        picked: RwSignal::new(None),
-        hovered: RwSignal::new(None),
-        found: RwSignal::new(None),
-        range_ops: RwSignal::new(None),
         table_highlight: RwSignal::new(None),
         compare_open: RwSignal::new(false),
-        compared: RwSignal::new(None),
         ranges: RwSignal::new(Vec::new()),
         last_batch: RwSignal::new(Vec::new()),
     };
@@ -1095,7 +1007,7 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
     let by_name = StoredValue::new(summary.rows_by_name);
     // By shape: asked of the worker the first time the table is grouped so.
     let by_shape = RwSignal::new(summary.rows_by_shape);
-    let shape_request = RwSignal::new(None::<u32>);
+    let shape_asked = RwSignal::new(false);
     let file = summary.name;
     let query = RwSignal::new(String::new());
     let use_regex = RwSignal::new(false);
@@ -1118,22 +1030,17 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
     Effect::new(move |_| {
         if group.get() == Group::Shape
             && by_shape.with_untracked(Option::is_none)
-            && shape_request.get_untracked().is_none()
+            && !shape_asked.get_untracked()
         {
-            shape_request.set(ask_worker(|request| ToWorker::ShapeRows {
-                id: trace_id,
-                request,
-            }));
-        }
-    });
-    Effect::new(move |_| {
-        ui.shape_rows.with(|answer| {
-            if let Some((r, rows)) = answer.as_ref() {
-                if Some(*r) == shape_request.get_untracked() {
-                    by_shape.set(Some(rows.clone()));
+            shape_asked.set(true);
+            leptos::task::spawn_local(async move {
+                if let Ok(Answer::ShapeRows { rows }) =
+                    client::ask(Ask::ShapeRows { id: trace_id }).await
+                {
+                    by_shape.set(Some(rows));
                 }
-            }
-        })
+            });
+        }
     });
     let rows = Memo::new(move |_| {
         let mut rows: Vec<OpRow> = match group.get() {
@@ -1329,15 +1236,17 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
 
 #[component]
 fn RowDetails(row: OpRow, totals: table::Totals, trace_id: u32) -> impl IntoView {
-    let ui: Ui = expect_context();
-    let request = request_details(trace_id, &row);
-    let details = move || {
-        ui.details.with(|d| {
-            d.as_ref()
-                .filter(|(r, _)| Some(*r) == request)
-                .map(|(_, d)| d.clone())
-        })
+    let details_answer = RwSignal::new(None::<OpDetails>);
+    let question = Ask::Details {
+        id: trace_id,
+        row: row.clone(),
     };
+    leptos::task::spawn_local(async move {
+        if let Ok(Answer::Details { details }) = client::ask(question).await {
+            details_answer.set(Some(details));
+        }
+    });
+    let details = move || details_answer.get();
     let kind = if row.is_device {
         "device event"
     } else if row.is_user_annotation {

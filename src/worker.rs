@@ -31,10 +31,13 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort};
 
 use crate::compare_view::compare_traces;
-use crate::js::{field, object};
+use crate::js::object;
 use crate::paint::Surface;
-use crate::protocol::{range_ops, shape_rows, summarize, FromWorker, ImportPhases, ToWorker};
+use crate::protocol::{
+    range_ops, shape_rows, summarize, Answer, Ask, FromWorker, ImportPhases, ToWorker,
+};
 use crate::timeline_view::{kept_args, ArgsOf, TimelineModel};
+use crate::transfer::Transfer;
 use tracelane_core::analysis::ops::op_details;
 use tracelane_core::{ImportOptions, Importer, Trace};
 
@@ -63,19 +66,6 @@ struct ReadRequest {
     blob: web_sys::Blob,
     from: u64,
     to: u64,
-}
-
-/// The page's `{read: id, blob, from, to}` message.
-fn read_request(data: &JsValue) -> Option<ReadRequest> {
-    if !data.is_object() {
-        return None;
-    }
-    Some(ReadRequest {
-        id: field(data, "read")?.as_f64()? as u32,
-        blob: field(data, "blob")?.dyn_into().ok()?,
-        from: field(data, "from")?.as_f64()? as u64,
-        to: field(data, "to")?.as_f64()? as u64,
-    })
 }
 
 /// An import in the primary worker.
@@ -117,24 +107,6 @@ fn epoch_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
         .performance()
         .map(|p| p.time_origin() + p.now())
         .unwrap_or(0.0)
-}
-
-/// The page's `{attach: id, rects, overlay}` message: its timeline canvases.
-fn attached_canvases(data: &JsValue) -> Option<Surface> {
-    if !data.is_object() {
-        return None;
-    }
-    let id = field(data, "attach")?.as_f64()? as u32;
-    let rects = field(data, "rects")?
-        .dyn_into::<web_sys::OffscreenCanvas>()
-        .ok()?;
-    let overlay = field(data, "overlay")?
-        .dyn_into::<web_sys::OffscreenCanvas>()
-        .ok()?;
-    let renderer = field(data, "renderer")
-        .and_then(|r| r.as_string())
-        .unwrap_or_default();
-    Some(Surface::new(id, rects, overlay, &renderer))
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
@@ -198,7 +170,7 @@ struct Shared {
     part_job: RefCell<Option<PartJob>>,
     /// Encoded parts from the helper (`null`: it failed), by import id,
     /// with the helper's wasm memory at the time.
-    parts: RefCell<Vec<(u32, JsValue, u64)>>,
+    parts: RefCell<Vec<(u32, Option<js_sys::Uint8Array>, u64)>>,
     /// The channel between the primary and the helper.
     port: RefCell<Option<MessagePort>>,
     /// Byte ranges to read, in order, and whether they are being read.
@@ -275,35 +247,20 @@ impl Shared {
             .then(|| p.importer.finish_part().ok())
             .flatten()
             .map(|bytes| js_sys::Uint8Array::from(&bytes[..]));
-        let transfer = js_sys::Array::new();
-        if let Some(a) = &array {
-            transfer.push(&a.buffer());
-        }
-        let encoded: JsValue = array.map_or(JsValue::NULL, Into::into);
-        let memory = (core::arch::wasm32::memory_size(0) as u64 * 65_536) as f64;
-        let msg = object(&[
-            ("partOf", id.into()),
-            ("encoded", encoded),
-            ("memory", memory.into()),
-        ]);
+        let msg = Transfer::Part {
+            part_of: id,
+            encoded: array,
+            memory: core::arch::wasm32::memory_size(0) as u64 * 65_536,
+        };
         if let Some(port) = self.port.borrow().as_ref() {
-            let _ = port.post_message_with_transferable(&msg, &transfer);
+            let _ = msg.post(port);
         }
     }
 
-    /// In the primary: a `{partOf: id, encoded}` message (`encoded` is
-    /// `null` when the helper could not parse its part).
-    fn part_arrived(&self, data: &JsValue) {
-        let Some(id) = field(data, "partOf").and_then(|v| v.as_f64()) else {
-            return;
-        };
-        let encoded = field(data, "encoded").unwrap_or(JsValue::NULL);
-        let memory = field(data, "memory")
-            .and_then(|m| m.as_f64())
-            .unwrap_or(0.0);
-        self.parts
-            .borrow_mut()
-            .push((id as u32, encoded, memory as u64));
+    /// In the primary: the helper's part of import `id` (`None` when the
+    /// helper could not parse it, or died).
+    fn part_arrived(&self, id: u32, encoded: Option<js_sys::Uint8Array>, memory: u64) {
+        self.parts.borrow_mut().push((id, encoded, memory));
         self.try_complete();
     }
 
@@ -325,11 +282,9 @@ impl Shared {
             let (_, encoded, helper_memory) = parts.swap_remove(k);
             drop(parts);
             let merging = now_ms(&self.scope);
-            let merged = if encoded.is_null() {
-                Ok(false)
-            } else {
-                let bytes = js_sys::Uint8Array::new(&encoded).to_vec();
-                j.importer.absorb_part(&bytes)
+            let merged = match encoded {
+                None => Ok(false),
+                Some(encoded) => j.importer.absorb_part(&encoded.to_vec()),
             };
             j.merge_ms = now_ms(&self.scope) - merging;
             match merged {
@@ -566,34 +521,54 @@ pub fn start() {
     let idle = Rc::clone(&sh);
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
-        if let Some(read) = read_request(&data) {
-            if let Some(j) = sh.job.borrow_mut().as_mut().filter(|j| j.id == read.id) {
-                j.source.get_or_insert_with(|| read.blob.clone());
-            }
-            queue_read(&sh, read);
-            return;
-        }
-        if let Some(port) = field(&data, "port").and_then(|p| p.dyn_into::<MessagePort>().ok()) {
-            // The channel to the other instance: parts arrive on it.
-            let weak = Rc::downgrade(&sh);
-            let on_part = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-                if let Some(sh) = weak.upgrade() {
-                    sh.part_arrived(&e.data());
+        match Transfer::from_js(&data) {
+            Some(Transfer::Read { id, blob, from, to }) => {
+                if let Some(j) = sh.job.borrow_mut().as_mut().filter(|j| j.id == id) {
+                    j.source.get_or_insert_with(|| blob.clone());
                 }
-            });
-            port.set_onmessage(Some(on_part.as_ref().unchecked_ref()));
-            on_part.forget();
-            *sh.port.borrow_mut() = Some(port);
-            return;
-        }
-        if field(&data, "partOf").is_some() {
-            // From the page: the helper died before sending its part.
-            sh.part_arrived(&data);
-            return;
-        }
-        if let Some(attach) = attached_canvases(&data) {
-            *sh.surface.borrow_mut() = Some(attach);
-            return;
+                queue_read(&sh, ReadRequest { id, blob, from, to });
+                return;
+            }
+            Some(Transfer::Port { port }) => {
+                // The channel to the other instance: parts arrive on it.
+                let weak = Rc::downgrade(&sh);
+                let on_part = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+                    if let (
+                        Some(sh),
+                        Some(Transfer::Part {
+                            part_of,
+                            encoded,
+                            memory,
+                        }),
+                    ) = (weak.upgrade(), Transfer::from_js(&e.data()))
+                    {
+                        sh.part_arrived(part_of, encoded, memory);
+                    }
+                });
+                port.set_onmessage(Some(on_part.as_ref().unchecked_ref()));
+                on_part.forget();
+                *sh.port.borrow_mut() = Some(port);
+                return;
+            }
+            Some(Transfer::Part {
+                part_of,
+                encoded,
+                memory,
+            }) => {
+                // From the page: the helper died before sending its part.
+                sh.part_arrived(part_of, encoded, memory);
+                return;
+            }
+            Some(Transfer::Attach {
+                id,
+                rects,
+                overlay,
+                renderer,
+            }) => {
+                *sh.surface.borrow_mut() = Some(Surface::new(id, rects, overlay, &renderer));
+                return;
+            }
+            None => {}
         }
         if let Some(text) = data.as_string() {
             match serde_json::from_str::<ToWorker>(&text) {
@@ -647,16 +622,6 @@ pub fn start() {
                         sh.part_end.set(None);
                     }
                 }
-                Ok(ToWorker::ShapeRows { id, request }) => {
-                    let rows =
-                        with_model(&sh.models, id, |k| shape_rows(&k.trace)).unwrap_or_default();
-                    post(&sh.scope, &FromWorker::ShapeRows { request, rows });
-                }
-                Ok(ToWorker::Details { id, request, row }) => {
-                    let details = with_model(&sh.models, id, |k| op_details(&k.trace, &row))
-                        .unwrap_or_default();
-                    post(&sh.scope, &FromWorker::Details { request, details });
-                }
                 Ok(ToWorker::View {
                     id,
                     frame,
@@ -683,96 +648,9 @@ pub fn start() {
                         );
                     }
                 }
-                Ok(ToWorker::Pick {
-                    id,
-                    request,
-                    view,
-                    row,
-                    x_px,
-                    hover,
-                }) => {
-                    // A hover's tooltip shows no args: the file is only read
-                    // for a click.
-                    let slice = with_model(&sh.models, id, |k| {
-                        let args = |a| {
-                            if hover {
-                                kept_args(&k.trace, a)
-                            } else {
-                                k.args(a)
-                            }
-                        };
-                        k.timeline.pick(&k.trace, &view, row, x_px, &args)
-                    })
-                    .flatten();
-                    post(
-                        &sh.scope,
-                        &FromWorker::Picked {
-                            request,
-                            hover,
-                            slice,
-                        },
-                    );
-                }
-                Ok(ToWorker::Select { id, request, slice }) => {
-                    let slice = with_model(&sh.models, id, |k| {
-                        k.timeline
-                            .describe(&k.trace, slice as usize, &|a| k.args(a))
-                    })
-                    .flatten();
-                    post(
-                        &sh.scope,
-                        &FromWorker::Picked {
-                            request,
-                            hover: false,
-                            slice,
-                        },
-                    );
-                }
-                Ok(ToWorker::Find {
-                    id,
-                    request,
-                    highlight,
-                    index,
-                }) => {
-                    let (count, slice) = with_model(&sh.models, id, |k| {
-                        k.timeline.find(&k.trace, &highlight, index, &|a| k.args(a))
-                    })
-                    .unwrap_or((0, None));
-                    post(
-                        &sh.scope,
-                        &FromWorker::Found {
-                            request,
-                            count,
-                            index,
-                            slice,
-                        },
-                    );
-                }
-                Ok(ToWorker::Compare { request, variants }) => {
-                    let models = sh.models.borrow();
-                    let result = compare_traces(&variants, |id| {
-                        models.iter().find(|k| k.id == id).map(|k| &k.trace)
-                    })
-                    .map(Box::new);
-                    post(&sh.scope, &FromWorker::Compared { request, result });
-                }
-                Ok(ToWorker::RangeTable {
-                    id,
-                    request,
-                    start_ns,
-                    end_ns,
-                }) => {
-                    if let Some(table) =
-                        with_model(&sh.models, id, |k| range_ops(&k.trace, start_ns, end_ns))
-                    {
-                        post(
-                            &sh.scope,
-                            &FromWorker::RangeTable {
-                                request,
-                                table: Box::new(table),
-                            },
-                        );
-                    }
+                Ok(ToWorker::Ask { request, ask }) => {
+                    let answer = answer(&sh.models, ask);
+                    post(&sh.scope, &FromWorker::Answer { request, answer });
                 }
                 Err(err) => web_sys::console::error_1(
                     &format!("tracelane worker: bad message: {err}").into(),
@@ -792,6 +670,80 @@ pub fn start() {
         warm.unchecked_ref(),
         WARM_UP_DELAY_MS,
     );
+}
+
+/// Answers a question about the kept models.
+fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
+    let gone = || "this trace is no longer open".to_string();
+    let model = |id: u32| -> Result<std::cell::Ref<'_, Kept>, String> {
+        std::cell::Ref::filter_map(models.borrow(), |m| m.iter().find(|k| k.id == id))
+            .map_err(|_| gone())
+    };
+    Ok(match ask {
+        Ask::Details { id, row } => Answer::Details {
+            details: op_details(&model(id)?.trace, &row),
+        },
+        Ask::ShapeRows { id } => Answer::ShapeRows {
+            rows: shape_rows(&model(id)?.trace),
+        },
+        Ask::Pick {
+            id,
+            view,
+            row,
+            x_px,
+            hover,
+        } => {
+            let k = model(id)?;
+            // A hover's tooltip shows no args: the file is only read for a click.
+            let args = |a| {
+                if hover {
+                    kept_args(&k.trace, a)
+                } else {
+                    k.args(a)
+                }
+            };
+            Answer::Picked {
+                slice: k.timeline.pick(&k.trace, &view, row, x_px, &args),
+            }
+        }
+        Ask::Select { id, slice } => {
+            let k = model(id)?;
+            Answer::Picked {
+                slice: k
+                    .timeline
+                    .describe(&k.trace, slice as usize, &|a| k.args(a)),
+            }
+        }
+        Ask::Find {
+            id,
+            highlight,
+            index,
+        } => {
+            let k = model(id)?;
+            let (count, slice) = k.timeline.find(&k.trace, &highlight, index, &|a| k.args(a));
+            Answer::Found {
+                count,
+                index,
+                slice,
+            }
+        }
+        Ask::Compare { variants } => {
+            let models = models.borrow();
+            let comparison = compare_traces(&variants, |id| {
+                models.iter().find(|k| k.id == id).map(|k| &k.trace)
+            })?;
+            Answer::Compared {
+                comparison: Box::new(comparison),
+            }
+        }
+        Ask::RangeTable {
+            id,
+            start_ns,
+            end_ns,
+        } => Answer::RangeTable {
+            table: Box::new(range_ops(&model(id)?.trace, start_ns, end_ns)),
+        },
+    })
 }
 
 /// When the worker warms up, after it starts (the page is idle by then).

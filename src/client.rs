@@ -1,0 +1,150 @@
+//! The page's side of the channel to the primary worker: commands are
+//! posted, questions ([`Ask`]) are numbered and awaited.
+//!
+//! ```ignore
+//! let answer = client::ask(Ask::ShapeRows { id }).await;
+//! ```
+//!
+//! A component that asks again before an answer arrives (a new search, a
+//! new range) uses a [`Latest`]: only the answer to its last question is
+//! delivered.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+use web_sys::Worker;
+
+use crate::protocol::{Answer, Ask, ToWorker};
+use crate::transfer::Transfer;
+
+#[derive(Default)]
+struct Slot {
+    answer: Option<Result<Answer, String>>,
+    waker: Option<Waker>,
+}
+
+thread_local! {
+    static PRIMARY: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    static NEXT_REQUEST: Cell<u32> = const { Cell::new(0) };
+    static PENDING: RefCell<HashMap<u32, Rc<RefCell<Slot>>>> = RefCell::new(HashMap::new());
+}
+
+/// The worker that imports and keeps the models (replaced when it dies:
+/// questions still pending then are answered with an error).
+pub fn set_primary(worker: Option<Worker>) {
+    PRIMARY.with(|p| *p.borrow_mut() = worker);
+    let orphans: Vec<u32> = PENDING.with(|p| p.borrow().keys().copied().collect());
+    for request in orphans {
+        answered(request, Err("the worker restarted".into()));
+    }
+}
+
+pub fn primary() -> Option<Worker> {
+    PRIMARY.with(|p| p.borrow().clone())
+}
+
+/// Posts a command to `worker` as JSON text.
+pub fn post_to(worker: &Worker, msg: &ToWorker) -> Result<(), String> {
+    let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
+    worker
+        .post_message(&JsValue::from_str(&text))
+        .map_err(|_| "the import worker is gone".to_string())
+}
+
+/// Posts a command to the primary worker.
+pub fn post(msg: &ToWorker) -> Result<(), String> {
+    let worker = primary().ok_or_else(|| "the import worker is gone".to_string())?;
+    post_to(&worker, msg)
+}
+
+/// Posts a message with JavaScript objects in it to the primary worker.
+pub fn post_transfer(msg: &Transfer) -> Result<(), String> {
+    let worker = primary().ok_or_else(|| "the import worker is gone".to_string())?;
+    msg.post(&worker)
+}
+
+/// An answer on its way.
+pub struct Answered(Rc<RefCell<Slot>>);
+
+impl Future for Answered {
+    type Output = Result<Answer, String>;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut slot = self.0.borrow_mut();
+        match slot.answer.take() {
+            Some(a) => Poll::Ready(a),
+            None => {
+                slot.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// Asks the primary worker a question; the future resolves with its answer.
+pub fn ask(ask: Ask) -> Answered {
+    let request = NEXT_REQUEST.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    let slot = Rc::new(RefCell::new(Slot::default()));
+    PENDING.with(|p| p.borrow_mut().insert(request, slot.clone()));
+    if let Err(e) = post(&ToWorker::Ask { request, ask }) {
+        answered(request, Err(e));
+    }
+    Answered(slot)
+}
+
+/// Delivers the worker's answer to question `request` (from the page's
+/// message handler).
+pub fn answered(request: u32, answer: Result<Answer, String>) {
+    let Some(slot) = PENDING.with(|p| p.borrow_mut().remove(&request)) else {
+        return;
+    };
+    let mut slot = slot.borrow_mut();
+    slot.answer = Some(answer);
+    if let Some(w) = slot.waker.take() {
+        w.wake();
+    }
+}
+
+/// Delivers only the answer to the last question asked through it. A
+/// `Copy` handle owned by the component that makes it.
+#[derive(Clone, Copy)]
+pub struct Latest(StoredValue<u64>);
+
+impl Latest {
+    pub fn new() -> Latest {
+        Latest(StoredValue::new(0))
+    }
+
+    /// Asks, and calls `then` with the answer unless another question was
+    /// asked through this `Latest` meanwhile.
+    pub fn ask(self, question: Ask, then: impl FnOnce(Result<Answer, String>) + 'static) {
+        let generation = self.0.get_value() + 1;
+        self.0.set_value(generation);
+        let pending = ask(question);
+        leptos::task::spawn_local(async move {
+            let answer = pending.await;
+            if self.0.try_get_value() == Some(generation) {
+                then(answer);
+            }
+        });
+    }
+
+    /// Forgets the question in flight: its answer will not be delivered.
+    pub fn forget(self) {
+        self.0.update_value(|g| *g += 1);
+    }
+}
+
+impl Default for Latest {
+    fn default() -> Latest {
+        Latest::new()
+    }
+}

@@ -1,0 +1,154 @@
+//! The messages that must travel as JavaScript objects rather than JSON
+//! text: a `Blob` handle to read, a `MessagePort`, the timeline's
+//! `OffscreenCanvas`es, an encoded part in a transferred buffer. Each is
+//! written ([`Transfer::to_js`]) and read ([`Transfer::from_js`]) here, side
+//! by side, so both ends agree on its fields.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Blob, MessagePort, OffscreenCanvas};
+
+use crate::js::{field, object};
+
+/// A message with JavaScript objects in it.
+pub enum Transfer {
+    /// Page → a worker: read `blob[from..to]` of import (or part) `id`
+    /// yourself (the `Blob` is a handle: no bytes pass through the page).
+    Read {
+        id: u32,
+        blob: Blob,
+        from: u64,
+        to: u64,
+    },
+    /// Page → each worker: one end of the channel between the primary and
+    /// the helper.
+    Port { port: MessagePort },
+    /// Helper → primary (through the port): the encoded part of import
+    /// `part_of` (`None`: it could not be parsed — also what the page sends
+    /// when the helper died), and the helper's wasm memory then.
+    Part {
+        part_of: u32,
+        encoded: Option<js_sys::Uint8Array>,
+        memory: u64,
+    },
+    /// Page → primary: the timeline's canvases for trace `id`, and a
+    /// renderer forced by the URL (`webgl2`, `canvas2d`, or empty).
+    Attach {
+        id: u32,
+        rects: OffscreenCanvas,
+        overlay: OffscreenCanvas,
+        renderer: String,
+    },
+}
+
+impl Transfer {
+    /// The message object and the list of objects it transfers.
+    pub fn to_js(&self) -> (JsValue, js_sys::Array) {
+        let transfer = js_sys::Array::new();
+        let msg = match self {
+            Transfer::Read { id, blob, from, to } => object(&[
+                ("transfer", "read".into()),
+                ("id", (*id).into()),
+                ("blob", blob.into()),
+                ("from", (*from as f64).into()),
+                ("to", (*to as f64).into()),
+            ]),
+            Transfer::Port { port } => {
+                transfer.push(port);
+                object(&[("transfer", "port".into()), ("port", port.into())])
+            }
+            Transfer::Part {
+                part_of,
+                encoded,
+                memory,
+            } => {
+                if let Some(a) = encoded {
+                    transfer.push(&a.buffer());
+                }
+                object(&[
+                    ("transfer", "part".into()),
+                    ("id", (*part_of).into()),
+                    ("encoded", encoded.clone().map_or(JsValue::NULL, Into::into)),
+                    ("memory", (*memory as f64).into()),
+                ])
+            }
+            Transfer::Attach {
+                id,
+                rects,
+                overlay,
+                renderer,
+            } => {
+                transfer.push(rects);
+                transfer.push(overlay);
+                object(&[
+                    ("transfer", "attach".into()),
+                    ("id", (*id).into()),
+                    ("rects", rects.into()),
+                    ("overlay", overlay.into()),
+                    ("renderer", renderer.as_str().into()),
+                ])
+            }
+        };
+        (msg.into(), transfer)
+    }
+
+    /// Reads a message object; `None` for anything that is not one.
+    pub fn from_js(data: &JsValue) -> Option<Transfer> {
+        if !data.is_object() {
+            return None;
+        }
+        let id = || Some(field(data, "id")?.as_f64()? as u32);
+        Some(match field(data, "transfer")?.as_string()?.as_str() {
+            "read" => Transfer::Read {
+                id: id()?,
+                blob: field(data, "blob")?.dyn_into().ok()?,
+                from: field(data, "from")?.as_f64()? as u64,
+                to: field(data, "to")?.as_f64()? as u64,
+            },
+            "port" => Transfer::Port {
+                port: field(data, "port")?.dyn_into().ok()?,
+            },
+            "part" => Transfer::Part {
+                part_of: id()?,
+                encoded: field(data, "encoded").and_then(|e| e.dyn_into().ok()),
+                memory: field(data, "memory")
+                    .and_then(|m| m.as_f64())
+                    .unwrap_or(0.0) as u64,
+            },
+            "attach" => Transfer::Attach {
+                id: id()?,
+                rects: field(data, "rects")?.dyn_into().ok()?,
+                overlay: field(data, "overlay")?.dyn_into().ok()?,
+                renderer: field(data, "renderer")
+                    .and_then(|r| r.as_string())
+                    .unwrap_or_default(),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// Anything a message can be posted to (a worker, its scope, a port).
+pub trait PostTarget {
+    fn post(&self, msg: &JsValue, transfer: &js_sys::Array) -> Result<(), JsValue>;
+}
+
+impl PostTarget for web_sys::Worker {
+    fn post(&self, msg: &JsValue, transfer: &js_sys::Array) -> Result<(), JsValue> {
+        self.post_message_with_transfer(msg, transfer)
+    }
+}
+
+impl PostTarget for MessagePort {
+    fn post(&self, msg: &JsValue, transfer: &js_sys::Array) -> Result<(), JsValue> {
+        self.post_message_with_transferable(msg, transfer)
+    }
+}
+
+impl Transfer {
+    /// Posts this message to `to`, transferring what it carries.
+    pub fn post(&self, to: &impl PostTarget) -> Result<(), String> {
+        let (msg, transfer) = self.to_js();
+        to.post(&msg, &transfer)
+            .map_err(|_| "the import worker is gone".to_string())
+    }
+}
