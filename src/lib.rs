@@ -1,32 +1,23 @@
 //! The tracelane web app: a thin shell over `tracelane-core`.
 //!
-//! The page (`web`, leptos) reads a dropped file in chunks and hands them to
-//! a Web Worker (`worker`), which runs the core's importer and op table and
-//! sends back a [`protocol::Summary`]. Everything that does not need a
-//! browser — the messages, the summary, sorting, filtering, units and
-//! exports — lives in plain modules here and is tested natively.
+//! Split by where code runs:
+//! - [`shared`]: what both threads use and needs no browser — the messages
+//!   ([`shared::protocol`]), the summary of a trace, the op table's
+//!   presentation, the timeline model — tested natively;
+//! - `page` (wasm): the leptos app on the main thread and its client of the
+//!   workers;
+//! - `worker` (wasm): the Web Worker that imports, keeps the models, answers
+//!   questions and paints the timeline;
+//! - `transfer`, `js` (wasm): the messages that carry JavaScript objects.
 
-pub mod compare_view;
-pub mod protocol;
-pub mod table;
-pub mod timeline_view;
+pub mod shared;
 
-#[cfg(target_arch = "wasm32")]
-pub mod client;
-#[cfg(target_arch = "wasm32")]
-pub mod compare_page;
-#[cfg(target_arch = "wasm32")]
-pub mod gl;
 #[cfg(target_arch = "wasm32")]
 pub mod js;
 #[cfg(target_arch = "wasm32")]
-pub mod paint;
-#[cfg(target_arch = "wasm32")]
-pub mod timeline_page;
+pub mod page;
 #[cfg(target_arch = "wasm32")]
 pub mod transfer;
-#[cfg(target_arch = "wasm32")]
-pub mod web;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 

@@ -2,7 +2,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    tracelane_app::web::start();
+    tracelane_app::page::app::start();
 }
 
 /// The page only runs in a browser; natively this binary just says so.

@@ -2,8 +2,8 @@
 //! (`cargo test --target wasm32-unknown-unknown --test web`).
 #![cfg(target_arch = "wasm32")]
 
-use tracelane_app::protocol::summarize;
-use tracelane_app::table;
+use tracelane_app::shared::protocol::summarize;
+use tracelane_app::shared::table;
 use tracelane_core::{import_bytes, ImportOptions, Importer};
 use wasm_bindgen_test::*;
 
@@ -13,7 +13,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 fn gzip_trace_imports_in_the_browser_with_the_same_numbers() {
     let bytes = include_bytes!("fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
     let trace = import_bytes(bytes, ImportOptions::default()).unwrap();
-    let timeline = tracelane_app::timeline_view::TimelineModel::new(&trace);
+    let timeline = tracelane_app::shared::timeline_view::TimelineModel::new(&trace);
     let s = summarize(&trace, &timeline, 1, "naive", bytes.len() as u64, 0.0);
     let mul = s
         .rows_by_name

@@ -179,7 +179,7 @@ mod tests {
     #[test]
     fn regions_of_one_trace_compare_with_ratios_and_a_diff() {
         let t = load(include_bytes!(
-            "../tests/fixtures/neuron-provisional/torchneuron_rmsnorm.json"
+            "../../tests/fixtures/neuron-provisional/torchneuron_rmsnorm.json"
         ));
         let spec = |name: &str| VariantSpec {
             trace: 7,

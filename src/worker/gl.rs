@@ -10,7 +10,7 @@ use web_sys::{
     WebGlUniformLocation, WebGlVertexArrayObject,
 };
 
-use crate::timeline_view::{CODE_COUNTER, CODE_HIGHLIGHT, RECT_STRIDE};
+use crate::shared::timeline_view::{CODE_COUNTER, CODE_HIGHLIGHT, RECT_STRIDE};
 
 const VERTEX: &str = r#"#version 300 es
 layout(location = 0) in vec3 a_rect;   // row, x0, x1 (CSS px)

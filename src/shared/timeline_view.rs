@@ -936,12 +936,58 @@ fn slice_args(t: &Trace, s: usize, json: &str) -> Vec<(String, String)> {
     args
 }
 
+/// Height of one timeline row, in CSS pixels (page and worker alike).
+pub const ROW_PX: f64 = 18.0;
+
+/// Colours by code: categories, counter, instant, highlight, then names.
+pub fn palette() -> Vec<&'static str> {
+    let mut p = vec![
+        "#8c8c8c", // other
+        "#4e79a7", // op
+        "#9c755f", // annotation
+        "#f28e2b", // runtime
+        "#59a14f", // kernel
+        "#e15759", // memcpy
+        "#edc948", // memset
+        "#bab0ac", // sync
+        "#76b7b2", // device window
+        "#b07aa1", // device annotation
+        "#7aa6d8", // counter
+        "#1d232b", // instant
+        "#ffcc00", // highlight
+        "#000000", "#000000", "#000000",
+    ];
+    p.truncate(NAME_COLOUR_BASE as usize);
+    p.extend([
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+        "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
+        "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8",
+    ]);
+    p.truncate(NAME_COLOUR_BASE as usize + NAME_COLOURS as usize);
+    p
+}
+
+/// Legend entries: (colour code, what it means).
+pub const LEGEND: &[(u8, &str)] = &[
+    (1, "op"),
+    (2, "annotation"),
+    (3, "runtime"),
+    (4, "kernel"),
+    (5, "memcpy"),
+    (6, "memset"),
+    (8, "device window"),
+    (9, "device annotation"),
+    (CODE_COUNTER, "counter"),
+    (CODE_INSTANT, "instant"),
+    (CODE_HIGHLIGHT, "match"),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn triton() -> Trace {
-        let bytes = include_bytes!("../tests/fixtures/public/hta_triton_example.json.gz");
+        let bytes = include_bytes!("../../tests/fixtures/public/hta_triton_example.json.gz");
         tracelane_core::import_bytes(bytes, Default::default()).unwrap()
     }
 
@@ -1119,7 +1165,7 @@ mod tests {
     #[test]
     fn without_links_the_chain_follows_the_flows() {
         // Perfetto's encoder wrote op → nrt_execute → nc_exec_running as flows.
-        let bytes = include_bytes!("../tests/fixtures/perfetto/neuron_like_system.pftrace");
+        let bytes = include_bytes!("../../tests/fixtures/perfetto/neuron_like_system.pftrace");
         let t = tracelane_core::import_bytes(bytes, Default::default()).unwrap();
         let m = TimelineModel::new(&t);
         let hw = (0..t.slices.len())

@@ -5,11 +5,12 @@
 
 use leptos::prelude::*;
 
-use crate::client;
-use crate::compare_view::{default_variants, VariantSpec};
-use crate::protocol::{Answer, Ask};
-use crate::table;
-use crate::web::{download, window, Ui};
+use crate::page::client;
+use crate::page::dom::{download, window};
+use crate::page::state::Ui;
+use crate::shared::compare_view::{default_variants, VariantSpec};
+use crate::shared::protocol::{Answer, Ask};
+use crate::shared::table;
 use tracelane_core::analysis::compare::{AgainstBaseline, Comparison, DiffRow, Variant};
 use tracelane_core::analysis::Scope;
 

@@ -20,7 +20,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 use web_sys::Worker;
 
-use crate::protocol::{Answer, Ask, ToWorker};
+use crate::shared::protocol::{Answer, Ask, ToWorker};
 use crate::transfer::Transfer;
 
 #[derive(Default)]

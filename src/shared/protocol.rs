@@ -3,7 +3,7 @@
 //!
 //! Messages are these enums as JSON text. What must travel as a JavaScript
 //! object — a `Blob` to read, a `MessagePort`, an `OffscreenCanvas`, a
-//! transferred buffer — is a [`Transfer`](crate::transfer) (wasm only),
+//! transferred buffer — is a `transfer::Transfer` (wasm only),
 //! written and read in one place. File bytes never travel between threads
 //! as messages: the page posts a `Blob` handle and a range, and the worker
 //! reads it itself.
@@ -11,8 +11,10 @@
 //! Questions are [`Ask`]s: the page's client numbers them and awaits the
 //! [`FromWorker::Answer`] with the same number.
 
-use crate::compare_view::VariantSpec;
-use crate::timeline_view::{Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest};
+use crate::shared::compare_view::VariantSpec;
+use crate::shared::timeline_view::{
+    Highlight, LaneView, PickedSlice, Scene, TimelineModel, ViewRequest,
+};
 use serde::{Deserialize, Serialize};
 use tracelane_core::analysis::compare::Comparison;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
@@ -45,7 +47,7 @@ pub enum ToWorker {
     /// Stop import `id` (to either worker); the traces already open stay.
     Cancel { id: u32 },
     /// Paint this scene on the canvases the page handed over
-    /// ([`Transfer::Attach`](crate::transfer)). `sent_ms` is when the page
+    /// (`transfer::Transfer::Attach`). `sent_ms` is when the page
     /// sent it (`timeOrigin + now()`, comparable across threads).
     View {
         id: u32,
@@ -356,8 +358,8 @@ pub fn summarize(
 mod tests {
     //! Every message crosses as JSON text: each variant must come back equal.
     use super::*;
-    use crate::compare_view::compare_traces;
-    use crate::timeline_view::kept_args;
+    use crate::shared::compare_view::compare_traces;
+    use crate::shared::timeline_view::kept_args;
     use tracelane_core::analysis::ops::op_details;
     use tracelane_core::analysis::Scope;
     use tracelane_core::{import_bytes, ImportOptions};
@@ -370,7 +372,7 @@ mod tests {
     /// One message of each variant, from a real trace.
     fn samples() -> (Vec<ToWorker>, Vec<FromWorker>) {
         let t = import_bytes(
-            include_bytes!("../tests/fixtures/public/hta_triton_example.json.gz"),
+            include_bytes!("../../tests/fixtures/public/hta_triton_example.json.gz"),
             ImportOptions::default(),
         )
         .unwrap();

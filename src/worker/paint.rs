@@ -12,57 +12,12 @@
 use wasm_bindgen::JsCast;
 use web_sys::{OffscreenCanvas, OffscreenCanvasRenderingContext2d as Ctx};
 
-use crate::gl::GlRects;
-use crate::timeline_view::{
-    encode_rects, row_layout, RowLayout, Scene, TimelineModel, CODE_COUNTER, CODE_HIGHLIGHT,
-    CODE_INSTANT, NAME_COLOURS, NAME_COLOUR_BASE, RECT_STRIDE,
+use crate::shared::timeline_view::{
+    encode_rects, palette, row_layout, RowLayout, Scene, TimelineModel, CODE_COUNTER,
+    CODE_HIGHLIGHT, RECT_STRIDE, ROW_PX,
 };
+use crate::worker::gl::GlRects;
 use tracelane_core::Trace;
-
-pub const ROW_PX: f64 = 18.0;
-
-/// Colours by code: categories, counter, instant, highlight, then names.
-pub fn palette() -> Vec<&'static str> {
-    let mut p = vec![
-        "#8c8c8c", // other
-        "#4e79a7", // op
-        "#9c755f", // annotation
-        "#f28e2b", // runtime
-        "#59a14f", // kernel
-        "#e15759", // memcpy
-        "#edc948", // memset
-        "#bab0ac", // sync
-        "#76b7b2", // device window
-        "#b07aa1", // device annotation
-        "#7aa6d8", // counter
-        "#1d232b", // instant
-        "#ffcc00", // highlight
-        "#000000", "#000000", "#000000",
-    ];
-    p.truncate(NAME_COLOUR_BASE as usize);
-    p.extend([
-        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-        "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd",
-        "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c", "#74c476", "#9e9ac8",
-    ]);
-    p.truncate(NAME_COLOUR_BASE as usize + NAME_COLOURS as usize);
-    p
-}
-
-/// Legend entries: (colour code, what it means).
-pub const LEGEND: &[(u8, &str)] = &[
-    (1, "op"),
-    (2, "annotation"),
-    (3, "runtime"),
-    (4, "kernel"),
-    (5, "memcpy"),
-    (6, "memset"),
-    (8, "device window"),
-    (9, "device annotation"),
-    (CODE_COUNTER, "counter"),
-    (CODE_INSTANT, "instant"),
-    (CODE_HIGHLIGHT, "match"),
-];
 
 /// Where a frame is painted: the page's two canvases, handed over.
 pub struct Surface {

@@ -21,6 +21,9 @@
 //! the helper failed), the primary asks the page for those bytes and reads
 //! them itself: the model is always the sequential one.
 
+pub mod gl;
+pub mod paint;
+
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -30,14 +33,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort};
 
-use crate::compare_view::compare_traces;
 use crate::js::object;
-use crate::paint::Surface;
-use crate::protocol::{
+use crate::shared::compare_view::compare_traces;
+use crate::shared::protocol::{
     range_ops, shape_rows, summarize, Answer, Ask, FromWorker, ImportPhases, ToWorker,
 };
-use crate::timeline_view::{kept_args, ArgsOf, TimelineModel};
+use crate::shared::timeline_view::{kept_args, ArgsOf, TimelineModel};
 use crate::transfer::Transfer;
+use crate::worker::paint::Surface;
 use tracelane_core::analysis::ops::op_details;
 use tracelane_core::{ImportOptions, Importer, Trace};
 

@@ -25,15 +25,17 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 
-use crate::client::{self, Latest};
-use crate::paint::{palette, LEGEND, ROW_PX};
-use crate::protocol::{Answer, Ask, RangeOps, Summary, ToWorker};
-use crate::table;
-use crate::timeline_view::{
-    row_layout, Highlight, LaneKind, LaneView, PickedSlice, Scene, ViewRequest,
+use crate::page::client::{self, Latest};
+use crate::page::dom::{performance_span, window};
+use crate::page::op_table::OpTable;
+use crate::page::state::Ui;
+use crate::shared::protocol::{Answer, Ask, RangeOps, Summary, ToWorker};
+use crate::shared::table;
+use crate::shared::timeline_view::{
+    palette, row_layout, Highlight, LaneKind, LaneView, PickedSlice, Scene, ViewRequest, LEGEND,
+    ROW_PX,
 };
 use crate::transfer::Transfer;
-use crate::web::{performance_span, window, OpTable, Ui};
 use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 
 /// Width of the lane-label column, in CSS pixels.

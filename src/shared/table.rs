@@ -47,13 +47,13 @@ pub fn fmt_count_f(v: f64) -> String {
 
 /// What the timeline highlights for a row of the op table: slices with the
 /// row's name (`ProfilerStep*` stands for every `ProfilerStep#N`).
-pub fn highlight_for(row: &OpRow) -> crate::timeline_view::Highlight {
+pub fn highlight_for(row: &OpRow) -> crate::shared::timeline_view::Highlight {
     match row.name.strip_suffix('*') {
-        Some(prefix) if row.name == "ProfilerStep*" => crate::timeline_view::Highlight {
+        Some(prefix) if row.name == "ProfilerStep*" => crate::shared::timeline_view::Highlight {
             text: format!("{prefix}#"),
             exact: false,
         },
-        _ => crate::timeline_view::Highlight {
+        _ => crate::shared::timeline_view::Highlight {
             text: row.name.clone(),
             exact: true,
         },

@@ -1,0 +1,327 @@
+//! The page's root: mounts the app, the drop zone, status bar, tabs, and
+//! the view of the active trace (op table, timeline, diagnostics) or the
+//! comparison. Names from a trace are always inserted as text (leptos
+//! escapes them), never as HTML.
+
+use leptos::prelude::*;
+
+use crate::page::imports::{self, Source};
+use crate::page::op_table::OpTable;
+use crate::page::state::{Status, Ui};
+use crate::shared::protocol::Summary;
+use crate::shared::table;
+
+pub fn start() {
+    // A panic must not leave a silently dead page: log it, and say so in the
+    // page in plain words.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let (Ok(el), Some(body)) = (doc.create_element("div"), doc.body()) else {
+            return;
+        };
+        el.set_class_name("status error");
+        let _ = el.set_attribute("role", "alert");
+        let _ = el.set_attribute("id", "fatal-error");
+        el.set_text_content(Some(
+            "tracelane hit an internal error and needs a reload. Your files never left this computer; \
+             if you can, report the problem with the file that caused it.",
+        ));
+        let _ = body.prepend_with_node_1(&el);
+    }));
+    leptos::mount::mount_to_body(App);
+}
+
+#[component]
+fn App() -> impl IntoView {
+    let ui = Ui {
+        traces: RwSignal::new(Vec::new()),
+        active: RwSignal::new(0),
+        status: RwSignal::new(Status::Idle),
+        demo: RwSignal::new(true),
+        dragging: RwSignal::new(false),
+        table_highlight: RwSignal::new(None),
+        compare_open: RwSignal::new(false),
+        ranges: RwSignal::new(Vec::new()),
+        last_batch: RwSignal::new(Vec::new()),
+    };
+    provide_context(ui);
+    imports::spawn_worker(ui);
+    imports::spawn_helper(ui);
+
+    // ?url=… loads a trace the browser fetches itself; otherwise the demo.
+    let params = window()
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok());
+    match params.and_then(|p| p.get("url")) {
+        Some(url) => {
+            ui.demo.set(false);
+            imports::enqueue(ui, vec![Source::Url(url)]);
+        }
+        None => imports::enqueue(
+            ui,
+            crate::DEMO_TRACES
+                .iter()
+                .map(|(name, bytes)| Source::Bytes {
+                    name: name.to_string(),
+                    bytes: bytes.to_vec(),
+                })
+                .collect(),
+        ),
+    }
+
+    let picker: NodeRef<leptos::html::Input> = NodeRef::new();
+    let on_drop = move |ev: web_sys::DragEvent| {
+        ev.prevent_default();
+        ui.dragging.set(false);
+        let files = imports::files_from(ev.data_transfer().and_then(|d| d.files()));
+        if !files.is_empty() {
+            ui.demo.set(false);
+            imports::enqueue_batch(ui, files);
+        }
+    };
+    view! {
+        <div
+            class="page"
+            class:dragging=move || ui.dragging.get()
+            on:dragover=move |ev: web_sys::DragEvent| {
+                ev.prevent_default();
+                ui.dragging.set(true);
+            }
+            on:dragleave=move |_| ui.dragging.set(false)
+            on:drop=on_drop
+        >
+            <header>
+                <h1>"tracelane"</h1>
+                <span class="tagline">"PyTorch profiler traces, analysed in your browser — nothing is uploaded"</span>
+                <label class="button" for="file-input">"Open trace…"</label>
+                <input
+                    id="file-input"
+                    type="file"
+                    multiple
+                    accept=".json,.gz,.pftrace,.perfetto-trace,.pb,application/json,application/gzip"
+                    node_ref=picker
+                    on:change=move |_| {
+                        let files = imports::files_from(picker.get().and_then(|i| i.files()));
+                        if !files.is_empty() {
+                            ui.demo.set(false);
+                            imports::enqueue_batch(ui, files);
+                        }
+                        if let Some(i) = picker.get() {
+                            i.set_value("");
+                        }
+                    }
+                />
+            </header>
+            <Show when=move || ui.demo.get()>
+                <p class="demo-line" id="demo-line">
+                    "You are looking at built-in demo traces: RMSNorm as six eager ops, as "
+                    <code>"torch.rms_norm"</code>
+                    ", and under "
+                    <code>"torch.compile"</code>
+                    " (PyTorch 2.15, CPU), and a ROCm training step with kernels. Drop your own "
+                    <code>".json"</code>
+                    " / "
+                    <code>".json.gz"</code>
+                    " trace anywhere on the page, or use Open trace."
+                </p>
+            </Show>
+            <StatusBar/>
+            <Tabs/>
+            {move || {
+                if ui.compare_open.get() {
+                    return Some(view! { <crate::page::compare::ComparePanel/> }.into_any());
+                }
+                let traces = ui.traces.get();
+                let k = ui.active.get();
+                traces.get(k).cloned().map(|s| view! { <TraceView summary=s/> }.into_any())
+            }}
+            <div class="drop-hint">"Drop trace files to open them"</div>
+        </div>
+    }
+}
+
+#[component]
+fn StatusBar() -> impl IntoView {
+    let ui: Ui = expect_context();
+    move || {
+        match ui.status.get() {
+        Status::Idle => None,
+        Status::Loading { name, bytes, total } => {
+            let pct = if total > 0 { bytes as f64 * 100.0 / total as f64 } else { 0.0 };
+            Some(
+                view! {
+                    <div class="status loading" role="status">
+                        <span>{format!("Importing {name}…")}</span>
+                        <progress max="100" value=pct.to_string()></progress>
+                        <span class="muted">
+                            {if total > 0 {
+                                format!("{} of {}", table::fmt_bytes(bytes), table::fmt_bytes(total))
+                            } else {
+                                table::fmt_bytes(bytes)
+                            }}
+                        </span>
+                        <button on:click=move |_| imports::cancel(ui)>"Cancel"</button>
+                    </div>
+                }
+                .into_any(),
+            )
+        }
+        Status::Failed { name, message } => Some(
+            view! {
+                <div class="status error" role="alert" id="import-error">
+                    <strong>{if name.is_empty() { "Could not open the file".to_string() } else { format!("Could not open {name}") }}</strong>
+                    ": "
+                    {message}
+                    <button on:click=move |_| ui.status.set(Status::Idle)>"Dismiss"</button>
+                </div>
+            }
+            .into_any(),
+        ),
+    }
+    }
+}
+
+#[component]
+fn Tabs() -> impl IntoView {
+    let ui: Ui = expect_context();
+    move || {
+        let names: Vec<String> = ui
+            .traces
+            .with(|t| t.iter().map(|s| s.name.clone()).collect());
+        (!names.is_empty()).then(|| {
+            view! {
+                <nav class="tabs" role="tablist">
+                    {names
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, name)| {
+                            view! {
+                                <button
+                                    role="tab"
+                                    class:active=move || ui.active.get() == k && !ui.compare_open.get()
+                                    aria-selected=move || (ui.active.get() == k && !ui.compare_open.get()).to_string()
+                                    on:click=move |_| { ui.active.set(k); ui.compare_open.set(false); }
+                                >
+                                    {name}
+                                </button>
+                            }
+                        })
+                        .collect_view()}
+                    <button
+                        id="open-compare"
+                        class="compare-tab"
+                        class:active=move || ui.compare_open.get()
+                        aria-pressed=move || ui.compare_open.get().to_string()
+                        title="Compare traces or regions side by side: eager vs fused vs torch.compile"
+                        on:click=move |_| ui.compare_open.set(true)
+                    >
+                        "Compare…"
+                    </button>
+                </nav>
+            }
+        })
+    }
+}
+
+#[component]
+fn TraceView(summary: Summary) -> impl IntoView {
+    let s = summary;
+    let headline = format!(
+        "{} events, {} in {:.2} s{}",
+        table::fmt_count(s.events),
+        table::fmt_bytes(s.json_bytes),
+        s.import_ms / 1000.0,
+        if s.phases.workers > 1 {
+            " (two workers)"
+        } else {
+            ""
+        }
+    );
+    let devices = if s.devices.is_empty() && s.diagnostics.format.starts_with("Perfetto") {
+        "no device lanes (Perfetto tracks do not say which are devices)".to_string()
+    } else if s.devices.is_empty() {
+        "no device lanes (a CPU-only capture)".to_string()
+    } else {
+        s.devices.join(", ")
+    };
+    let span = table::fmt_ns(s.span_ns as f64);
+    let diag = s.diagnostics.clone();
+    let timeline = RwSignal::new(false);
+    let s2 = s.clone();
+    view! {
+        <section class="trace">
+            <div class="facts" id="trace-facts"
+                data-parse-ms=s.phases.parse_ms data-link-ms=s.phases.link_ms data-views-ms=s.phases.views_ms
+                data-merge-ms=s.phases.merge_ms data-part-wait-ms=s.phases.part_wait_ms
+                data-wasm-memory-bytes=s.phases.wasm_memory_bytes data-json-bytes=s.json_bytes
+                data-workers=s.phases.workers
+                data-helper-wasm-memory-bytes=s.phases.helper_wasm_memory_bytes>
+                <strong class="file-name">{s.name.clone()}</strong>
+                <span id="import-headline">{headline}</span>
+                <span>{format!("file {}", table::fmt_bytes(s.file_bytes))}</span>
+                <span>{format!("span {span}")}</span>
+                <span>{format!("{} slices", table::fmt_count(s.slices))}</span>
+                <span class="devices">{devices}</span>
+                {diag.truncated.then(|| view! { <span class="badge warn">"truncated file: complete events kept"</span> })}
+            </div>
+            <div class="view-switch" role="tablist">
+                <button role="tab" id="show-table" class:active=move || !timeline.get() on:click=move |_| timeline.set(false)>"Op table"</button>
+                <button role="tab" id="show-timeline" class:active=move || timeline.get() on:click=move |_| timeline.set(true)>"Timeline"</button>
+            </div>
+            {move || if timeline.get() {
+                view! { <crate::page::timeline::TimelineView summary=s2.clone()/> }.into_any()
+            } else {
+                view! { <OpTable summary=s.clone()/> }.into_any()
+            }}
+            <Diagnostics diag=diag/>
+        </section>
+    }
+}
+
+#[component]
+fn Diagnostics(diag: crate::shared::protocol::DiagnosticsView) -> impl IntoView {
+    let warnings = diag.warnings.clone();
+    let count: u64 = warnings.iter().map(|w| w.count).sum();
+    let open = diag.truncated || count > 0;
+    view! {
+        <details class="diagnostics" id="diagnostics" open=open>
+            <summary>{format!("Import diagnostics — {count} warning(s)")}</summary>
+            <p>{format!("Format: {}", diag.format)}</p>
+            <p>{diag.time_unit_decision.clone()}</p>
+            <h3>"Links"</h3>
+            <ul class="links">
+                {diag.links.iter().map(|(k, v)| view! { <li>{format!("{}: {}", k.replace('_', " "), v)}</li> }).collect_view()}
+            </ul>
+            <h3>"Events"</h3>
+            <p>{diag.events_by_phase.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")}</p>
+            <p>{diag.events_by_category.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ")}</p>
+            <h3>"Warnings"</h3>
+            {if warnings.is_empty() {
+                view! { <p>"none"</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="warnings">
+                        {warnings
+                            .into_iter()
+                            .map(|w| {
+                                view! {
+                                    <li>
+                                        <strong>{format!("{} × ", w.count)}</strong>
+                                        {w.message}
+                                        {(!w.example.is_empty()).then(|| view! { <pre>{w.example.clone()}</pre> })}
+                                    </li>
+                                }
+                            })
+                            .collect_view()}
+                    </ul>
+                }
+                .into_any()
+            }}
+        </details>
+    }
+}

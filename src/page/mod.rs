@@ -1,0 +1,22 @@
+//! The page (the browser's main thread): leptos components and the client
+//! of the workers. Modules depend downwards only — `app` on the views,
+//! the views on `state`, `client` and `dom` — so no view reaches back into
+//! the root component.
+//!
+//! | module | what it is |
+//! |---|---|
+//! | [`app`] | mounts the app: drop zone, status, tabs, the active trace's view |
+//! | [`imports`] | the import queue and the two workers' lifecycle and events |
+//! | [`client`] | questions to the primary worker, awaited by request id |
+//! | [`state`] | the page's signals ([`state::Ui`]) |
+//! | [`dom`] | window, performance measures, downloads |
+//! | [`op_table`], [`timeline`], [`compare`] | the three views |
+
+pub mod app;
+pub mod client;
+pub mod compare;
+pub mod dom;
+pub mod imports;
+pub mod op_table;
+pub mod state;
+pub mod timeline;

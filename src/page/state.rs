@@ -1,0 +1,40 @@
+//! The page's state: plain signals in one `Copy` struct, shared through
+//! leptos context. Every page module reads it from here, never from the
+//! root component.
+
+use leptos::prelude::*;
+
+use crate::shared::protocol::Summary;
+use crate::shared::timeline_view::Highlight;
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Status {
+    Idle,
+    Loading {
+        name: String,
+        bytes: u64,
+        total: u64,
+    },
+    Failed {
+        name: String,
+        message: String,
+    },
+}
+
+/// The page's state: plain signals, shared through context.
+#[derive(Clone, Copy)]
+pub struct Ui {
+    pub traces: RwSignal<Vec<Summary>>,
+    pub active: RwSignal<usize>,
+    pub(crate) status: RwSignal<Status>,
+    pub(crate) demo: RwSignal<bool>,
+    pub(crate) dragging: RwSignal<bool>,
+    /// The op-table row whose occurrences the timeline highlights.
+    pub table_highlight: RwSignal<Option<Highlight>>,
+    /// The comparison view is showing (instead of a trace).
+    pub compare_open: RwSignal<bool>,
+    /// Import ids of the last files opened together.
+    pub last_batch: RwSignal<Vec<u32>>,
+    /// The last range selected on each trace's timeline (by import id).
+    pub ranges: RwSignal<Vec<(u32, (i64, i64))>>,
+}

@@ -1,0 +1,8 @@
+//! Code both threads use that needs no browser: the messages, the summary
+//! of a trace, the op table's presentation, the timeline's model and row
+//! layout, the comparison's variants. Tested natively with `cargo test`.
+
+pub mod compare_view;
+pub mod protocol;
+pub mod table;
+pub mod timeline_view;
