@@ -10,7 +10,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracelane_core::import::{event_args, event_boundary};
+use tracelane_core::import::{event_args, event_boundary, import_in_two, PartCarry};
 use tracelane_core::analysis::ops::{op_table, OpTable, OpTableOptions};
 use tracelane_core::{import_bytes, ImportError, ImportOptions, Importer, Trace};
 
@@ -26,21 +26,7 @@ fn shape_table(t: &Trace) -> OpTable {
 
 /// The browser's split import of `bytes` cut at `cut`.
 fn split_import(bytes: &[u8], cut: usize, opts: ImportOptions) -> Result<Trace, ImportError> {
-    let mut first = Importer::new(opts);
-    first.push(&bytes[..cut])?;
-    let mut merged = false;
-    if let Some(bare) = first.plain_event_list() {
-        let mut part = Importer::for_part(opts, bare, cut as u64);
-        if part.push(&bytes[cut..]).is_ok() {
-            if let Ok(encoded) = part.finish_part() {
-                merged = first.absorb_part(&encoded)?;
-            }
-        }
-    }
-    if !merged {
-        first.push(&bytes[cut..])?;
-    }
-    first.finish()
+    import_in_two(bytes, cut, opts, PartCarry::Encoded, usize::MAX).map(|two| two.trace)
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -767,21 +767,15 @@ fn warm_up() {
     // engine's baseline tier, measured twice as slow).
     let mid = json.len() / 2;
     let cut = tracelane_core::import::event_boundary(&json[mid..]).map_or(json.len(), |k| mid + k);
-    let mut importer = Importer::new(options());
-    for c in json[..cut].chunks(1 << 20) {
-        if importer.push(c).is_err() {
-            return;
-        }
-    }
-    if let (Some(bare), true) = (importer.plain_event_list(), cut < json.len()) {
-        let mut part = Importer::for_part(options(), bare, cut as u64);
-        let encoded = part.push(&json[cut..]).and_then(|()| part.finish_part());
-        let merged = encoded.is_ok_and(|e| importer.absorb_part(&e).unwrap_or(false));
-        if !merged && importer.push(&json[cut..]).is_err() {
-            return;
-        }
-    }
-    if let Ok(trace) = importer.finish() {
+    let two = tracelane_core::import::import_in_two(
+        &json,
+        cut,
+        options(),
+        tracelane_core::import::PartCarry::Encoded,
+        1 << 20,
+    );
+    if let Ok(two) = two {
+        let trace = two.trace;
         let timeline = TimelineModel::new(&trace);
         std::hint::black_box(summarize(&trace, &timeline, 0, "", 0, 0.0));
     }

@@ -1,13 +1,13 @@
-//! The browser's two-worker import: the file's later part is parsed by a
-//! second importer (`Importer::for_part`), carried over as bytes
-//! (`finish_part`) and merged (`absorb_part`). Whatever the cut, the model
+//! The browser's two-worker import (`import_in_two`, carried encoded): the
+//! file's later part is parsed by a second importer (`Importer::for_part`),
+//! carried over as bytes (`finish_part`) and merged (`absorb_part`). Whatever the cut, the model
 //! must be the one the sequential import builds — or the part is refused
 //! and the first importer reads those bytes itself.
 
 mod common;
 
 use tracelane_core::analysis::ops::{op_table, OpTableOptions};
-use tracelane_core::import::{event_boundary, import_bytes_sequential};
+use tracelane_core::import::{event_boundary, import_bytes_sequential, import_in_two, PartCarry};
 use tracelane_core::{ImportError, ImportOptions, Importer, Trace};
 
 /// Everything a view reads from a model, as text.
@@ -82,30 +82,8 @@ fn split_import_with(
     cut: usize,
     opts: ImportOptions,
 ) -> Result<(Trace, bool), ImportError> {
-    let mut first = Importer::new(opts);
-    for c in bytes[..cut].chunks(1 << 20) {
-        first.push(c)?;
-    }
-    let Some(bare) = first.plain_event_list() else {
-        for c in bytes[cut..].chunks(1 << 20) {
-            first.push(c)?;
-        }
-        return Ok((first.finish()?, false));
-    };
-    let mut part = Importer::for_part(opts, bare, cut as u64);
-    let mut merged = false;
-    let pushed = bytes[cut..].chunks(777_777).try_for_each(|c| part.push(c));
-    if pushed.is_ok() {
-        if let Ok(encoded) = part.finish_part() {
-            merged = first.absorb_part(&encoded)?;
-        }
-    }
-    if !merged {
-        for c in bytes[cut..].chunks(1 << 20) {
-            first.push(c)?;
-        }
-    }
-    Ok((first.finish()?, merged))
+    let two = import_in_two(bytes, cut, opts, PartCarry::Encoded, 777_777)?;
+    Ok((two.trace, two.merged))
 }
 
 /// The browser splits only files of many megabytes, whose format is decided
@@ -160,6 +138,22 @@ fn a_merged_part_gives_the_sequential_model_on_real_traces() {
             let (got, merged) = split_import(bytes, cut).unwrap();
             assert!(merged, "{name}: the part at {cut} was not merged");
             assert_eq!(fingerprint(&got), want, "{name} cut at {cut}");
+            // The native import's way: the part parsed on a second thread
+            // and merged in memory, not through its encoding.
+            let two = import_in_two(
+                bytes,
+                cut,
+                ImportOptions::default(),
+                PartCarry::Thread,
+                1 << 20,
+            )
+            .unwrap();
+            assert!(two.merged, "{name}: threads did not merge at {cut}");
+            assert_eq!(
+                fingerprint(&two.trace),
+                want,
+                "{name} cut at {cut} (threads)"
+            );
         }
     }
 }

@@ -141,23 +141,8 @@ impl ChromeParser {
     /// bytes were consumed; the caller keeps the rest and passes it again
     /// with more bytes appended. `last` says no more bytes will come.
     pub fn feed(&mut self, buf: &[u8], last: bool) -> Result<usize, ImportError> {
-        self.feed_until(buf, last, usize::MAX)
-    }
-
-    /// Like [`ChromeParser::feed`], but stops before the first value that
-    /// starts at or after `stop_at` and returns where it stopped.
-    pub(crate) fn feed_until(
-        &mut self,
-        buf: &[u8],
-        last: bool,
-        stop_at: usize,
-    ) -> Result<usize, ImportError> {
         let mut i = 0usize;
         loop {
-            if stop_at != usize::MAX && scan::skip_ws(buf, i) >= stop_at {
-                i = scan::skip_ws(buf, i).min(buf.len());
-                break;
-            }
             let step = self.step(buf, i, last);
             match step {
                 Ok(Some(next)) => i = next,
@@ -205,15 +190,9 @@ impl ChromeParser {
     }
 
     /// Appends what `later` parsed from the bytes right after this parser's
-    /// last event, and takes over its position in the file.
-    // The native two-thread import's merge (wasm merges encoded parts).
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    pub(crate) fn absorb(&mut self, later: ChromeParser) {
-        self.absorb_with(later, None);
-    }
-
-    /// [`ChromeParser::absorb`] of a decoded part whose columns are still
-    /// in its encoding (`raw`): they go straight into this model's columns.
+    /// last event, and takes over its position in the file. A decoded
+    /// part's columns still in its encoding (`raw`) go straight into this
+    /// model's columns.
     pub(super) fn absorb_with(
         &mut self,
         later: ChromeParser,

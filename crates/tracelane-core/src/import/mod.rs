@@ -141,6 +141,105 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     }
 }
 
+/// What a part importer parsed ([`Importer::finish_parsed_part`]), held in
+/// memory until it is merged or encoded.
+pub struct ParsedPart {
+    parser: chrome::ChromeParser,
+    span: part::Span,
+    rest: Vec<u8>,
+}
+
+impl ParsedPart {
+    /// The bytes [`Importer::absorb_part`] takes.
+    pub fn encode(&self) -> Vec<u8> {
+        part::encode(&self.parser, self.span, &self.rest)
+    }
+}
+
+/// How the part of a two-part import reaches the importer of the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartCarry {
+    /// Parsed after the start, on this thread, and merged through its
+    /// encoding — exactly what the browser's two workers do (tests and the
+    /// fuzzer check this path).
+    Encoded,
+    /// Parsed on a second thread while this one parses the start, merged
+    /// in memory (the native import of a large file).
+    #[cfg(not(target_arch = "wasm32"))]
+    Thread,
+}
+
+/// The outcome of [`import_in_two`].
+pub struct TwoPartImport {
+    pub trace: Trace,
+    /// The part was merged; `false`: the start's importer read those bytes
+    /// itself (the model is the same either way).
+    pub merged: bool,
+}
+
+/// Imports plain trace JSON held in memory as two parts: the bytes before
+/// `cut` (which should be an [`event_boundary`]) and the bytes from it on,
+/// each parsed by its own importer, then merged. Whatever the cut, the
+/// model is the sequential import's: where the part cannot be merged (not
+/// plain JSON in its event list, a cut inside an event, a `B` open across
+/// it, an `E` whose `B` lies before it), the first importer reads the rest
+/// itself. `chunk`: the size of the pushes (as a reader would feed them).
+pub fn import_in_two(
+    bytes: &[u8],
+    cut: usize,
+    opts: ImportOptions,
+    carry: PartCarry,
+    chunk: usize,
+) -> Result<TwoPartImport, ImportError> {
+    let cut = cut.min(bytes.len());
+    let chunk = chunk.max(1);
+    let push_all = |imp: &mut Importer, b: &[u8]| b.chunks(chunk).try_for_each(|c| imp.push(c));
+    let parse_part = |bare: bool| -> Option<ParsedPart> {
+        let mut part = Importer::for_part(opts, bare, cut as u64);
+        part.set_size_hint((bytes.len() - cut) as u64);
+        push_all(&mut part, &bytes[cut..]).ok()?;
+        part.finish_parsed_part().ok()
+    };
+    let mut first = Importer::new(opts);
+    first.set_size_hint(cut as u64);
+    let merged = match carry {
+        PartCarry::Encoded => {
+            push_all(&mut first, &bytes[..cut])?;
+            match first.plain_event_list() {
+                Some(bare) => match parse_part(bare) {
+                    Some(part) => first.absorb_part(&part.encode())?,
+                    None => false,
+                },
+                None => false,
+            }
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        PartCarry::Thread => {
+            let bare = bytes
+                .iter()
+                .find(|c| !c.is_ascii_whitespace() && !matches!(c, 0xEF | 0xBB | 0xBF))
+                == Some(&b'[');
+            let (pushed, part) = std::thread::scope(|scope| {
+                let second = scope.spawn(|| parse_part(bare));
+                let pushed = push_all(&mut first, &bytes[..cut]);
+                (pushed, second.join().ok().flatten())
+            });
+            pushed?;
+            match part {
+                Some(part) => first.absorb_parsed(part)?,
+                None => false,
+            }
+        }
+    };
+    if !merged {
+        push_all(&mut first, &bytes[cut..])?;
+    }
+    Ok(TwoPartImport {
+        trace: first.finish()?,
+        merged,
+    })
+}
+
 /// Incremental importer: [`Importer::push`] bytes as they arrive, then
 /// [`Importer::finish`].
 pub struct Importer {
@@ -366,8 +465,15 @@ impl Importer {
         imp
     }
 
-    /// Ends a part's input; the bytes are what [`Importer::absorb_part`] takes.
-    pub fn finish_part(mut self) -> Result<Vec<u8>, ImportError> {
+    /// Ends a part's input; the bytes are what [`Importer::absorb_part`]
+    /// takes (the part's encoding, to cross to another thread or worker).
+    pub fn finish_part(self) -> Result<Vec<u8>, ImportError> {
+        Ok(self.finish_parsed_part()?.encode())
+    }
+
+    /// Ends a part's input, keeping what it parsed in memory (to merge on
+    /// the same thread or a thread that shares memory: [`Importer::absorb_parsed`]).
+    pub fn finish_parsed_part(mut self) -> Result<ParsedPart, ImportError> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
@@ -376,17 +482,18 @@ impl Importer {
                 reason: "internal: finish_part on an importer that is not a part".into(),
             });
         };
-        let rest = std::mem::take(&mut self.pending);
+        let mut rest = std::mem::take(&mut self.pending);
         let used = self.parser.feed(&rest, true)?;
-        Ok(part::encode(
-            &self.parser,
-            part::Span {
+        rest.drain(..used.min(rest.len()));
+        Ok(ParsedPart {
+            span: part::Span {
                 start,
                 bare,
                 json_bytes: self.json_bytes,
             },
-            &rest[used.min(rest.len())..],
-        ))
+            parser: self.parser,
+            rest,
+        })
     }
 
     /// Merges a part parsed elsewhere ([`Importer::finish_part`]) that starts
@@ -397,18 +504,39 @@ impl Importer {
     /// caller then pushes those bytes of the file itself. A merged import is
     /// the same model the sequential import builds.
     pub fn absorb_part(&mut self, part: &[u8]) -> Result<bool, ImportError> {
-        let Some(bare) = self.plain_event_list() else {
-            return Ok(false);
-        };
-        let nothing_held = self.pending.iter().all(|c| c.is_ascii_whitespace());
-        if !nothing_held || !self.parser.between_events() {
+        if !self.can_absorb() {
             return Ok(false);
         }
         let Some((later, span, rest, raw)) = part::decode(part) else {
             return Ok(false);
         };
-        if span.start != self.json_bytes
-            || span.bare != bare
+        self.absorb_checked(later, span, rest, Some(raw))
+    }
+
+    /// [`Importer::absorb_part`] of a part kept in memory.
+    pub fn absorb_parsed(&mut self, part: ParsedPart) -> Result<bool, ImportError> {
+        if !self.can_absorb() {
+            return Ok(false);
+        }
+        self.absorb_checked(part.parser, part.span, part.rest, None)
+    }
+
+    /// This importer stands between two events of a plain JSON event list.
+    fn can_absorb(&self) -> bool {
+        self.plain_event_list().is_some()
+            && self.pending.iter().all(|c| c.is_ascii_whitespace())
+            && self.parser.between_events()
+    }
+
+    fn absorb_checked(
+        &mut self,
+        later: chrome::ChromeParser,
+        span: part::Span,
+        rest: Vec<u8>,
+        raw: Option<part::RawColumns>,
+    ) -> Result<bool, ImportError> {
+        if Some(span.bare) != self.plain_event_list()
+            || span.start != self.json_bytes
             || later.needs_earlier_context()
             || later.b.args_in_source != self.parser.b.args_in_source
         {
@@ -423,7 +551,7 @@ impl Importer {
             self.failed = Some(e.clone());
             return Err(e);
         }
-        self.parser.absorb_with(later, Some(raw));
+        self.parser.absorb_with(later, raw);
         self.pending = rest;
         Ok(true)
     }

@@ -2,21 +2,22 @@
 //!
 //! The file is cut near its middle at a place that can only be a boundary
 //! between two objects of an array: a comma, a line break, then `{` (a raw
-//! line break never occurs inside a JSON string). A second thread parses
-//! from there as if inside the event list while the first parses from the
-//! start up to the cut. The second half is merged only if the first thread
-//! arrives exactly at the cut, between two events, with no `B` left open;
-//! otherwise the first thread simply goes on alone. Either way the model is
-//! the one the sequential import builds. `TRACELANE_THREADS=1` turns this
-//! off (to measure the one-thread speed the browser gets).
+//! line break never occurs inside a JSON string), and imported in two parts
+//! by [`super::import_in_two`] — the same sequence the browser's two
+//! workers run — with the part parsed on a second thread and merged in
+//! memory. Either way the model is the one the sequential import builds.
+//! `TRACELANE_THREADS=1` turns this off (to measure the one-thread speed the
+//! browser gets).
 
-use super::chrome::ChromeParser;
 use super::{sniff, ImportOptions, Sniffed};
 use crate::error::ImportError;
 use crate::model::Trace;
 
 /// Below this, a second thread is not worth its start-up and merge.
 const MIN_PARALLEL_BYTES: usize = 8 << 20;
+/// Pushes of this size: only the first is copied (while the format is
+/// sniffed), the rest are parsed in place.
+const CHUNK_BYTES: usize = 16 << 20;
 /// How far past the middle to look for a cut.
 const SEARCH_BYTES: usize = 4 << 20;
 
@@ -34,43 +35,17 @@ pub(super) fn import(bytes: &[u8], opts: ImportOptions) -> Option<Result<Trace, 
         return None;
     }
     let cut = find_cut(bytes, bytes.len() / 2)?;
-    let bare = bytes
-        .iter()
-        .find(|c| !c.is_ascii_whitespace() && **c != 0xEF && **c != 0xBB && **c != 0xBF)
-        == Some(&b'[');
-    Some(std::thread::scope(|scope| {
-        let second = scope.spawn(move || {
-            let mut p = ChromeParser::in_events(bare, cut as u64);
-            p.b.reserve_for((bytes.len() - cut) as u64);
-            let used = p.feed(&bytes[cut..], true);
-            (p, used)
-        });
-        let mut first = ChromeParser::new();
-        first.b.reserve_for(cut as u64);
-        let stopped = first.feed_until(bytes, true, cut);
-        let (later, later_used) = second.join().expect("the second import thread panicked");
-        let stopped = stopped?;
-        let rest_at = match later_used {
-            Ok(used)
-                if stopped == cut && first.between_events() && !later.needs_earlier_context() =>
-            {
-                if std::env::var_os("TRACELANE_TIMING").is_some() {
-                    eprintln!("  two threads: merged at byte {cut}");
+    let two = super::import_in_two(bytes, cut, opts, super::PartCarry::Thread, CHUNK_BYTES);
+    Some(two.map(|two| {
+        if std::env::var_os("TRACELANE_TIMING").is_some() {
+            match two.merged {
+                true => eprintln!("  two threads: merged at byte {cut}"),
+                false => {
+                    eprintln!("  two threads: second half discarded, first thread went on alone")
                 }
-                first.absorb(later);
-                cut + used
             }
-            _ => {
-                if std::env::var_os("TRACELANE_TIMING").is_some() {
-                    eprintln!("  two threads: second half discarded, first thread went on alone");
-                }
-                drop(later);
-                stopped + first.feed(&bytes[stopped..], true)?
-            }
-        };
-        first.b.diag.bytes_read = bytes.len() as u64;
-        first.b.diag.format = "Chrome trace JSON".into();
-        first.finish(&bytes[rest_at.min(bytes.len())..])
+        }
+        two.trace
     }))
 }
 
