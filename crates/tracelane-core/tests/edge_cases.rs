@@ -337,6 +337,33 @@ fn any_chunking_of_the_input_gives_the_same_model() {
 }
 
 #[test]
+fn chunks_larger_than_the_completion_window_give_the_same_model() {
+    // A chunk that starts inside an event completes it from its first bytes
+    // and is parsed where it lies; the model (with every event's source
+    // range) must be the one of the whole input. An event longer than the
+    // window (a long name) falls back to holding the chunk.
+    let mut json = Vec::new();
+    tracelane_core::synth::write_kineto_trace(&mut json, 3_000_000, 4).unwrap();
+    let long = format!(
+        r#"{{"ph":"X","cat":"cpu_op","name":"{}","pid":1,"tid":1,"ts":1,"dur":1}},"#,
+        "n".repeat(200_000)
+    );
+    let at = json.iter().position(|&c| c == b'{').unwrap() + 1;
+    let at = at + json[at..].iter().position(|&c| c == b'{').unwrap();
+    json.splice(at..at, long.bytes());
+    let whole = import_bytes(&json, ImportOptions::default()).unwrap();
+    for chunk in [65_537usize, 100_003, 1 << 20] {
+        let mut imp = Importer::new(ImportOptions::default());
+        for c in json.chunks(chunk) {
+            imp.push(c).unwrap();
+        }
+        let t = imp.finish().unwrap();
+        assert_eq!(summary(&t), summary(&whole), "chunks of {chunk}");
+        assert_eq!(t.slices.source, whole.slices.source, "chunks of {chunk}");
+    }
+}
+
+#[test]
 fn a_failed_import_can_be_retried_with_a_new_importer() {
     let mut imp = Importer::new(ImportOptions::default());
     assert!(imp.push(b"\x89PNG\r\n\x1a\n....").is_err());

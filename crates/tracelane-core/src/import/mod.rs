@@ -141,6 +141,10 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     }
 }
 
+/// How many bytes of a new chunk are first appended to an event held from
+/// the chunk before (more only when the held bytes are longer).
+const COMPLETE_WINDOW: usize = 64 << 10;
+
 /// What a part importer parsed ([`Importer::finish_parsed_part`]), held in
 /// memory until it is merged or encoded.
 pub struct ParsedPart {
@@ -420,18 +424,37 @@ impl Importer {
         if self.pending.is_empty() {
             let used = self.parser.feed(data, last)?;
             self.pending.extend_from_slice(&data[used..]);
+            return Ok(());
+        }
+        // Bytes are held from the last chunk (an event cut off at its end).
+        // Complete that event with the first bytes of this chunk, then parse
+        // the rest of the chunk where it lies: a chunk is not copied whole
+        // behind the held bytes (measured: that copy was every byte of a
+        // chunked import, once more).
+        let held = self.pending.len();
+        if self.retry_at == 0 && data.len() > COMPLETE_WINDOW {
+            let window = held.max(COMPLETE_WINDOW).min(data.len());
+            self.pending.extend_from_slice(&data[..window]);
+            let used = self.parser.feed(&self.pending, false)?;
+            if used >= held {
+                self.pending.clear();
+                return self.chrome(&data[used - held..], last);
+            }
+            // An event longer than the window: hold the whole chunk after all.
+            self.pending.drain(..used);
+            self.pending.extend_from_slice(&data[window..]);
         } else {
             self.pending.extend_from_slice(data);
-            // An event larger than the chunks is re-parsed from its start on
-            // every chunk; waiting until the held bytes double keeps the total
-            // work linear in the file size.
-            if !last && self.pending.len() < self.retry_at {
-                return Ok(());
-            }
-            let used = self.parser.feed(&self.pending, last)?;
-            self.pending.drain(..used);
-            self.retry_at = if used == 0 { self.pending.len() * 2 } else { 0 };
         }
+        // An event larger than the chunks is re-parsed from its start on
+        // every chunk; waiting until the held bytes double keeps the total
+        // work linear in the file size.
+        if !last && self.pending.len() < self.retry_at {
+            return Ok(());
+        }
+        let used = self.parser.feed(&self.pending, last)?;
+        self.pending.drain(..used);
+        self.retry_at = if used == 0 { self.pending.len() * 2 } else { 0 };
         Ok(())
     }
 
