@@ -6,6 +6,7 @@
 //! a file of any size without holding it whole; [`import_bytes`] is the
 //! one-call form.
 
+mod builder;
 pub mod chrome;
 pub mod neuron;
 #[cfg(not(target_arch = "wasm32"))]

@@ -15,7 +15,8 @@
 
 use std::sync::Mutex;
 
-use super::chrome::{Builder, ChromeParser, FlowEvent, Row, State};
+use super::builder::{Builder, FlowEvent, Row};
+use super::chrome::{ChromeParser, State};
 use crate::category::Category;
 use crate::error::Warning;
 use crate::model::*;
