@@ -326,9 +326,16 @@ impl Importer {
     fn push_inner(&mut self, chunk: &[u8]) -> Result<(), ImportError> {
         self.input_bytes += chunk.len() as u64;
         if let Mode::Sniffing = self.mode {
-            self.head.extend_from_slice(chunk);
-            match sniff(&self.head) {
-                Sniffed::Unknown if self.head.len() < 4096 => return Ok(()),
+            // A first chunk that decides the format on its own is read where
+            // it lies (not copied into `head`: a whole file, in `import_bytes`).
+            let own =
+                self.head.is_empty() && (chunk.len() >= 4096 || sniff(chunk) != Sniffed::Unknown);
+            if !own {
+                self.head.extend_from_slice(chunk);
+            }
+            let head: &[u8] = if own { chunk } else { &self.head };
+            match sniff(head) {
+                Sniffed::Unknown if head.len() < 4096 => return Ok(()),
                 Sniffed::Unknown => {}
                 Sniffed::Gzip => self.mode = Mode::Gzip(Box::new(MultiGzDecoder::new(Vec::new()))),
                 Sniffed::Json | Sniffed::Perfetto => self.mode = Mode::Plain,
@@ -340,6 +347,9 @@ impl Importer {
             }
             if let Mode::Sniffing = self.mode {
                 self.mode = Mode::Plain;
+            }
+            if own {
+                return self.dispatch(chunk);
             }
             let head = std::mem::take(&mut self.head);
             return self.dispatch(&head);
@@ -385,40 +395,43 @@ impl Importer {
             return self.chrome(&events, false);
         }
         if let Some(head) = &mut self.undecided {
+            // Enough bytes in one piece decide where they lie (no copy).
+            if head.is_empty() && data.len() >= DECIDE_BYTES {
+                self.undecided = None;
+                return self.decide(data, last);
+            }
             head.extend_from_slice(data);
             if head.len() < DECIDE_BYTES && !last {
                 return Ok(());
             }
-            return self.decide(last);
+            let head = self.undecided.take().unwrap_or_default();
+            return self.decide(&head, last);
         }
         self.chrome(data, last)
     }
 
     /// Looks at the first JSON bytes: a Neuron system profile is held
     /// whole; anything else streams into the Chrome parser.
-    fn decide(&mut self, last: bool) -> Result<(), ImportError> {
-        let Some(head) = self.undecided.take() else {
-            return Ok(());
-        };
+    fn decide(&mut self, head: &[u8], last: bool) -> Result<(), ImportError> {
         if neuron::looks_like(&head[..head.len().min(DECIDE_BYTES)]) {
-            self.neuron = Some(head);
+            self.neuron = Some(head.to_vec());
             return Ok(());
         }
-        if perfetto::looks_like(&head) {
-            if let Sniffed::Other(what) = sniff(&head) {
+        if perfetto::looks_like(head) {
+            if let Sniffed::Other(what) = sniff(head) {
                 return Err(ImportError::NotJson {
                     detected: what.to_string(),
                 });
             }
             let mut reader = perfetto::PerfettoReader::default();
             let mut events = Vec::new();
-            reader.push(&head, &mut events)?;
+            reader.push(head, &mut events)?;
             self.perfetto = Some(reader);
             return self.chrome(&events, false);
         }
         // Plain Chrome JSON: its source ranges are ranges of the caller's input.
         self.parser.b.args_in_source = self.opts.args_in_source && matches!(self.mode, Mode::Plain);
-        self.chrome(&head, last)
+        self.chrome(head, last)
     }
 
     fn chrome(&mut self, data: &[u8], last: bool) -> Result<(), ImportError> {
@@ -606,7 +619,9 @@ impl Importer {
             }
             self.json(&out, false)?;
         }
-        self.decide(false)?;
+        if let Some(head) = self.undecided.take() {
+            self.decide(&head, false)?;
+        }
         let gzip = matches!(self.mode, Mode::Gzip(_));
         if let Some(json) = self.neuron.take() {
             return finish_neuron(&json, self.json_bytes, gzip);
