@@ -272,25 +272,7 @@ impl Builder {
     /// Sizes the columns for about `json_bytes` of Kineto JSON (~250 bytes
     /// an event). Untouched capacity costs address space, not memory.
     pub(crate) fn reserve_for(&mut self, json_bytes: u64) {
-        let slices = (json_bytes / 250).min(64 << 20) as usize;
-        let s = &mut self.trace.slices;
-        s.track.reserve(slices);
-        s.start_ns.reserve(slices);
-        s.dur_ns.reserve(slices);
-        s.name.reserve(slices);
-        s.cat.reserve(slices);
-        s.category.reserve(slices);
-        s.external_id.reserve(slices);
-        s.correlation.reserve(slices);
-        s.stream.reserve(slices);
-        s.input_dims.reserve(slices);
-        s.input_types.reserve(slices);
-        s.sequence_nr.reserve(slices);
-        s.device.reserve(slices);
-        s.fwd_thread.reserve(slices);
-        s.args_range.reserve(slices);
-        s.source.reserve(slices);
-        s.file_order.reserve(slices);
+        self.reserve_slices((json_bytes / 250).min(64 << 20) as usize);
         self.trace
             .args_arena
             .reserve((json_bytes / 4).min(1 << 32) as usize);
@@ -399,6 +381,28 @@ impl Builder {
             return None;
         }
         Some(dur)
+    }
+
+    /// Sizes the slice columns for about `slices` more rows.
+    pub(crate) fn reserve_slices(&mut self, slices: usize) {
+        let s = &mut self.trace.slices;
+        s.track.reserve(slices);
+        s.start_ns.reserve(slices);
+        s.dur_ns.reserve(slices);
+        s.name.reserve(slices);
+        s.cat.reserve(slices);
+        s.category.reserve(slices);
+        s.external_id.reserve(slices);
+        s.correlation.reserve(slices);
+        s.stream.reserve(slices);
+        s.input_dims.reserve(slices);
+        s.input_types.reserve(slices);
+        s.sequence_nr.reserve(slices);
+        s.device.reserve(slices);
+        s.fwd_thread.reserve(slices);
+        s.args_range.reserve(slices);
+        s.source.reserve(slices);
+        s.file_order.reserve(slices);
     }
 
     /// `Input Dims` / `Input type` JSON text in its compact interned form.
@@ -774,6 +778,10 @@ impl Builder {
     }
 }
 
+/// A slice's place on its track: start, longest first, ops before runtime
+/// calls, file order.
+type SliceOrder = (i64, std::cmp::Reverse<i64>, u8, u32);
+
 /// Orders slices by (track, start, longest first, file order) and records
 /// each track's range.
 fn sort_slices(t: &mut Trace) {
@@ -804,10 +812,18 @@ fn sort_slices(t: &mut Trace) {
             s.file_order[i],
         )
     };
+    let mut keyed: Vec<(SliceOrder, u32)> = Vec::new();
     for w in offsets.windows(2) {
         let bucket = &mut perm[w[0]..w[1]];
         if !bucket.windows(2).all(|p| key(p[0]) <= key(p[1])) {
-            bucket.sort_unstable_by_key(|&i| key(i));
+            // Keys gathered once into one array: the sort then reads
+            // contiguous memory, not five columns at random.
+            keyed.clear();
+            keyed.extend(bucket.iter().map(|&i| (key(i), i)));
+            keyed.sort_unstable();
+            for (slot, (_, i)) in bucket.iter_mut().zip(&keyed) {
+                *slot = *i;
+            }
         }
     }
     fn apply<T: Copy>(v: &mut Vec<T>, perm: &[u32]) {

@@ -606,6 +606,27 @@ fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize
     })
 }
 
+/// The args fields every importer parses eagerly (`External id`,
+/// `correlation`, `stream`, shapes…), read from args JSON text — one
+/// definition for every format that carries Kineto-style args.
+pub(super) fn args_fields(b: &mut Builder, args: &[u8]) -> Fields {
+    let mut ev = RawEvent::default();
+    if parse_args(args, 0, true, &mut ev).is_err() {
+        return Fields::default();
+    }
+    let span = |s: Option<(usize, usize)>| s.map(|(s, e)| &args[s..e]);
+    Fields {
+        external_id: ev.external_id,
+        correlation: ev.correlation,
+        stream: ev.stream,
+        seq: ev.seq,
+        device: ev.device,
+        fwd_thread: ev.fwd_thread,
+        input_dims: b.compact(span(ev.input_dims)),
+        input_types: b.compact(span(ev.input_types)),
+    }
+}
+
 /// The JSON side of the builder: an event's spans in the input resolved
 /// into the builder's typed calls.
 impl Builder {

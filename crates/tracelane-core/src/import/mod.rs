@@ -142,6 +142,10 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     }
 }
 
+/// A Perfetto trace's bytes per slice, for sizing the columns (an estimate
+/// on the dense side: over-reserving costs address space, not memory).
+const PERFETTO_BYTES_PER_SLICE: u64 = 48;
+
 /// How many bytes of a new chunk are first appended to an event held from
 /// the chunk before (more only when the held bytes are longer).
 const COMPLETE_WINDOW: usize = 64 << 10;
@@ -258,6 +262,8 @@ pub struct Importer {
     input_bytes: u64,
     /// Don't re-parse `pending` before it holds this many bytes.
     retry_at: usize,
+    /// The expected size of the input (`set_size_hint`), 0 if unknown.
+    size_hint: u64,
     failed: Option<ImportError>,
     /// The first JSON bytes, held until they say which JSON format this is.
     undecided: Option<Vec<u8>>,
@@ -292,6 +298,7 @@ impl Importer {
             json_bytes: 0,
             input_bytes: 0,
             retry_at: 0,
+            size_hint: 0,
             failed: None,
             undecided: Some(Vec::new()),
             neuron: None,
@@ -303,6 +310,7 @@ impl Importer {
     /// Tells the importer roughly how many bytes of JSON to expect, so the
     /// model's columns are allocated once instead of grown by copying.
     pub fn set_size_hint(&mut self, json_bytes: u64) {
+        self.size_hint = json_bytes;
         self.parser.b.reserve_for(json_bytes);
     }
 
@@ -390,9 +398,7 @@ impl Importer {
             return Ok(());
         }
         if let Some(reader) = &mut self.perfetto {
-            let mut events = Vec::new();
-            reader.push(data, &mut events)?;
-            return self.chrome(&events, false);
+            return reader.push(data, &mut self.parser.b);
         }
         if let Some(head) = &mut self.undecided {
             // Enough bytes in one piece decide where they lie (no copy).
@@ -423,11 +429,17 @@ impl Importer {
                     detected: what.to_string(),
                 });
             }
+            // Its args can never be read back from the file (the model's
+            // source ranges are of no JSON text): keep every event's.
+            self.parser.b.keep_op_args = true;
+            // Protobuf events are denser than JSON ones (~50 bytes, not 250).
+            self.parser
+                .b
+                .reserve_slices((self.size_hint / PERFETTO_BYTES_PER_SLICE).min(64 << 20) as usize);
             let mut reader = perfetto::PerfettoReader::default();
-            let mut events = Vec::new();
-            reader.push(head, &mut events)?;
+            reader.push(head, &mut self.parser.b)?;
             self.perfetto = Some(reader);
-            return self.chrome(&events, false);
+            return Ok(());
         }
         // Plain Chrome JSON: its source ranges are ranges of the caller's input.
         self.parser.b.args_in_source = self.opts.args_in_source && matches!(self.mode, Mode::Plain);
@@ -626,36 +638,34 @@ impl Importer {
         if let Some(json) = self.neuron.take() {
             return finish_neuron(&json, self.json_bytes, gzip);
         }
-        let mut perfetto_summary = None;
         if let Some(reader) = self.perfetto.take() {
-            perfetto_summary = Some(format!(
+            let summary = format!(
                 "Perfetto timestamps are nanoseconds on the trace's clock; {} packets, {} track events",
                 reader.packets, reader.track_events
-            ));
-            let mut events = Vec::new();
-            reader.finish(&mut events, &mut self.parser.b.diag);
-            self.chrome(&events, false)?;
+            );
+            let mut b = self.parser.b;
+            reader.finish(&mut b);
+            b.diag.bytes_read = self.json_bytes;
+            b.diag.format = if gzip {
+                "Perfetto protobuf trace (gzip)".into()
+            } else {
+                "Perfetto protobuf trace".into()
+            };
+            let mut t = b.finish();
+            t.diagnostics.time_unit_decision = summary;
+            return Ok(t);
         }
         let rest = std::mem::take(&mut self.pending);
         let used = self.parser.feed(&rest, true)?;
         let json_bytes = self.json_bytes;
         let mut parser = self.parser;
         parser.b.diag.bytes_read = json_bytes;
-        let kind = if perfetto_summary.is_some() {
-            "Perfetto protobuf trace"
-        } else {
-            "Chrome trace JSON"
-        };
         parser.b.diag.format = if gzip {
-            format!("{kind} (gzip)")
+            "Chrome trace JSON (gzip)".into()
         } else {
-            kind.to_string()
+            "Chrome trace JSON".into()
         };
-        let mut t = parser.finish(&rest[used.min(rest.len())..])?;
-        if let Some(s) = perfetto_summary {
-            t.diagnostics.time_unit_decision = s;
-        }
-        Ok(t)
+        parser.finish(&rest[used.min(rest.len())..])
     }
 }
 

@@ -18,13 +18,15 @@
 //! - packets that are not TrackEvent / TrackDescriptor / interned data are
 //!   counted in the diagnostics, never silently dropped.
 
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use prost::Message;
 use serde_json::{json, Map, Value};
 
-use super::scan::ns_to_micros_text as micros;
-use crate::error::{Diagnostics, ImportError};
+use super::builder::{Builder, EventIn, Fields, FlowEvent};
+use super::chrome;
+use crate::error::ImportError;
+use crate::model::{LaneId, ProcessIdx, StrId, TrackIdx};
 
 #[derive(Clone, PartialEq, Message)]
 pub struct TracePacket {
@@ -275,33 +277,39 @@ fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// Per-sequence interning tables.
+/// Per-sequence interning tables: names and categories as model strings.
 #[derive(Default)]
 struct Interned {
-    names: HashMap<u64, String>,
-    categories: HashMap<u64, String>,
+    names: HashMap<u64, StrId>,
+    categories: HashMap<u64, StrId>,
     annotation_names: HashMap<u64, String>,
     annotation_strings: HashMap<u64, String>,
 }
 
-/// How a track maps onto Chrome lanes.
-#[derive(Clone)]
+/// Where a track's events go in the model.
+#[derive(Clone, Copy)]
 struct Lane {
-    pid: Value,
-    tid: Value,
-    counter: Option<String>,
+    pid: LaneId,
+    tid: LaneId,
+    track: TrackIdx,
+    process: ProcessIdx,
+    /// A counter track: its series name.
+    counter: Option<StrId>,
 }
 
-/// Streams a Perfetto trace into Chrome trace JSON text.
+/// Streams a Perfetto trace into the model builder.
 #[derive(Default)]
 pub struct PerfettoReader {
     held: Vec<u8>,
     interned: HashMap<u32, Interned>,
     descriptors: HashMap<u64, TrackDescriptor>,
     lanes: HashMap<u64, Lane>,
-    seen_flows: HashMap<u64, ()>,
-    started: bool,
-    any_event: bool,
+    seen_flows: HashSet<u64>,
+    /// Scratch space for an event's args text.
+    args: Vec<u8>,
+    /// `""` and `"flow"` in the model's strings, once known.
+    empty: Option<StrId>,
+    flow_cat: Option<StrId>,
     pub packets: u64,
     pub track_events: u64,
     pub other_packets: u64,
@@ -312,27 +320,29 @@ pub struct PerfettoReader {
 }
 
 impl PerfettoReader {
-    /// Takes the next bytes; appends the events of every whole packet to
-    /// `out` (Chrome JSON text, to feed the Chrome parser).
-    pub fn push(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), ImportError> {
-        if !self.started {
-            out.extend_from_slice(b"{\"traceEvents\":[\n");
-            self.started = true;
-        }
-        self.held.extend_from_slice(data);
+    /// Takes the next bytes; every whole packet goes into `b`.
+    pub(crate) fn push(&mut self, data: &[u8], b: &mut Builder) -> Result<(), ImportError> {
+        // Whole packets are read where they lie; only a cut-off one is held.
+        let mut input = std::mem::take(&mut self.held);
+        let buf: &[u8] = if input.is_empty() {
+            data
+        } else {
+            input.extend_from_slice(data);
+            &input
+        };
         let mut at = 0;
         loop {
-            let b = &self.held[at..];
-            let Some((key, n)) = read_varint(b) else {
+            let rest = &buf[at..];
+            let Some((key, n)) = read_varint(rest) else {
                 break;
             };
             let (field, wire) = (key >> 3, key & 7);
             let (len, m) = match wire {
-                2 => match read_varint(&b[n..]) {
+                2 => match read_varint(&rest[n..]) {
                     Some(x) => x,
                     None => break,
                 },
-                0 => match read_varint(&b[n..]) {
+                0 => match read_varint(&rest[n..]) {
                     Some((_, m)) => (0, m),
                     None => break,
                 },
@@ -347,14 +357,13 @@ impl PerfettoReader {
                 }
             };
             let body = n + m;
-            let Some(end) = body.checked_add(len as usize).filter(|&e| e <= b.len()) else {
+            let Some(end) = body.checked_add(len as usize).filter(|&e| e <= rest.len()) else {
                 break;
             };
             if field == 1 && wire == 2 {
-                let packet = &b[body..end];
                 self.packets += 1;
-                match TracePacket::decode(packet) {
-                    Ok(p) => self.packet(p, out),
+                match TracePacket::decode(&rest[body..end]) {
+                    Ok(p) => self.packet(p, b),
                     Err(_) => self.bad_packets += 1,
                 }
             } else {
@@ -362,28 +371,22 @@ impl PerfettoReader {
             }
             at += end;
         }
-        self.held.drain(..at);
+        self.held = buf[at..].to_vec();
         Ok(())
     }
 
-    /// Ends the stream: closes the JSON and reports what was left over.
-    pub fn finish(mut self, out: &mut Vec<u8>, diag: &mut Diagnostics) {
-        if !self.started {
-            out.extend_from_slice(b"{\"traceEvents\":[\n");
-        }
-        // Lanes' names, as metadata events.
-        let mut names: Vec<(Value, Value, String, bool)> = Vec::new();
+    /// Ends the stream: names the lanes and reports what was left over.
+    pub(crate) fn finish(self, b: &mut Builder) {
+        // Lanes' names (as Kineto's metadata events would give them).
+        let mut names: Vec<(LaneId, LaneId, String, bool)> = Vec::new();
         for (uuid, lane) in &self.lanes {
-            let d = self.descriptors.get(uuid);
-            if let Some(d) = d {
-                if let Some(t) = &d.thread {
-                    if let Some(n) = &t.thread_name {
-                        names.push((lane.pid.clone(), lane.tid.clone(), n.clone(), false));
-                    }
+            if let Some(d) = self.descriptors.get(uuid) {
+                if let Some(n) = d.thread.as_ref().and_then(|t| t.thread_name.as_ref()) {
+                    names.push((lane.pid, lane.tid, n.clone(), false));
                 }
                 if let Some(p) = &d.process {
                     if let Some(n) = p.process_name.as_ref().or(d.name.as_ref()) {
-                        names.push((lane.pid.clone(), json!(0), n.clone(), true));
+                        names.push((lane.pid, LaneId::Int(0), n.clone(), true));
                     }
                 }
             }
@@ -391,18 +394,22 @@ impl PerfettoReader {
         for d in self.descriptors.values() {
             if let (Some(p), None) = (&d.process, &d.thread) {
                 if let (Some(pid), Some(n)) = (p.pid, p.process_name.as_ref().or(d.name.as_ref())) {
-                    names.push((json!(pid), json!(0), n.clone(), true));
+                    names.push((LaneId::Int(pid as i64), LaneId::Int(0), n.clone(), true));
                 }
             }
         }
         names.sort_by(|a, b| a.2.cmp(&b.2));
         names.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.3 == b.3);
         for (pid, tid, name, process) in names {
-            let ev = json!({"ph": "M", "name": if process { "process_name" } else { "thread_name" },
-                "pid": pid, "tid": tid, "args": {"name": name}});
-            self.emit(out, ev.to_string());
+            b.count_event(b'M');
+            let name = b.trace.strings.intern(&name);
+            if process {
+                b.set_process_name(pid, name);
+            } else {
+                b.set_thread_name(pid, tid, name);
+            }
         }
-        out.extend_from_slice(b"\n]}");
+        let diag = &mut b.diag;
         if !self.held.is_empty() {
             diag.warn(
                 "perfetto_truncated",
@@ -437,26 +444,20 @@ impl PerfettoReader {
         );
     }
 
-    fn emit(&mut self, out: &mut Vec<u8>, text: String) {
-        if self.any_event {
-            out.extend_from_slice(b",\n");
-        }
-        self.any_event = true;
-        out.extend_from_slice(text.as_bytes());
-    }
-
-    fn lane(&mut self, uuid: u64) -> Lane {
+    /// The lane of track `uuid` (resolved once, from its descriptor).
+    fn lane(&mut self, uuid: u64, b: &mut Builder) -> Lane {
         if let Some(l) = self.lanes.get(&uuid) {
-            return l.clone();
+            return *l;
         }
-        let lane = match self.descriptors.get(&uuid) {
+        let mut text = |s: &str| LaneId::Str(b.trace.strings.intern(s));
+        let (pid, tid, counter) = match self.descriptors.get(&uuid) {
             None => {
                 self.unknown_tracks += 1;
-                Lane {
-                    pid: json!("perfetto tracks"),
-                    tid: json!(format!("track {uuid}")),
-                    counter: None,
-                }
+                (
+                    text("perfetto tracks"),
+                    text(&format!("track {uuid}")),
+                    None,
+                )
             }
             Some(d) => {
                 let name = d
@@ -466,11 +467,11 @@ impl PerfettoReader {
                     .unwrap_or_else(|| format!("track {uuid}"));
                 let counter = d.counter.as_ref().map(|_| name.clone());
                 if let Some(t) = &d.thread {
-                    Lane {
-                        pid: json!(t.pid.unwrap_or(0)),
-                        tid: json!(t.tid.unwrap_or(0)),
+                    (
+                        LaneId::Int(t.pid.unwrap_or(0) as i64),
+                        LaneId::Int(t.tid.unwrap_or(0) as i64),
                         counter,
-                    }
+                    )
                 } else {
                     // The nearest ancestor that is a process (or a thread).
                     let mut pid = None;
@@ -489,31 +490,27 @@ impl PerfettoReader {
                         }
                         parent = p.parent_uuid;
                     }
-                    match (&d.process, pid) {
-                        (Some(p), _) => Lane {
-                            pid: json!(p.pid.unwrap_or(0)),
-                            tid: json!(name),
-                            counter,
-                        },
-                        (None, Some(pid)) => Lane {
-                            pid: json!(pid),
-                            tid: json!(name),
-                            counter,
-                        },
-                        (None, None) => Lane {
-                            pid: json!("perfetto tracks"),
-                            tid: json!(name),
-                            counter,
-                        },
-                    }
+                    let pid = match (&d.process, pid) {
+                        (Some(p), _) => LaneId::Int(p.pid.unwrap_or(0) as i64),
+                        (None, Some(pid)) => LaneId::Int(pid as i64),
+                        (None, None) => text("perfetto tracks"),
+                    };
+                    (pid, lane_text(&name, &mut text), counter)
                 }
             }
         };
-        self.lanes.insert(uuid, lane.clone());
+        let lane = Lane {
+            pid,
+            tid,
+            track: b.track(pid, tid),
+            process: b.process(pid),
+            counter: counter.map(|c| b.trace.strings.intern(&c)),
+        };
+        self.lanes.insert(uuid, lane);
         lane
     }
 
-    fn packet(&mut self, p: TracePacket, out: &mut Vec<u8>) {
+    fn packet(&mut self, p: TracePacket, b: &mut Builder) {
         let seq = p.trusted_packet_sequence_id.unwrap_or(0);
         let cleared = p.incremental_state_cleared.unwrap_or(false)
             || p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED != 0;
@@ -522,7 +519,9 @@ impl PerfettoReader {
         }
         let mut used = false;
         if let Some(d) = p.track_descriptor {
-            if let Some(uuid) = d.uuid {
+            // Writers repeat descriptors (each flush, each sequence): only a
+            // changed one moves its lane.
+            if let Some(uuid) = d.uuid.filter(|u| self.descriptors.get(u) != Some(&d)) {
                 self.lanes.remove(&uuid);
                 self.descriptors.insert(uuid, d);
             }
@@ -533,12 +532,16 @@ impl PerfettoReader {
             for (list, map) in [
                 (data.event_names, &mut t.names),
                 (data.event_categories, &mut t.categories),
-                (data.debug_annotation_names, &mut t.annotation_names),
             ] {
                 for n in list {
                     if let (Some(iid), Some(name)) = (n.iid, n.name) {
-                        map.insert(iid, name);
+                        map.insert(iid, b.trace.strings.intern(&name));
                     }
+                }
+            }
+            for n in data.debug_annotation_names {
+                if let (Some(iid), Some(name)) = (n.iid, n.name) {
+                    t.annotation_names.insert(iid, name);
                 }
             }
             for s in data.debug_annotation_string_values {
@@ -551,7 +554,7 @@ impl PerfettoReader {
         }
         if let Some(e) = p.track_event {
             self.track_events += 1;
-            self.track_event(seq, p.timestamp.unwrap_or(0) as i64, e, out);
+            self.track_event(seq, p.timestamp.unwrap_or(0) as i64, e, b);
             used = true;
         }
         if !used {
@@ -559,27 +562,21 @@ impl PerfettoReader {
         }
     }
 
-    fn track_event(&mut self, seq: u32, ts: i64, e: TrackEvent, out: &mut Vec<u8>) {
-        let lane = self.lane(e.track_uuid.unwrap_or(0));
-        let interned = self.interned.entry(seq).or_default();
-        let name = e
-            .name
-            .clone()
-            .or_else(|| e.name_iid.and_then(|i| interned.names.get(&i).cloned()));
-        let mut cats: Vec<String> = e.categories.clone();
-        cats.extend(
-            e.category_iids
-                .iter()
-                .filter_map(|i| interned.categories.get(i).cloned()),
-        );
-        let mut args = Map::new();
+    /// Writes the event's debug annotations as args JSON text into `self.args`.
+    fn write_args(&mut self, seq: u32, e: &TrackEvent) {
+        self.args.clear();
+        if e.debug_annotations.is_empty() {
+            return;
+        }
+        let interned = self.interned.get(&seq);
+        let mut map = Map::new();
         for a in &e.debug_annotations {
             let key = a
                 .name
                 .clone()
                 .or_else(|| {
                     a.name_iid
-                        .and_then(|i| interned.annotation_names.get(&i).cloned())
+                        .and_then(|i| interned.and_then(|t| t.annotation_names.get(&i)).cloned())
                 })
                 .unwrap_or_else(|| "arg".into());
             let value = if let Some(v) = a.bool_value {
@@ -598,62 +595,83 @@ impl PerfettoReader {
                 serde_json::from_str(v).unwrap_or_else(|_| json!(v))
             } else if let Some(v) = a
                 .string_value_iid
-                .and_then(|i| interned.annotation_strings.get(&i))
+                .and_then(|i| interned.and_then(|t| t.annotation_strings.get(&i)))
             {
                 json!(v)
             } else {
                 Value::Null
             };
-            args.insert(key, value);
+            map.insert(key, value);
         }
-        // Events are written as JSON text directly (no value tree per event):
-        // ts as exact decimals, pid/tid and strings escaped by serde_json.
-        let lane_fields = format!(
-            "\"ts\":{},\"pid\":{},\"tid\":{}",
-            micros(ts),
-            lane.pid,
-            lane.tid
-        );
-        let quoted = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-        match e.r#type.unwrap_or(0) {
-            SLICE_BEGIN | INSTANT => {
-                let instant = e.r#type == Some(INSTANT);
-                let mut text = format!(
-                    "{{\"ph\":\"{}\",{lane_fields},\"name\":{}",
-                    if instant { "i\",\"s\":\"t" } else { "B" },
-                    quoted(name.as_deref().unwrap_or_default())
+        let _ = serde_json::to_writer(&mut self.args, &map);
+    }
+
+    fn track_event(&mut self, seq: u32, ts: i64, e: TrackEvent, b: &mut Builder) {
+        let lane = self.lane(e.track_uuid.unwrap_or(0), b);
+        let interned = self.interned.entry(seq).or_default();
+        let name = match (&e.name, e.name_iid) {
+            (Some(n), _) => Some(b.trace.strings.intern(n)),
+            (None, Some(i)) => interned.names.get(&i).copied(),
+            (None, None) => None,
+        };
+        let cat = match (e.categories.as_slice(), e.category_iids.as_slice()) {
+            ([], []) => None,
+            ([one], []) => Some(b.trace.strings.intern(one)),
+            ([], [one]) => interned.categories.get(one).copied(),
+            (plain, iids) => {
+                let mut all: Vec<String> = plain.to_vec();
+                all.extend(
+                    iids.iter()
+                        .filter_map(|i| interned.categories.get(i))
+                        .map(|&c| b.trace.strings.get(c).to_string()),
                 );
-                if !cats.is_empty() {
-                    text.push_str(",\"cat\":");
-                    text.push_str(&quoted(&cats.join(",")));
+                Some(b.trace.strings.intern(&all.join(",")))
+            }
+        };
+        let empty = *self.empty.get_or_insert_with(|| b.trace.strings.intern(""));
+        b.max_ts_ns = b.max_ts_ns.max(ts);
+        match e.r#type.unwrap_or(0) {
+            kind @ (SLICE_BEGIN | INSTANT) => {
+                let instant = kind == INSTANT;
+                let order = b.count_event(if instant { b'i' } else { b'B' });
+                let cat = cat.unwrap_or(empty);
+                b.count_category(cat);
+                self.write_args(seq, &e);
+                let args = (!self.args.is_empty()).then_some(&self.args[..]);
+                let fields = match args {
+                    Some(text) if !instant => chrome::args_fields(b, text),
+                    _ => Fields::default(),
+                };
+                let event = EventIn {
+                    name: name.unwrap_or(empty),
+                    cat,
+                    args,
+                    fields,
+                    order,
+                    source: (0, 0),
+                };
+                if instant {
+                    b.instant(lane.track, ts, &event);
+                } else {
+                    b.begin(lane.track, ts, &event);
                 }
-                if !args.is_empty() {
-                    text.push_str(",\"args\":");
-                    text.push_str(&Value::Object(args).to_string());
-                }
-                text.push('}');
-                self.emit(out, text);
             }
             SLICE_END => {
-                let text = format!("{{\"ph\":\"E\",{lane_fields}}}");
-                self.emit(out, text);
+                b.count_event(b'E');
+                b.count_category(empty);
+                b.end(lane.track, ts, b"a Perfetto SLICE_END");
             }
             COUNTER => {
+                b.count_event(b'C');
                 let value = e
                     .double_counter_value
-                    .map(|v| json!(v))
-                    .or(e.counter_value.map(|v| json!(v)))
-                    .unwrap_or(json!(0));
+                    .or(e.counter_value.map(|v| v as f64))
+                    .unwrap_or(0.0);
                 let series = lane
                     .counter
-                    .clone()
-                    .or(name.clone())
-                    .unwrap_or_else(|| "counter".into());
-                let text = format!(
-                    "{{\"ph\":\"C\",{lane_fields},\"name\":{},\"args\":{{\"value\":{value}}}}}",
-                    quoted(&series)
-                );
-                self.emit(out, text);
+                    .or(name)
+                    .unwrap_or_else(|| b.trace.strings.intern("counter"));
+                b.counter_sample(lane.process, series, ts, value);
             }
             _ => {}
         }
@@ -664,24 +682,48 @@ impl PerfettoReader {
             .terminating_flow_ids
             .iter()
             .chain(&e.terminating_flow_ids_old);
-        let mut flows: Vec<(&str, u64)> = Vec::new();
+        if e.flow_ids.is_empty()
+            && e.flow_ids_old.is_empty()
+            && e.terminating_flow_ids.is_empty()
+            && e.terminating_flow_ids_old.is_empty()
+        {
+            return;
+        }
+        let flow_cat = *self
+            .flow_cat
+            .get_or_insert_with(|| b.trace.strings.intern("flow"));
+        let mut flows: Vec<(u8, u64)> = Vec::new();
         for &id in starts {
-            let ph = if self.seen_flows.insert(id, ()).is_some() {
-                "t"
+            let ph = if self.seen_flows.insert(id) {
+                b's'
             } else {
-                "s"
+                b't'
             };
             flows.push((ph, id));
         }
         for &id in ends {
-            flows.push(("f", id));
+            flows.push((b'f', id));
         }
         for (ph, id) in flows {
-            let bp = if ph == "s" { "" } else { ",\"bp\":\"e\"" };
-            let text = format!(
-                "{{\"ph\":\"{ph}\",{lane_fields},\"cat\":\"flow\",\"name\":\"flow\",\"id\":{id}{bp}}}"
-            );
-            self.emit(out, text);
+            b.count_event(ph);
+            b.flow(FlowEvent {
+                cat: flow_cat,
+                id,
+                ph,
+                track: lane.track,
+                ts_ns: ts,
+                enclosing: ph != b's',
+                named: false,
+            });
         }
+    }
+}
+
+/// A lane named by text: a number stays a number (as the JSON path reads
+/// `"tid": "7"`).
+fn lane_text(name: &str, text: &mut impl FnMut(&str) -> LaneId) -> LaneId {
+    match super::scan::int_text(name.as_bytes()) {
+        Some(v) if !name.contains('.') => LaneId::Int(v),
+        _ => text(name),
     }
 }
