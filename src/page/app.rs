@@ -310,7 +310,8 @@ fn Diagnostics(diag: crate::shared::protocol::DiagnosticsView) -> impl IntoView 
                             .into_iter()
                             .map(|w| {
                                 view! {
-                                    <li>
+                                    <li data-kind=w.kind.clone() data-severity=w.severity.clone()>
+                                        <span class=format!("severity {}", w.severity)>{w.severity.clone()}</span>" "
                                         <strong>{format!("{} × ", w.count)}</strong>
                                         {w.message}
                                         {(!w.example.is_empty()).then(|| view! { <pre>{w.example.clone()}</pre> })}

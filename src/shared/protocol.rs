@@ -280,6 +280,8 @@ pub struct DiagnosticsView {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WarningView {
     pub kind: String,
+    /// `note`, `repaired`, `skipped` or `lost` (the core's warnings registry).
+    pub severity: String,
     pub count: u64,
     pub message: String,
     pub example: String,
@@ -345,6 +347,7 @@ pub fn summarize(
                 .into_iter()
                 .map(|w| WarningView {
                     kind: w.kind.to_string(),
+                    severity: w.severity.to_string(),
                     count: w.count,
                     message: w.message,
                     example: w.example,

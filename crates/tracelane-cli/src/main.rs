@@ -472,7 +472,12 @@ fn cmd_info(flags: &Flags) -> Result<(), String> {
             )
             .map_err(w)?;
             for wi in &info.warnings {
-                writeln!(out, "  {} × {}: {}", wi.count, wi.kind, wi.message).map_err(w)?;
+                writeln!(
+                    out,
+                    "  {} × {} ({}): {}",
+                    wi.count, wi.kind, wi.severity, wi.message
+                )
+                .map_err(w)?;
                 if !wi.example.is_empty() {
                     writeln!(out, "      e.g. {}", wi.example).map_err(w)?;
                 }

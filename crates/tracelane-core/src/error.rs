@@ -3,6 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::warnings::WarningKind;
+
 /// Why a file could not be imported at all. Messages are written for the
 /// person who dropped the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,11 +49,18 @@ impl std::error::Error for ImportError {}
 /// One kind of recoverable problem, counted, with the first example.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
+    pub kind: &'static WarningKind,
     pub count: u64,
-    /// Human-readable description of the problem kind.
-    pub message: String,
-    /// A short excerpt of the first offending event.
+    /// A short excerpt of the first offending event (and what was wrong
+    /// with it, where the kind alone does not say).
     pub example: String,
+}
+
+impl Warning {
+    /// What the kind means, for a person.
+    pub fn message(&self) -> &'static str {
+        self.kind.description
+    }
 }
 
 /// Everything the importer and linker decided or repaired, counted.
@@ -98,27 +107,29 @@ pub struct LinkCounts {
 }
 
 impl Diagnostics {
-    pub fn warn(
+    /// Counts one problem of `kind`; `example` is taken for the first only.
+    pub fn warn(&mut self, kind: &'static WarningKind, example: impl FnOnce() -> String) {
+        self.warn_n_with(kind, 1, example);
+    }
+
+    /// Counts `n` problems of `kind` (none: nothing is recorded).
+    pub fn warn_n(&mut self, kind: &'static WarningKind, n: u64, example: String) {
+        self.warn_n_with(kind, n, || example);
+    }
+
+    fn warn_n_with(
         &mut self,
-        key: &'static str,
-        message: impl FnOnce() -> String,
+        kind: &'static WarningKind,
+        n: u64,
         example: impl FnOnce() -> String,
     ) {
-        let w = self.warnings.entry(key).or_insert_with(|| Warning {
-            count: 0,
-            message: message(),
-            example: example(),
-        });
-        w.count += 1;
-    }
-    pub fn warn_n(&mut self, key: &'static str, n: u64, message: String, example: String) {
         if n == 0 {
             return;
         }
-        let w = self.warnings.entry(key).or_insert_with(|| Warning {
+        let w = self.warnings.entry(kind.name).or_insert_with(|| Warning {
+            kind,
             count: 0,
-            message,
-            example,
+            example: example(),
         });
         w.count += n;
     }

@@ -32,6 +32,7 @@ pub mod link;
 pub mod model;
 pub mod synth;
 pub mod timeline;
+pub mod warnings;
 
 pub use error::{Diagnostics, ImportError};
 pub use import::{import_bytes, ImportOptions, Importer};

@@ -16,6 +16,7 @@
 //!
 //! Every outcome is counted in [`crate::error::LinkCounts`].
 
+use crate::warnings;
 use rustc_hash::FxHashMap;
 
 use crate::category::Category;
@@ -145,13 +146,7 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
     let runtimes = Index::build(runtimes);
     let dup = runtimes.repeats;
     diag.links.duplicate_correlation_ids = dup;
-    diag.warn_n(
-        "duplicate_correlation",
-        dup,
-        "several runtime calls carry the same correlation id; the first one is taken as the launch"
-            .into(),
-        String::new(),
-    );
+    diag.warn_n(warnings::DUPLICATE_CORRELATION, dup, String::new());
 
     // Flows that end on a slice (to → from), built only if some device
     // event has no launch by correlation: real traces rarely need it.
@@ -295,24 +290,9 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
     let dangling = lc.device_dangling;
     let without = lc.device_without_op;
     let rt_without = lc.runtime_without_op;
-    diag.warn_n(
-        "device_dangling",
-        dangling,
-        "device events name a correlation id that no runtime call in the trace carries".into(),
-        String::new(),
-    );
-    diag.warn_n(
-        "device_without_op",
-        without,
-        "device events with no launching op; counted in the table's \"no op\" device time".into(),
-        example_unlinked,
-    );
-    diag.warn_n(
-        "runtime_without_op",
-        rt_without,
-        "runtime calls outside every op (their device work has no op)".into(),
-        String::new(),
-    );
+    diag.warn_n(warnings::DEVICE_DANGLING, dangling, String::new());
+    diag.warn_n(warnings::DEVICE_WITHOUT_OP, without, example_unlinked);
+    diag.warn_n(warnings::RUNTIME_WITHOUT_OP, rt_without, String::new());
     t.links = Links { launch, op, state };
 }
 

@@ -164,7 +164,7 @@ fn summary(t: &Trace) -> String {
     }
     writeln!(out, "links: {:?}", d.links).unwrap();
     for (k, w) in &d.warnings {
-        writeln!(out, "warning {k}: {} × {}", w.count, w.message).unwrap();
+        writeln!(out, "warning {k}: {} × {}", w.count, w.message()).unwrap();
     }
     let table = op_table(t, OpTableOptions::default());
     writeln!(

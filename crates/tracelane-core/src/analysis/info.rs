@@ -18,6 +18,8 @@ pub struct TrackInfo {
 #[derive(Debug, Serialize)]
 pub struct WarningInfo {
     pub kind: &'static str,
+    /// `note`, `repaired`, `skipped` or `lost` ([`crate::warnings::Severity`]).
+    pub severity: &'static str,
     pub count: u64,
     pub message: String,
     pub example: String,
@@ -101,7 +103,8 @@ pub fn info(t: &Trace) -> Info {
             .map(|(k, w)| WarningInfo {
                 kind: k,
                 count: w.count,
-                message: w.message.clone(),
+                severity: w.kind.severity.as_str(),
+                message: w.message().to_string(),
                 example: w.example.clone(),
             })
             .collect(),

@@ -8,6 +8,7 @@
 //! (`perfetto.rs`) call the same methods; the split-import codec
 //! (`part.rs`) carries a builder's state between workers.
 
+use crate::warnings;
 use rustc_hash::FxHashMap;
 
 use crate::category::{self, Category};
@@ -283,11 +284,7 @@ impl Builder {
         if key == "baseTimeNanoseconds" {
             match super::scan::int_text(raw.trim_ascii()) {
                 Some(v) => self.base_time_ns = Some(v),
-                None => self.diag.warn(
-                    "bad_base_time",
-                    || "baseTimeNanoseconds is not an integer; ignored".into(),
-                    || text.clone(),
-                ),
+                None => self.diag.warn(warnings::BAD_BASE_TIME, || text.clone()),
             }
         }
         self.trace.header.push((key.to_string(), text));
@@ -363,21 +360,13 @@ impl Builder {
 
     pub(crate) fn check_dur(&mut self, ts: i64, dur: i64, raw: &[u8]) -> Option<i64> {
         if dur < 0 {
-            self.diag.warn(
-                "negative_dur",
-                || "an event has a negative duration; taken as 0".into(),
-                || excerpt(raw),
-            );
+            self.diag.warn(warnings::NEGATIVE_DUR, || excerpt(raw));
             return Some(0);
         }
         // A year of nanoseconds: no profiler capture is longer.
         const MAX_DUR_NS: i64 = 365 * 24 * 3600 * 1_000_000_000;
         if dur > MAX_DUR_NS || ts.checked_add(dur).is_none() {
-            self.diag.warn(
-                "huge_dur",
-                || "an event lasts longer than a year; skipped as implausible".into(),
-                || excerpt(raw),
-            );
+            self.diag.warn(warnings::HUGE_DUR, || excerpt(raw));
             return None;
         }
         Some(dur)
@@ -512,11 +501,7 @@ impl Builder {
     pub(crate) fn end(&mut self, track: TrackIdx, ts: i64, raw: &[u8]) {
         let open = self.open_b.get_mut(&track).and_then(|s| s.pop());
         match open {
-            None => self.diag.warn(
-                "e_without_b",
-                || "an end (E) event has no matching begin (B) on its thread; skipped".into(),
-                || excerpt(raw),
-            ),
+            None => self.diag.warn(warnings::E_WITHOUT_B, || excerpt(raw)),
             Some(o) => {
                 let Some(dur) = self.check_dur(o.start_ns, ts - o.start_ns, raw) else {
                     return;
@@ -577,16 +562,8 @@ impl Builder {
                 self.trace.strings.get(labels),
             );
             let example = format!("\"{a}\" then \"{z}\"");
-            self.diag.warn(
-                "process_labels_conflict",
-                || {
-                    "a process is labelled twice, differently (Kineto labels each device \
-                    by a pid equal to its id, which can be a host pid too): the later \
-                    label is shown; its lanes are classified by their events"
-                        .into()
-                },
-                || example,
-            );
+            self.diag
+                .warn(warnings::PROCESS_LABELS_CONFLICT, || example);
         }
     }
 
@@ -668,11 +645,7 @@ impl Builder {
         let end = self.max_ts_ns;
         for (t, o) in open {
             let n = self.trace.strings.get(o.name).to_string();
-            self.diag.warn(
-                "unclosed_b",
-                || "a begin (B) event never ends; closed at the end of the trace".into(),
-                || n,
-            );
+            self.diag.warn(warnings::UNCLOSED_B, || n);
             let dur = (end - o.start_ns).max(0);
             self.push_row(t, o, dur);
         }
@@ -758,11 +731,8 @@ impl Builder {
         }
         if let Some(first) = conflicts.first() {
             self.diag.warn_n(
-                "lane_label_conflict",
+                warnings::LANE_LABEL_CONFLICT,
                 conflicts.len() as u64,
-                "a lane named or labelled as a device holds host events (ops, runtime calls): \
-                 kept as a host lane (its events decide, as in PyTorch)"
-                    .into(),
                 first.clone(),
             );
         }
@@ -915,12 +885,7 @@ fn nest(t: &mut Trace, diag: &mut Diagnostics) {
         }
         track.max_depth = max_depth;
     }
-    diag.warn_n(
-        "partial_overlap",
-        overlaps,
-        "slices on the same thread overlap without nesting; drawn on separate rows, no parent/child link".into(),
-        example,
-    );
+    diag.warn_n(warnings::PARTIAL_OVERLAP, overlaps, example);
 }
 
 /// The deepest slice on `track` whose span holds `ts`.
@@ -1004,10 +969,5 @@ fn bind_flows(t: &mut Trace, diag: &mut Diagnostics, mut flows: Vec<FlowEvent>) 
     }
     t.flows = out;
     diag.links.flows_unmatched = unmatched;
-    diag.warn_n(
-        "flow_unmatched",
-        unmatched,
-        "flow arrows with an end but no start (or a start but no end), or not on any slice; not drawn".into(),
-        String::new(),
-    );
+    diag.warn_n(warnings::FLOW_UNMATCHED, unmatched, String::new());
 }

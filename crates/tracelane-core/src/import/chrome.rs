@@ -15,6 +15,7 @@ use super::builder::{Builder, EventIn, Fields, FlowEvent};
 use super::scan::{self, decode, int_text, micros_text_to_ns, Scan, StrSpan};
 use crate::error::{excerpt, ImportError};
 use crate::model::*;
+use crate::warnings::{self, WarningKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum State {
@@ -119,11 +120,9 @@ impl ChromeParser {
                     let at = self.consumed + i as u64;
                     if self.b.events_seen > 0 {
                         // Keep what was read; the rest of the file is unreadable.
-                        self.b.diag.warn(
-                            "syntax_after_events",
-                            || format!("broken JSON at byte {at} ({msg}); events after it were not read"),
-                            || excerpt(&buf[i..]),
-                        );
+                        self.b.diag.warn(warnings::SYNTAX_AFTER_EVENTS, || {
+                            format!("at byte {at} ({msg}): {}", excerpt(&buf[i..]))
+                        });
                         self.b.diag.truncated = true;
                         self.state = State::Abandoned;
                         self.consumed += buf.len() as u64;
@@ -194,11 +193,12 @@ impl ChromeParser {
             _ => {
                 self.b.diag.truncated = true;
                 let events = self.b.events_seen;
-                self.b.diag.warn(
-                    "truncated",
-                    || format!("the file is cut off after {events} complete events; kept what was complete (a job killed while writing its trace?)"),
-                    || excerpt(rest.trim_ascii_start()),
-                );
+                self.b.diag.warn(warnings::TRUNCATED, || {
+                    format!(
+                        "cut off after {events} complete events: {}",
+                        excerpt(rest.trim_ascii_start())
+                    )
+                });
             }
         }
         if !self.saw_trace_events {
@@ -268,11 +268,9 @@ impl ChromeParser {
                             return Ok(Some(v + 1));
                         }
                         let end = scan::skip_value(b, v, last)?;
-                        self.b.diag.warn(
-                            "trace_events_not_array",
-                            || "traceEvents is not an array; ignored".into(),
-                            || excerpt(&b[v..end]),
-                        );
+                        self.b
+                            .diag
+                            .warn(warnings::TRACE_EVENTS_NOT_ARRAY, || excerpt(&b[v..end]));
                         return Ok(Some(end));
                     }
                     let end = scan::skip_value(b, v, last)?;
@@ -304,11 +302,9 @@ impl ChromeParser {
                 _ => {
                     let end = scan::skip_value(b, i, last)?;
                     self.b.non_object_entries += 1;
-                    self.b.diag.warn(
-                        "non_object_event",
-                        || "an entry of traceEvents is not an object; skipped".into(),
-                        || excerpt(&b[i..end]),
-                    );
+                    self.b
+                        .diag
+                        .warn(warnings::NON_OBJECT_EVENT, || excerpt(&b[i..end]));
                     Ok(Some(end))
                 }
             },
@@ -318,11 +314,9 @@ impl ChromeParser {
                 // Once, however the bytes after the end arrive (in chunks or
                 // not): it is one stretch of data, not one per chunk.
                 if self.b.diag.warning_count("trailing_data") == 0 {
-                    self.b.diag.warn(
-                        "trailing_data",
-                        || "data after the end of the JSON; ignored".into(),
-                        || excerpt(&b[i..end]),
-                    );
+                    self.b
+                        .diag
+                        .warn(warnings::TRAILING_DATA, || excerpt(&b[i..end]));
                 }
                 Ok(Some(end))
             }
@@ -640,11 +634,8 @@ impl Builder {
         }
         let d = decode(b, s);
         if d.lossy {
-            self.diag.warn(
-                "invalid_utf8",
-                || "a string is not valid UTF-8 (or has a bad escape); shown with U+FFFD".into(),
-                || excerpt(&b[s.start..s.end]),
-            );
+            self.diag
+                .warn(warnings::INVALID_UTF8, || excerpt(&b[s.start..s.end]));
         }
         let id = self.trace.strings.intern(&d.text);
         if !s.escaped && !d.lossy {
@@ -671,7 +662,7 @@ impl Builder {
         &mut self,
         b: &[u8],
         span: Option<(usize, usize)>,
-        what: &'static str,
+        kind: &'static WarningKind,
         ev: &[u8],
     ) -> Option<i64> {
         let (s, e) = span?;
@@ -682,25 +673,12 @@ impl Builder {
                 .and_then(|t| t.parse::<f64>().ok())
                 .is_some_and(f64::is_finite)
         };
-        if v.is_none() && what == "bad_dur" && finite() {
-            self.diag.warn(
-                "huge_dur",
-                || "an event lasts longer than a year; skipped as implausible".into(),
-                || excerpt(ev),
-            );
+        if v.is_none() && kind == warnings::BAD_DUR && finite() {
+            self.diag.warn(warnings::HUGE_DUR, || excerpt(ev));
             return None;
         }
         if v.is_none() {
-            self.diag.warn(
-                what,
-                || {
-                    format!(
-                        "an event has an unreadable {}; the event was skipped",
-                        if what == "bad_ts" { "ts" } else { "dur" }
-                    )
-                },
-                || excerpt(ev),
-            );
+            self.diag.warn(kind, || excerpt(ev));
         }
         v
     }
@@ -718,11 +696,9 @@ impl Builder {
             b'X' | b'B' | b'E' | b'i' | b'I' | b'R' | b'C' | b's' | b't' | b'f' | b'M' => {}
             _ => {
                 let ph = ev.ph;
-                self.diag.warn(
-                    "unknown_phase",
-                    || "events of a phase tracelane does not read (async b/e/n, samples, objects…) were skipped".into(),
-                    || format!("ph {:?}: {}", ph as char, excerpt(raw)),
-                );
+                self.diag.warn(warnings::UNKNOWN_PHASE, || {
+                    format!("ph {:?}: {}", ph as char, excerpt(raw))
+                });
                 return;
             }
         }
@@ -732,13 +708,9 @@ impl Builder {
             self.metadata(b, ev, pid, tid);
             return;
         }
-        let Some(ts) = self.time(b, ev.ts, "bad_ts", raw) else {
+        let Some(ts) = self.time(b, ev.ts, warnings::BAD_TS, raw) else {
             if ev.ts.is_none() {
-                self.diag.warn(
-                    "missing_ts",
-                    || "an event has no ts; skipped".into(),
-                    || excerpt(raw),
-                );
+                self.diag.warn(warnings::MISSING_TS, || excerpt(raw));
             }
             return;
         };
@@ -781,14 +753,10 @@ impl Builder {
             b'X' => {
                 let dur = match ev.dur {
                     None => {
-                        self.diag.warn(
-                            "missing_dur",
-                            || "a complete (X) event has no dur; taken as 0".into(),
-                            || excerpt(raw),
-                        );
+                        self.diag.warn(warnings::MISSING_DUR, || excerpt(raw));
                         0
                     }
-                    Some(_) => match self.time(b, ev.dur, "bad_dur", raw) {
+                    Some(_) => match self.time(b, ev.dur, warnings::BAD_DUR, raw) {
                         Some(d) => d,
                         None => return,
                     },
@@ -826,11 +794,7 @@ impl Builder {
                             })
                     }
                     None => {
-                        self.diag.warn(
-                            "flow_without_id",
-                            || "a flow event has no id; skipped".into(),
-                            || excerpt(raw),
-                        );
+                        self.diag.warn(warnings::FLOW_WITHOUT_ID, || excerpt(raw));
                         return;
                     }
                 };
@@ -884,11 +848,7 @@ impl Builder {
         let parsed: Result<serde_json::Map<String, serde_json::Value>, _> =
             serde_json::from_slice(&b[s..e]);
         let Ok(map) = parsed else {
-            self.diag.warn(
-                "bad_counter",
-                || "a counter (C) event has unreadable args; skipped".into(),
-                || excerpt(raw),
-            );
+            self.diag.warn(warnings::BAD_COUNTER, || excerpt(raw));
             return;
         };
         let base = self.trace.strings.get(name).to_string();

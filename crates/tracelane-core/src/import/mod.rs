@@ -18,6 +18,7 @@ pub mod scan;
 pub use chrome::event_args;
 pub use part::event_boundary;
 
+use crate::warnings;
 use std::io::Write;
 
 use flate2::write::MultiGzDecoder;
@@ -623,11 +624,10 @@ impl Importer {
             let out = std::mem::take(dec.get_mut());
             if let Err(e) = fin {
                 // Keep what inflated; the parser reports the JSON as truncated.
-                self.parser.b.diag.warn(
-                    "gzip_truncated",
-                    || format!("the gzip stream is cut off or damaged ({e}); kept what inflated"),
-                    String::new,
-                );
+                self.parser
+                    .b
+                    .diag
+                    .warn(warnings::GZIP_TRUNCATED, || e.to_string());
             }
             self.json(&out, false)?;
         }
@@ -704,16 +704,14 @@ fn finish_neuron(json: &[u8], json_bytes: u64, gzip: bool) -> Result<Trace, Impo
     );
     if let Some(first) = counts.warnings.first() {
         d.warn_n(
-            "neuron_profile_warning",
+            warnings::NEURON_PROFILE_WARNING,
             counts.warnings.len() as u64,
-            "the profiler itself reported warnings (the first is shown)".into(),
             first.clone(),
         );
     }
     d.warn_n(
-        "neuron_event_skipped",
+        warnings::NEURON_EVENT_SKIPPED,
         counts.skipped,
-        "events without a known trace_event_source or a timestamp were not imported".into(),
         String::new(),
     );
     Ok(t)

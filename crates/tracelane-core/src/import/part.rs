@@ -13,15 +13,13 @@
 //! tracelane (both ends are the same wasm); anything unreadable decodes to
 //! `None`, and the caller then parses those bytes itself.
 
-use std::sync::Mutex;
-
 use super::builder::{Builder, FlowEvent, Row};
 use super::chrome::{ChromeParser, State};
 use crate::category::Category;
 use crate::error::Warning;
 use crate::model::*;
 
-const MAGIC: &[u8; 8] = b"TLPART02";
+const MAGIC: &[u8; 8] = b"TLPART03";
 
 /// Where a part lies in its file: it starts at byte `start` inside the
 /// event list (`bare`: of a bare array) and holds `json_bytes` bytes.
@@ -336,20 +334,6 @@ fn unpair(a: [u8; 12]) -> (u64, u32) {
     )
 }
 
-/// Warning kinds are `&'static str` in [`crate::Diagnostics`]; a decoded kind
-/// is matched to the same text leaked once per distinct kind (a few dozen
-/// exist), so merging parts never grows memory without bound.
-fn static_kind(kind: &str) -> &'static str {
-    static KINDS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut kinds = KINDS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(k) = kinds.iter().find(|k| **k == kind) {
-        return k;
-    }
-    let k: &'static str = Box::leak(kind.to_string().into_boxed_str());
-    kinds.push(k);
-    k
-}
-
 fn write_row(w: &mut Writer, r: &Row) {
     w.i64(r.start_ns);
     w.u32(r.name.0);
@@ -474,7 +458,6 @@ pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
     for (kind, warning) in &b.diag.warnings {
         w.bytes(kind.as_bytes());
         w.u64(warning.count);
-        w.bytes(warning.message.as_bytes());
         w.bytes(warning.example.as_bytes());
     }
     w.u64(b.flows.len() as u64);
@@ -657,15 +640,15 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
 
     b.diag.truncated = r.bool()?;
     for _ in 0..r.len()? {
-        let kind = static_kind(std::str::from_utf8(r.bytes()?).ok()?);
+        // A kind this build does not know: the part is not merged.
+        let kind = crate::warnings::by_name(std::str::from_utf8(r.bytes()?).ok()?)?;
         let count = r.u64()?;
-        let message = r.string()?;
         let example = r.string()?;
         b.diag.warnings.insert(
-            kind,
+            kind.name,
             Warning {
+                kind,
                 count,
-                message,
                 example,
             },
         );

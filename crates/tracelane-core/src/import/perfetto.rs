@@ -18,6 +18,7 @@
 //! - packets that are not TrackEvent / TrackDescriptor / interned data are
 //!   counted in the diagnostics, never silently dropped.
 
+use crate::warnings;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use prost::Message;
@@ -411,35 +412,26 @@ impl PerfettoReader {
         }
         let diag = &mut b.diag;
         if !self.held.is_empty() {
-            diag.warn(
-                "perfetto_truncated",
-                || "the protobuf stream ends inside a packet (a cut-off file); kept the packets before it".into(),
-                String::new,
-            );
+            diag.warn(warnings::PERFETTO_TRUNCATED, String::new);
         }
         diag.warn_n(
-            "perfetto_other_packets",
+            warnings::PERFETTO_OTHER_PACKETS,
             self.other_packets,
-            "packets other than TrackEvent, TrackDescriptor and interned data (ftrace, process stats, …) are not imported".into(),
             String::new(),
         );
         diag.warn_n(
-            "perfetto_bad_packets",
+            warnings::PERFETTO_BAD_PACKETS,
             self.bad_packets,
-            "packets that do not decode as a TracePacket were skipped".into(),
             String::new(),
         );
         diag.warn_n(
-            "perfetto_unknown_tracks",
+            warnings::PERFETTO_UNKNOWN_TRACKS,
             self.unknown_tracks,
-            "events on a track with no TrackDescriptor, shown on a lane named after its uuid"
-                .into(),
             String::new(),
         );
         diag.warn_n(
-            "perfetto_other_fields",
+            warnings::PERFETTO_OTHER_FIELDS,
             self.skipped_fields,
-            "top-level Trace fields other than packets were skipped".into(),
             String::new(),
         );
     }

@@ -1,0 +1,279 @@
+//! Every kind of recoverable import problem, in one registry: its name (the
+//! key in [`Diagnostics::warnings`](crate::Diagnostics)), how much it
+//! matters, and what it means for the numbers shown. An importer reports
+//! a kind with an example ([`Diagnostics::warn`](crate::Diagnostics::warn));
+//! nothing is dropped without one of these being counted.
+
+use serde::Serialize;
+
+/// What a problem did to the imported data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Nothing was dropped or changed: a fact about the trace worth knowing
+    /// (device events with no launching op are still counted, …).
+    Note,
+    /// Events were read with a repair (a missing duration taken as 0, a
+    /// begin closed at the end of the trace, …).
+    Repaired,
+    /// Events were not imported; each one is counted.
+    Skipped,
+    /// Part of the input could not be read at all (a cut-off or damaged
+    /// file): what it held is unknown.
+    Lost,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Repaired => "repaired",
+            Severity::Skipped => "skipped",
+            Severity::Lost => "lost",
+        }
+    }
+}
+
+/// One kind of recoverable problem.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct WarningKind {
+    /// Stable identifier (diagnostics keys, `tracelane info`, tests).
+    pub name: &'static str,
+    pub severity: Severity,
+    /// What happened and what was done, for a person.
+    pub description: &'static str,
+}
+
+pub const TRUNCATED: &WarningKind = &WarningKind {
+    name: "truncated",
+    severity: Severity::Lost,
+    description: "the file is cut off; kept the events that were complete (a job killed while writing its trace?)",
+};
+pub const SYNTAX_AFTER_EVENTS: &WarningKind = &WarningKind {
+    name: "syntax_after_events",
+    severity: Severity::Lost,
+    description: "broken JSON after some events; the events after it were not read",
+};
+pub const GZIP_TRUNCATED: &WarningKind = &WarningKind {
+    name: "gzip_truncated",
+    severity: Severity::Lost,
+    description: "the gzip stream is cut off or damaged; kept what inflated",
+};
+pub const PERFETTO_TRUNCATED: &WarningKind = &WarningKind {
+    name: "perfetto_truncated",
+    severity: Severity::Lost,
+    description:
+        "the protobuf stream ends inside a packet (a cut-off file); kept the packets before it",
+};
+pub const TRACE_EVENTS_NOT_ARRAY: &WarningKind = &WarningKind {
+    name: "trace_events_not_array",
+    severity: Severity::Skipped,
+    description: "traceEvents is not an array; ignored",
+};
+pub const NON_OBJECT_EVENT: &WarningKind = &WarningKind {
+    name: "non_object_event",
+    severity: Severity::Skipped,
+    description: "an entry of traceEvents is not an object; skipped",
+};
+pub const TRAILING_DATA: &WarningKind = &WarningKind {
+    name: "trailing_data",
+    severity: Severity::Note,
+    description: "data after the end of the JSON; ignored",
+};
+pub const INVALID_UTF8: &WarningKind = &WarningKind {
+    name: "invalid_utf8",
+    severity: Severity::Repaired,
+    description: "a string is not valid UTF-8 (or has a bad escape); shown with U+FFFD",
+};
+pub const HUGE_DUR: &WarningKind = &WarningKind {
+    name: "huge_dur",
+    severity: Severity::Skipped,
+    description: "an event lasts longer than a year; skipped as implausible",
+};
+pub const BAD_TS: &WarningKind = &WarningKind {
+    name: "bad_ts",
+    severity: Severity::Skipped,
+    description: "an event has an unreadable ts; the event was skipped",
+};
+pub const BAD_DUR: &WarningKind = &WarningKind {
+    name: "bad_dur",
+    severity: Severity::Skipped,
+    description: "an event has an unreadable dur; the event was skipped",
+};
+pub const UNKNOWN_PHASE: &WarningKind = &WarningKind {
+    name: "unknown_phase",
+    severity: Severity::Skipped,
+    description:
+        "events of a phase tracelane does not read (async b/e/n, samples, objects…) were skipped",
+};
+pub const MISSING_TS: &WarningKind = &WarningKind {
+    name: "missing_ts",
+    severity: Severity::Skipped,
+    description: "an event has no ts; skipped",
+};
+pub const MISSING_DUR: &WarningKind = &WarningKind {
+    name: "missing_dur",
+    severity: Severity::Repaired,
+    description: "a complete (X) event has no dur; taken as 0",
+};
+pub const FLOW_WITHOUT_ID: &WarningKind = &WarningKind {
+    name: "flow_without_id",
+    severity: Severity::Skipped,
+    description: "a flow event has no id; skipped",
+};
+pub const BAD_COUNTER: &WarningKind = &WarningKind {
+    name: "bad_counter",
+    severity: Severity::Skipped,
+    description: "a counter (C) event has unreadable args; skipped",
+};
+pub const BAD_BASE_TIME: &WarningKind = &WarningKind {
+    name: "bad_base_time",
+    severity: Severity::Repaired,
+    description: "baseTimeNanoseconds is not an integer; ignored",
+};
+pub const NEGATIVE_DUR: &WarningKind = &WarningKind {
+    name: "negative_dur",
+    severity: Severity::Repaired,
+    description: "an event has a negative duration; taken as 0",
+};
+pub const E_WITHOUT_B: &WarningKind = &WarningKind {
+    name: "e_without_b",
+    severity: Severity::Skipped,
+    description: "an end (E) event has no matching begin (B) on its thread; skipped",
+};
+pub const UNCLOSED_B: &WarningKind = &WarningKind {
+    name: "unclosed_b",
+    severity: Severity::Repaired,
+    description: "a begin (B) event never ends; closed at the end of the trace",
+};
+pub const PROCESS_LABELS_CONFLICT: &WarningKind = &WarningKind {
+    name: "process_labels_conflict",
+    severity: Severity::Note,
+    description: "a process is labelled twice, differently (Kineto labels each device by a pid equal to its id, which can be a host pid too): the later label is shown; its lanes are classified by their events",
+};
+pub const LANE_LABEL_CONFLICT: &WarningKind = &WarningKind {
+    name: "lane_label_conflict",
+    severity: Severity::Note,
+    description: "a lane named or labelled as a device holds host events (ops, runtime calls): kept as a host lane (its events decide, as in PyTorch)",
+};
+pub const PARTIAL_OVERLAP: &WarningKind = &WarningKind {
+    name: "partial_overlap",
+    severity: Severity::Repaired,
+    description: "slices on the same thread overlap without nesting; drawn on separate rows, no parent/child link",
+};
+pub const FLOW_UNMATCHED: &WarningKind = &WarningKind {
+    name: "flow_unmatched",
+    severity: Severity::Skipped,
+    description: "flow arrows with an end but no start (or a start but no end), or not on any slice; not drawn",
+};
+pub const PERFETTO_OTHER_PACKETS: &WarningKind = &WarningKind {
+    name: "perfetto_other_packets",
+    severity: Severity::Skipped,
+    description: "packets other than TrackEvent, TrackDescriptor and interned data (ftrace, process stats, …) are not imported",
+};
+pub const PERFETTO_BAD_PACKETS: &WarningKind = &WarningKind {
+    name: "perfetto_bad_packets",
+    severity: Severity::Skipped,
+    description: "packets that do not decode as a TracePacket were skipped",
+};
+pub const PERFETTO_UNKNOWN_TRACKS: &WarningKind = &WarningKind {
+    name: "perfetto_unknown_tracks",
+    severity: Severity::Repaired,
+    description: "events on a track with no TrackDescriptor, shown on a lane named after its uuid",
+};
+pub const PERFETTO_OTHER_FIELDS: &WarningKind = &WarningKind {
+    name: "perfetto_other_fields",
+    severity: Severity::Skipped,
+    description: "top-level Trace fields other than packets were skipped",
+};
+pub const NEURON_PROFILE_WARNING: &WarningKind = &WarningKind {
+    name: "neuron_profile_warning",
+    severity: Severity::Note,
+    description: "the profiler itself reported warnings (the first is shown)",
+};
+pub const NEURON_EVENT_SKIPPED: &WarningKind = &WarningKind {
+    name: "neuron_event_skipped",
+    severity: Severity::Skipped,
+    description: "events without a known trace_event_source or a timestamp were not imported",
+};
+pub const DUPLICATE_CORRELATION: &WarningKind = &WarningKind {
+    name: "duplicate_correlation",
+    severity: Severity::Note,
+    description:
+        "several runtime calls carry the same correlation id; the first one is taken as the launch",
+};
+pub const DEVICE_DANGLING: &WarningKind = &WarningKind {
+    name: "device_dangling",
+    severity: Severity::Note,
+    description: "device events name a correlation id that no runtime call in the trace carries",
+};
+pub const DEVICE_WITHOUT_OP: &WarningKind = &WarningKind {
+    name: "device_without_op",
+    severity: Severity::Note,
+    description: "device events with no launching op; counted in the table's \"no op\" device time",
+};
+pub const RUNTIME_WITHOUT_OP: &WarningKind = &WarningKind {
+    name: "runtime_without_op",
+    severity: Severity::Note,
+    description: "runtime calls outside every op (their device work has no op)",
+};
+
+/// Every kind, in the order the importers meet them.
+pub const ALL: &[&WarningKind] = &[
+    TRUNCATED,
+    SYNTAX_AFTER_EVENTS,
+    GZIP_TRUNCATED,
+    PERFETTO_TRUNCATED,
+    TRACE_EVENTS_NOT_ARRAY,
+    NON_OBJECT_EVENT,
+    TRAILING_DATA,
+    INVALID_UTF8,
+    HUGE_DUR,
+    BAD_TS,
+    BAD_DUR,
+    UNKNOWN_PHASE,
+    MISSING_TS,
+    MISSING_DUR,
+    FLOW_WITHOUT_ID,
+    BAD_COUNTER,
+    BAD_BASE_TIME,
+    NEGATIVE_DUR,
+    E_WITHOUT_B,
+    UNCLOSED_B,
+    PROCESS_LABELS_CONFLICT,
+    LANE_LABEL_CONFLICT,
+    PARTIAL_OVERLAP,
+    FLOW_UNMATCHED,
+    PERFETTO_OTHER_PACKETS,
+    PERFETTO_BAD_PACKETS,
+    PERFETTO_UNKNOWN_TRACKS,
+    PERFETTO_OTHER_FIELDS,
+    NEURON_PROFILE_WARNING,
+    NEURON_EVENT_SKIPPED,
+    DUPLICATE_CORRELATION,
+    DEVICE_DANGLING,
+    DEVICE_WITHOUT_OP,
+    RUNTIME_WITHOUT_OP,
+];
+
+/// The kind called `name` (an encoded part names its kinds).
+pub fn by_name(name: &str) -> Option<&'static WarningKind> {
+    ALL.iter().copied().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        let mut names: Vec<&str> = ALL.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+        for k in ALL {
+            assert_eq!(by_name(k.name), Some(*k));
+            assert!(!k.description.is_empty());
+        }
+    }
+}
