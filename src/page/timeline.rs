@@ -521,7 +521,8 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                     let row = l.lane_first_row[k].unwrap_or(0);
                     out.push(view! {
                         <div class="lane-label" class:device=lane.kind == LaneKind::Device class:counter=lane.kind == LaneKind::Counter
-                            data-row=row style=format!("height:{h}px") title=text.clone()>
+                            data-row=row data-indent=lane.indent
+                            style=format!("height:{h}px;padding-left:calc(1.1rem + {}px)", 14 * lane.indent as u32) title=text.clone()>
                             {text.clone()}
                         </div>
                     }.into_any());

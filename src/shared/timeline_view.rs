@@ -39,6 +39,8 @@ pub struct LaneView {
     pub group_label: String,
     /// A counter's highest value (the top of its chart).
     pub peak: Option<f64>,
+    /// Levels under other tracks of its process (Perfetto nests tracks).
+    pub indent: u8,
 }
 
 /// Where each lane and group header sits, for a set of collapsed groups.
@@ -375,6 +377,7 @@ impl TimelineModel {
                         group,
                         group_label: process_label(t, p),
                         peak: Some(peak),
+                        indent: 0,
                     });
                     lane_rows.push(LaneRows::Counter { ts, values, peak });
                 }
@@ -421,6 +424,7 @@ impl TimelineModel {
                     group: group_of(p, device),
                     group_label: process_label(t, p),
                     peak: None,
+                    indent: track.nesting,
                 });
                 lane_rows.push(LaneRows::Track {
                     instants,

@@ -116,6 +116,9 @@ pub struct Track {
     pub slices: Range<u32>,
     /// Deepest nesting level on this track (0 = top level only).
     pub max_depth: u16,
+    /// How deep this track sits under other tracks of its process (Perfetto
+    /// nests tracks under tracks; 0 everywhere else).
+    pub nesting: u8,
 }
 
 /// Value of `args.stream` / `args.device` etc. when absent.
@@ -346,8 +349,8 @@ impl Trace {
     pub fn lane_order(&self) -> Vec<TrackIdx> {
         let mut order: Vec<TrackIdx> = (0..self.tracks.len() as u32).map(TrackIdx).collect();
         let lane_key = |id: LaneId| match id {
-            LaneId::Int(v) => (0u8, v, String::new()),
-            LaneId::Str(s) => (1u8, 0, self.str(s).to_string()),
+            LaneId::Int(v) => (0u8, v, Natural(String::new())),
+            LaneId::Str(s) => (1u8, 0, Natural(self.str(s).to_string())),
         };
         order.sort_by_cached_key(|t| {
             let tr = &self.tracks[t.idx()];
@@ -368,5 +371,88 @@ impl Trace {
             LaneId::Int(v) => v.to_string(),
             LaneId::Str(s) => self.str(s).to_string(),
         }
+    }
+}
+
+/// A string ordered with its numbers as numbers (`NC:2` before `NC:10`).
+#[derive(PartialEq, Eq)]
+struct Natural(String);
+
+impl Ord for Natural {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        natural_cmp(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for Natural {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Compares two strings with runs of digits compared as numbers
+/// (`stream 2` < `stream 10`), then as text where they tie.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let n = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let m = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (p, q) = (&x[..n], &y[..m]);
+                let strip = |s: &'_ [u8]| -> usize { s.iter().take_while(|&&c| c == b'0').count() };
+                let (p0, q0) = (&p[strip(p)..], &q[strip(q)..]);
+                let ord = p0.len().cmp(&q0.len()).then_with(|| p0.cmp(q0));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+                x = &x[n..];
+                y = &y[m..];
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(d);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod natural_tests {
+    use super::natural_cmp;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn numbers_sort_as_numbers() {
+        let mut v = vec![
+            "NC:10",
+            "NC:2",
+            "NC:1",
+            "stream 007",
+            "stream 7b",
+            "stream 10",
+            "a",
+        ];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            [
+                "NC:1",
+                "NC:2",
+                "NC:10",
+                "a",
+                "stream 007",
+                "stream 7b",
+                "stream 10"
+            ]
+        );
+        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
     }
 }

@@ -218,6 +218,17 @@ pub const RUNTIME_WITHOUT_OP: &WarningKind = &WarningKind {
     description: "runtime calls outside every op (their device work has no op)",
 };
 
+pub const PERFETTO_CLOCK_UNRESOLVED: &WarningKind = &WarningKind {
+    name: "perfetto_clock_unresolved",
+    severity: Severity::Repaired,
+    description: "events timed on a clock that no ClockSnapshot relates to the trace clock; their timestamps are taken as they are",
+};
+pub const PERFETTO_UNREAD_FIELDS: &WarningKind = &WarningKind {
+    name: "perfetto_unread_fields",
+    severity: Severity::Skipped,
+    description: "TracePacket / TrackEvent fields tracelane does not read (by field number; the events themselves were imported)",
+};
+
 /// Every kind, in the order the importers meet them.
 pub const ALL: &[&WarningKind] = &[
     TRUNCATED,
@@ -248,6 +259,8 @@ pub const ALL: &[&WarningKind] = &[
     PERFETTO_BAD_PACKETS,
     PERFETTO_UNKNOWN_TRACKS,
     PERFETTO_OTHER_FIELDS,
+    PERFETTO_CLOCK_UNRESOLVED,
+    PERFETTO_UNREAD_FIELDS,
     NEURON_PROFILE_WARNING,
     NEURON_EVENT_SKIPPED,
     DUPLICATE_CORRELATION,

@@ -416,3 +416,139 @@ fn both_groupings_at_once_equal_each_alone() {
         }
     }
 }
+
+#[test]
+fn neuron_device_profile_perfetto_names_its_engine_rows_from_their_descriptors() {
+    // Neuron Explorer's device-profile export (provisional fixture) names
+    // each engine row only in TrackDescriptor.name (no thread_name).
+    let expected: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            common::fixtures().join("neuron-provisional/device_profile.expected.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let want = &expected["pftrace"];
+    let t = common::load("neuron-provisional/device_profile_model_1.pftrace");
+    assert_eq!(t.slices.len() as u64, want["slices"].as_u64().unwrap());
+    assert_eq!(
+        t.instants.ts_ns.len() as u64,
+        want["instants"].as_u64().unwrap()
+    );
+    assert_eq!(
+        t.counters.ts_ns.len() as u64,
+        want["counter_samples"].as_u64().unwrap()
+    );
+    let mut named: std::collections::BTreeMap<String, u64> = Default::default();
+    for tr in &t.tracks {
+        if tr.slices.end > tr.slices.start {
+            let name = tr.name.map(|n| t.str(n).to_string()).unwrap_or_default();
+            *named.entry(name).or_default() += (tr.slices.end - tr.slices.start) as u64;
+        }
+    }
+    let want_rows: std::collections::BTreeMap<String, u64> = want["track_slices"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+        .collect();
+    assert_eq!(named, want_rows);
+}
+
+#[test]
+fn perfetto_sdk_clocks_defaults_extra_counters_nesting_and_unread_fields() {
+    // tools/gen_perfetto_clocks.py: timestamps as µs deltas on an
+    // incremental sequence clock and as MONOTONIC values, both converted to
+    // BOOTTIME through a ClockSnapshot; events on the default track; extra
+    // counter values on default counter tracks; an incremental counter with
+    // a unit multiplier; tracks nested under tracks; two unread fields.
+    let want: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            common::fixtures().join("perfetto/sdk_clocks_defaults.expected.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let t = common::load("perfetto/sdk_clocks_defaults.pftrace");
+    let lane = |tr: &tracelane_core::model::Track| {
+        tr.name
+            .map(|n| t.str(n).to_string())
+            .unwrap_or_else(|| t.lane_label(tr.tid))
+    };
+    let mut got: Vec<(String, String, i64, i64)> = (0..t.slices.len())
+        .map(|i| {
+            (
+                lane(t.track_of(i)),
+                t.slice_name(i).to_string(),
+                t.slices.start_ns[i],
+                t.slices.dur_ns[i],
+            )
+        })
+        .collect();
+    let mut expected: Vec<(String, String, i64, i64)> = want["slices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s[0].as_str().unwrap().to_string(),
+                s[1].as_str().unwrap().to_string(),
+                s[2].as_i64().unwrap(),
+                s[3].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+    let mut counters: Vec<(String, i64, f64)> = (0..t.counters.ts_ns.len())
+        .map(|i| {
+            (
+                t.str(t.counters.series[i]).to_string(),
+                t.counters.ts_ns[i],
+                t.counters.value[i],
+            )
+        })
+        .collect();
+    let mut want_counters: Vec<(String, i64, f64)> = want["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c[0].as_str().unwrap().to_string(),
+                c[1].as_i64().unwrap(),
+                c[2].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    counters.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    want_counters.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    assert_eq!(counters, want_counters);
+    assert_eq!(t.instants.ts_ns, [want["instant"][2].as_i64().unwrap()]);
+    // Lanes with slices, in display order, and how deep each is nested.
+    let order: Vec<(String, u8)> = t
+        .lane_order()
+        .into_iter()
+        .map(|k| &t.tracks[k.idx()])
+        .filter(|tr| tr.slices.end > tr.slices.start)
+        .map(|tr| (lane(tr), tr.nesting))
+        .collect();
+    let want_order: Vec<String> = want["lane_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        order.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>(),
+        want_order
+    );
+    assert!(
+        order.iter().all(|(n, d)| *d == u8::from(n == "engine")),
+        "{order:?}"
+    );
+    let d = &t.diagnostics;
+    assert_eq!(d.warning_count("perfetto_unread_fields"), 2);
+    assert_eq!(d.warning_count("perfetto_clock_unresolved"), 0);
+}

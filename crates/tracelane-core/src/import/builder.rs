@@ -325,6 +325,7 @@ impl Builder {
             sort_index: None,
             slices: 0..0,
             max_depth: 0,
+            nesting: 0,
         });
         self.device_marked.push(false);
         self.track_map.insert((pid, tid), t);
@@ -580,6 +581,11 @@ impl Builder {
     pub(crate) fn set_thread_sort_index(&mut self, pid: LaneId, tid: LaneId, index: Option<i64>) {
         let t = self.track(pid, tid);
         self.trace.tracks[t.idx()].sort_index = index;
+    }
+
+    /// Places a track `nesting` levels under other tracks of its process.
+    pub(crate) fn set_track_nesting(&mut self, track: TrackIdx, nesting: u8) {
+        self.trace.tracks[track.idx()].nesting = nesting;
     }
 
     /// Sorts, nests, binds flows and links; produces the finished model.

@@ -19,7 +19,7 @@ use crate::category::Category;
 use crate::error::Warning;
 use crate::model::*;
 
-const MAGIC: &[u8; 8] = b"TLPART03";
+const MAGIC: &[u8; 8] = b"TLPART04";
 
 /// Where a part lies in its file: it starts at byte `start` inside the
 /// event list (`bare`: of a bare array) and holds `json_bytes` bytes.
@@ -415,6 +415,7 @@ pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
         w.u8(matches!(tr.kind, TrackKind::DeviceStream) as u8);
         w.opt_str(tr.name);
         w.opt_i64(tr.sort_index);
+        w.u8(tr.nesting);
     }
     let s = &t.slices;
     w.col(&s.track, |x| x.0.to_le_bytes());
@@ -553,7 +554,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
         } else {
             TrackKind::HostThread
         };
-        let (name, sort_index) = (r.opt_str()?, r.opt_i64()?);
+        let (name, sort_index, nesting) = (r.opt_str()?, r.opt_i64()?, r.u8()?);
         if process.0 as usize >= t.processes.len() || !known_lane(tid) || !name.is_none_or(known) {
             return None;
         }
@@ -565,6 +566,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
             sort_index,
             slices: 0..0,
             max_depth: 0,
+            nesting,
         });
     }
     let n_tracks = t.tracks.len() as u32;

@@ -45,6 +45,50 @@ pub struct TracePacket {
     pub incremental_state_cleared: Option<bool>,
     #[prost(message, optional, tag = "60")]
     pub track_descriptor: Option<TrackDescriptor>,
+    #[prost(message, optional, tag = "6")]
+    pub clock_snapshot: Option<ClockSnapshot>,
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+    #[prost(message, optional, tag = "59")]
+    pub trace_packet_defaults: Option<TracePacketDefaults>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ClockSnapshot {
+    #[prost(message, repeated, tag = "1")]
+    pub clocks: Vec<Clock>,
+    #[prost(int32, optional, tag = "2")]
+    pub primary_trace_clock: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Clock {
+    #[prost(uint32, optional, tag = "1")]
+    pub clock_id: Option<u32>,
+    #[prost(uint64, optional, tag = "2")]
+    pub timestamp: Option<u64>,
+    #[prost(bool, optional, tag = "3")]
+    pub is_incremental: Option<bool>,
+    #[prost(uint64, optional, tag = "4")]
+    pub unit_multiplier_ns: Option<u64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TracePacketDefaults {
+    #[prost(uint32, optional, tag = "58")]
+    pub timestamp_clock_id: Option<u32>,
+    #[prost(message, optional, tag = "11")]
+    pub track_event_defaults: Option<TrackEventDefaults>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct TrackEventDefaults {
+    #[prost(uint64, optional, tag = "11")]
+    pub track_uuid: Option<u64>,
+    #[prost(uint64, repeated, packed = "false", tag = "31")]
+    pub extra_counter_track_uuids: Vec<u64>,
+    #[prost(uint64, repeated, packed = "false", tag = "45")]
+    pub extra_double_counter_track_uuids: Vec<u64>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -75,6 +119,18 @@ pub struct TrackEvent {
     pub flow_ids: Vec<u64>,
     #[prost(fixed64, repeated, packed = "false", tag = "48")]
     pub terminating_flow_ids: Vec<u64>,
+    #[prost(int64, optional, tag = "1")]
+    pub timestamp_delta_us: Option<i64>,
+    #[prost(int64, optional, tag = "16")]
+    pub timestamp_absolute_us: Option<i64>,
+    #[prost(uint64, repeated, packed = "false", tag = "31")]
+    pub extra_counter_track_uuids: Vec<u64>,
+    #[prost(int64, repeated, packed = "false", tag = "12")]
+    pub extra_counter_values: Vec<i64>,
+    #[prost(uint64, repeated, packed = "false", tag = "45")]
+    pub extra_double_counter_track_uuids: Vec<u64>,
+    #[prost(double, repeated, packed = "false", tag = "46")]
+    pub extra_double_counter_values: Vec<f64>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -117,6 +173,10 @@ pub struct TrackDescriptor {
     pub counter: Option<CounterDescriptor>,
     #[prost(string, optional, tag = "10")]
     pub static_name: Option<String>,
+    #[prost(int32, optional, tag = "11")]
+    pub child_ordering: Option<i32>,
+    #[prost(int32, optional, tag = "12")]
+    pub sibling_order_rank: Option<i32>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -135,12 +195,18 @@ pub struct ThreadDescriptor {
     pub tid: Option<i32>,
     #[prost(string, optional, tag = "5")]
     pub thread_name: Option<String>,
+    #[prost(int64, optional, tag = "6")]
+    pub reference_timestamp_us: Option<i64>,
 }
 
 #[derive(Clone, PartialEq, Message)]
 pub struct CounterDescriptor {
     #[prost(string, optional, tag = "6")]
     pub unit_name: Option<String>,
+    #[prost(int64, optional, tag = "4")]
+    pub unit_multiplier: Option<i64>,
+    #[prost(bool, optional, tag = "5")]
+    pub is_incremental: Option<bool>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -287,6 +353,96 @@ struct Interned {
     annotation_strings: HashMap<u64, String>,
 }
 
+/// A sequence's state besides its interned strings.
+#[derive(Default)]
+struct Sequence {
+    defaults: Option<TracePacketDefaults>,
+    /// Sequence-scoped clocks (ids from 64): ns per unit, incremental, and
+    /// the last absolute value (in its units).
+    clocks: HashMap<u32, (u64, bool, u64)>,
+    /// The legacy `timestamp_delta_us` base: the last event's time, in µs.
+    last_us: Option<i64>,
+}
+
+/// TracePacket fields read (or that carry no event data: trusted uid/pid,
+/// sequence bookkeeping).
+const PACKET_READ: &[u64] = &[3, 6, 8, 10, 11, 12, 13, 41, 42, 58, 59, 60, 79, 87];
+/// TrackEvent fields read.
+const TRACK_EVENT_READ: &[u64] = &[
+    1, 3, 4, 9, 10, 11, 12, 16, 22, 23, 30, 31, 36, 42, 44, 45, 46, 47, 48,
+];
+
+/// A set of field numbers as a bit mask (for the ones below 128).
+const fn field_mask(fields: &[u64]) -> u128 {
+    let mut m = 0u128;
+    let mut k = 0;
+    while k < fields.len() {
+        if fields[k] < 128 {
+            m |= 1 << fields[k];
+        }
+        k += 1;
+    }
+    m
+}
+const PACKET_READ_MASK: u128 = field_mask(PACKET_READ);
+const TRACK_EVENT_READ_MASK: u128 = field_mask(TRACK_EVENT_READ);
+
+fn in_mask(mask: u128, field: u64) -> bool {
+    field < 128 && mask >> field & 1 == 1
+}
+
+/// Calls `f(field, Some(body))` for each length-delimited field of a
+/// message and `f(field, None)` for the others; stops at malformed bytes.
+/// One-byte tags, lengths and varints (nearly all of them) take a short path.
+#[inline]
+fn for_each_field(b: &[u8], mut f: impl FnMut(u64, Option<&[u8]>)) {
+    let varint = |at: usize| -> Option<(u64, usize)> {
+        match b.get(at) {
+            Some(&c) if c < 0x80 => Some((c as u64, 1)),
+            Some(_) => read_varint(&b[at..]),
+            None => None,
+        }
+    };
+    let mut at = 0;
+    while at < b.len() {
+        let Some((key, n)) = varint(at) else { return };
+        at += n;
+        let (field, wire) = (key >> 3, key & 7);
+        match wire {
+            0 => {
+                // A varint ends at the first byte below 0x80.
+                match b[at.min(b.len())..].iter().position(|&c| c < 0x80) {
+                    Some(k) if k < 10 => at += k + 1,
+                    _ => return,
+                }
+                f(field, None);
+            }
+            1 | 5 => {
+                at += if wire == 1 { 8 } else { 4 };
+                if at > b.len() {
+                    return;
+                }
+                f(field, None);
+            }
+            2 => {
+                let Some((len, m)) = varint(at) else { return };
+                at += m;
+                let Some(body) = b.get(at..at.saturating_add(len as usize)) else {
+                    return;
+                };
+                at += body.len();
+                f(field, Some(body));
+            }
+            _ => return,
+        }
+    }
+}
+
+/// BOOTTIME: the trace clock when no snapshot names another.
+const BOOTTIME: u32 = 6;
+/// Clock ids from here on are scoped to their sequence.
+const FIRST_SEQUENCE_CLOCK: u32 = 64;
+
 /// Where a track's events go in the model.
 #[derive(Clone, Copy)]
 struct Lane {
@@ -304,13 +460,31 @@ pub struct PerfettoReader {
     held: Vec<u8>,
     interned: HashMap<u32, Interned>,
     descriptors: HashMap<u64, TrackDescriptor>,
+    /// Track uuids in the order their first descriptor came.
+    descriptor_order: Vec<u64>,
     lanes: HashMap<u64, Lane>,
     seen_flows: HashSet<u64>,
     /// Scratch space for an event's args text.
     args: Vec<u8>,
+    /// The packet being decoded (reused; boxed so taking it out to decode
+    /// moves a pointer, not the whole message).
+    scratch: Box<TracePacket>,
     /// `""` and `"flow"` in the model's strings, once known.
     empty: Option<StrId>,
     flow_cat: Option<StrId>,
+    /// Per sequence: packet defaults, its clocks, the legacy delta base.
+    sequences: HashMap<u32, Sequence>,
+    /// The clock trace time is on (BOOTTIME unless a snapshot says).
+    trace_clock: Option<u32>,
+    /// For each clock (`(0, id)` builtin, `(sequence, id)` sequence-scoped):
+    /// (its time in ns, the trace clock's time in ns) at each snapshot.
+    snapshots: HashMap<(u32, u32), Vec<(i64, i64)>>,
+    /// Running totals of incremental counter tracks.
+    counter_totals: HashMap<u64, f64>,
+    /// Timestamps on a clock no snapshot relates to the trace clock.
+    pub unresolved_clock: u64,
+    /// TracePacket / TrackEvent fields this reader does not read, by number.
+    pub unread_fields: std::collections::BTreeMap<(&'static str, u64), u64>,
     pub packets: u64,
     pub track_events: u64,
     pub other_packets: u64,
@@ -363,10 +537,19 @@ impl PerfettoReader {
             };
             if field == 1 && wire == 2 {
                 self.packets += 1;
-                match TracePacket::decode(&rest[body..end]) {
-                    Ok(p) => self.packet(p, b),
+                // Decoded into one reused packet: no large moves per event.
+                let bytes = &rest[body..end];
+                let mut p = std::mem::take(&mut self.scratch);
+                p.clear();
+                match p.merge(bytes) {
+                    Ok(()) => {
+                        if self.packet(&mut p, b) {
+                            self.count_unread(bytes);
+                        }
+                    }
                     Err(_) => self.bad_packets += 1,
                 }
+                self.scratch = p;
             } else {
                 self.skipped_fields += 1;
             }
@@ -382,8 +565,13 @@ impl PerfettoReader {
         let mut names: Vec<(LaneId, LaneId, String, bool)> = Vec::new();
         for (uuid, lane) in &self.lanes {
             if let Some(d) = self.descriptors.get(uuid) {
-                if let Some(n) = d.thread.as_ref().and_then(|t| t.thread_name.as_ref()) {
-                    names.push((lane.pid, lane.tid, n.clone(), false));
+                // A thread track without a thread name is named by its
+                // descriptor (Neuron's device profile names its engine rows
+                // only there).
+                if let Some(t) = &d.thread {
+                    if let Some(n) = t.thread_name.as_ref().or(d.name.as_ref()) {
+                        names.push((lane.pid, lane.tid, n.clone(), false));
+                    }
                 }
                 if let Some(p) = &d.process {
                     if let Some(n) = p.process_name.as_ref().or(d.name.as_ref()) {
@@ -410,6 +598,7 @@ impl PerfettoReader {
                 b.set_thread_name(pid, tid, name);
             }
         }
+        self.order_lanes(b);
         let diag = &mut b.diag;
         if !self.held.is_empty() {
             diag.warn(warnings::PERFETTO_TRUNCATED, String::new);
@@ -430,10 +619,98 @@ impl PerfettoReader {
             String::new(),
         );
         diag.warn_n(
+            warnings::PERFETTO_CLOCK_UNRESOLVED,
+            self.unresolved_clock,
+            String::new(),
+        );
+        let unread: u64 = self.unread_fields.values().sum();
+        let listed: Vec<String> = self
+            .unread_fields
+            .iter()
+            .take(12)
+            .map(|((msg, field), n)| format!("{msg} field {field} ×{n}"))
+            .collect();
+        diag.warn_n(warnings::PERFETTO_UNREAD_FIELDS, unread, listed.join(", "));
+        diag.warn_n(
             warnings::PERFETTO_OTHER_FIELDS,
             self.skipped_fields,
             String::new(),
         );
+    }
+
+    /// Orders the lanes as the descriptors nest them: depth first, children
+    /// in the order their descriptors came (or by name, numbers as
+    /// numbers, or by rank, where the parent asks), each child lane nested
+    /// one level under a parent that is a track (not a process).
+    fn order_lanes(&self, b: &mut Builder) {
+        let known = |u: &u64| self.descriptors.contains_key(u);
+        // A thread track with no parent sits under its process's track.
+        let process_of: HashMap<i32, u64> = self
+            .descriptor_order
+            .iter()
+            .filter_map(|u| {
+                let d = &self.descriptors[u];
+                match (&d.process, &d.thread) {
+                    (Some(p), None) => Some((p.pid?, *u)),
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut children: HashMap<u64, Vec<u64>> = HashMap::default();
+        let mut roots: Vec<u64> = Vec::new();
+        for &uuid in &self.descriptor_order {
+            let d = &self.descriptors[&uuid];
+            let parent = d.parent_uuid.filter(known).or_else(|| {
+                d.thread
+                    .as_ref()
+                    .and_then(|t| process_of.get(&t.pid?))
+                    .copied()
+            });
+            match parent {
+                Some(p) if p != uuid => children.entry(p).or_default().push(uuid),
+                _ => roots.push(uuid),
+            }
+        }
+        for (parent, kids) in children.iter_mut() {
+            let d = &self.descriptors[parent];
+            let name = |u: &u64| {
+                let k = &self.descriptors[u];
+                k.name.clone().or(k.static_name.clone()).unwrap_or_default()
+            };
+            match d.child_ordering {
+                Some(1) => kids.sort_by(|a, b| crate::model::natural_cmp(&name(a), &name(b))),
+                Some(3) => {
+                    kids.sort_by_key(|u| self.descriptors[u].sibling_order_rank.unwrap_or(0))
+                }
+                _ => {}
+            }
+        }
+        // Depth first, without recursion (a malformed tree cannot loop:
+        // each uuid is visited once).
+        let mut seen: HashSet<u64> = HashSet::default();
+        let mut stack: Vec<(u64, u8)> = roots.iter().rev().map(|&u| (u, 0)).collect();
+        let mut position = 0i64;
+        while let Some((uuid, level)) = stack.pop() {
+            if !seen.insert(uuid) {
+                continue;
+            }
+            let d = &self.descriptors[&uuid];
+            let is_process = d.process.is_some() && d.thread.is_none();
+            if let Some(lane) = self.lanes.get(&uuid) {
+                let track = &mut b.trace.tracks[lane.track.idx()];
+                track.sort_index = Some(position);
+                position += 1;
+                b.set_track_nesting(lane.track, level);
+            }
+            let next = if is_process {
+                level
+            } else {
+                level.saturating_add(1)
+            };
+            if let Some(kids) = children.get(&uuid) {
+                stack.extend(kids.iter().rev().map(|&k| (k, next)));
+            }
+        }
     }
 
     /// The lane of track `uuid` (resolved once, from its descriptor).
@@ -502,24 +779,63 @@ impl PerfettoReader {
         lane
     }
 
-    fn packet(&mut self, p: TracePacket, b: &mut Builder) {
+    /// Counts the fields of a packet that was imported (and of its
+    /// TrackEvent) that this reader does not read.
+    fn count_unread(&mut self, packet: &[u8]) {
+        for_each_field(packet, |field, body| {
+            if field == 11 {
+                if let Some(event) = body {
+                    for_each_field(event, |f, _| {
+                        if !in_mask(TRACK_EVENT_READ_MASK, f) {
+                            *self.unread_fields.entry(("TrackEvent", f)).or_default() += 1;
+                        }
+                    });
+                }
+            } else if !in_mask(PACKET_READ_MASK, field) {
+                *self
+                    .unread_fields
+                    .entry(("TracePacket", field))
+                    .or_default() += 1;
+            }
+        });
+    }
+
+    /// Imports one packet; `false` when it holds nothing this reader reads.
+    fn packet(&mut self, p: &mut TracePacket, b: &mut Builder) -> bool {
         let seq = p.trusted_packet_sequence_id.unwrap_or(0);
         let cleared = p.incremental_state_cleared.unwrap_or(false)
             || p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED != 0;
         if cleared {
             self.interned.insert(seq, Interned::default());
+            if let Some(q) = self.sequences.get_mut(&seq) {
+                q.clocks.clear();
+                q.last_us = None;
+            }
         }
         let mut used = false;
-        if let Some(d) = p.track_descriptor {
+        if let Some(d) = p.trace_packet_defaults.take() {
+            self.sequences.entry(seq).or_default().defaults = Some(d);
+            used = true;
+        }
+        if let Some(c) = &p.clock_snapshot {
+            self.clock_snapshot(seq, c);
+            used = true;
+        }
+        if let Some(d) = p.track_descriptor.take() {
             // Writers repeat descriptors (each flush, each sequence): only a
             // changed one moves its lane.
+            if let Some(us) = d.thread.as_ref().and_then(|t| t.reference_timestamp_us) {
+                self.sequences.entry(seq).or_default().last_us = Some(us);
+            }
             if let Some(uuid) = d.uuid.filter(|u| self.descriptors.get(u) != Some(&d)) {
                 self.lanes.remove(&uuid);
-                self.descriptors.insert(uuid, d);
+                if self.descriptors.insert(uuid, d).is_none() {
+                    self.descriptor_order.push(uuid);
+                }
             }
             used = true;
         }
-        if let Some(data) = p.interned_data {
+        if let Some(data) = p.interned_data.take() {
             let t = self.interned.entry(seq).or_default();
             for (list, map) in [
                 (data.event_names, &mut t.names),
@@ -544,13 +860,145 @@ impl PerfettoReader {
             }
             used = true;
         }
-        if let Some(e) = p.track_event {
+        if let Some(e) = &p.track_event {
             self.track_events += 1;
-            self.track_event(seq, p.timestamp.unwrap_or(0) as i64, e, b);
+            let ts = self.event_time(seq, p, e);
+            self.track_event(seq, ts, e, b);
             used = true;
         }
         if !used {
             self.other_packets += 1;
+        }
+        used
+    }
+
+    /// One value of counter track `uuid`: scaled by its unit multiplier,
+    /// added to its running total if the track is incremental.
+    fn counter_value(
+        &mut self,
+        uuid: u64,
+        raw: f64,
+        ts: i64,
+        name: Option<StrId>,
+        b: &mut Builder,
+    ) {
+        let lane = self.lane(uuid, b);
+        let counter = self.descriptors.get(&uuid).and_then(|d| d.counter.as_ref());
+        let mut value = raw * counter.and_then(|c| c.unit_multiplier).unwrap_or(1) as f64;
+        if counter.and_then(|c| c.is_incremental) == Some(true) {
+            let total = self.counter_totals.entry(uuid).or_insert(0.0);
+            *total += value;
+            value = *total;
+        }
+        let series = lane
+            .counter
+            .or(name)
+            .unwrap_or_else(|| b.trace.strings.intern("counter"));
+        b.counter_sample(lane.process, series, ts, value);
+    }
+
+    /// A ClockSnapshot: the trace clock, and each clock's offset to it.
+    fn clock_snapshot(&mut self, seq: u32, c: &ClockSnapshot) {
+        let trace_clock = *self.trace_clock.get_or_insert(
+            c.primary_trace_clock
+                .filter(|&k| k > 0)
+                .map_or(BOOTTIME, |k| k as u32),
+        );
+        let ns = |k: &Clock| {
+            (k.timestamp.unwrap_or(0) as i64)
+                .saturating_mul(k.unit_multiplier_ns.unwrap_or(1).max(1) as i64)
+        };
+        let Some(trace_ns) = c
+            .clocks
+            .iter()
+            .find(|k| k.clock_id == Some(trace_clock))
+            .map(ns)
+        else {
+            return;
+        };
+        for k in &c.clocks {
+            let Some(id) = k.clock_id else { continue };
+            let key = if id >= FIRST_SEQUENCE_CLOCK {
+                (seq, id)
+            } else {
+                (0, id)
+            };
+            if id >= FIRST_SEQUENCE_CLOCK {
+                self.sequences.entry(seq).or_default().clocks.insert(
+                    id,
+                    (
+                        k.unit_multiplier_ns.unwrap_or(1).max(1),
+                        k.is_incremental.unwrap_or(false),
+                        k.timestamp.unwrap_or(0),
+                    ),
+                );
+            }
+            self.snapshots
+                .entry(key)
+                .or_default()
+                .push((ns(k), trace_ns));
+        }
+    }
+
+    /// An event's time on the trace clock, in ns: the packet's timestamp on
+    /// its clock (the packet's, else the sequence default's, else the trace
+    /// clock), accumulated if that clock is incremental, converted through
+    /// the latest snapshot at or before it; or the legacy
+    /// `timestamp_absolute_us` / `timestamp_delta_us`.
+    fn event_time(&mut self, seq: u32, p: &TracePacket, e: &TrackEvent) -> i64 {
+        if e.timestamp_absolute_us.is_some() || e.timestamp_delta_us.is_some() {
+            let q = self.sequences.entry(seq).or_default();
+            let us = match (e.timestamp_absolute_us, e.timestamp_delta_us, q.last_us) {
+                (Some(abs), _, _) => abs,
+                (None, Some(d), Some(base)) => base + d,
+                _ => {
+                    self.unresolved_clock += 1;
+                    return p.timestamp.unwrap_or(0) as i64;
+                }
+            };
+            q.last_us = Some(us);
+            return us.saturating_mul(1000);
+        }
+        let raw = p.timestamp.unwrap_or(0);
+        let trace_clock = self.trace_clock.unwrap_or(BOOTTIME);
+        let q = self.sequences.get_mut(&seq);
+        let clock = p
+            .timestamp_clock_id
+            .or(q
+                .as_ref()
+                .and_then(|q| q.defaults.as_ref())
+                .and_then(|d| d.timestamp_clock_id))
+            .unwrap_or(trace_clock);
+        let (key, value) = if clock >= FIRST_SEQUENCE_CLOCK {
+            let Some((mult, incremental, last)) = q.and_then(|q| q.clocks.get_mut(&clock)) else {
+                self.unresolved_clock += 1;
+                return raw as i64;
+            };
+            let units = if *incremental {
+                *last = last.wrapping_add(raw);
+                *last
+            } else {
+                raw
+            };
+            ((seq, clock), (units as i64).saturating_mul(*mult as i64))
+        } else {
+            ((0, clock), raw as i64)
+        };
+        if clock == trace_clock {
+            return value;
+        }
+        match self.snapshots.get(&key) {
+            Some(pairs) if !pairs.is_empty() => {
+                let k = pairs
+                    .partition_point(|&(c, _)| c <= value)
+                    .saturating_sub(1);
+                let (c, t) = pairs[k];
+                t + (value - c)
+            }
+            _ => {
+                self.unresolved_clock += 1;
+                value
+            }
         }
     }
 
@@ -598,8 +1046,51 @@ impl PerfettoReader {
         let _ = serde_json::to_writer(&mut self.args, &map);
     }
 
-    fn track_event(&mut self, seq: u32, ts: i64, e: TrackEvent, b: &mut Builder) {
-        let lane = self.lane(e.track_uuid.unwrap_or(0), b);
+    fn track_event(&mut self, seq: u32, ts: i64, e: &TrackEvent, b: &mut Builder) {
+        let defaults = self
+            .sequences
+            .get(&seq)
+            .and_then(|q| q.defaults.as_ref())
+            .and_then(|d| d.track_event_defaults.as_ref());
+        let uuid = e
+            .track_uuid
+            .or(defaults.and_then(|d| d.track_uuid))
+            .unwrap_or(0);
+        // Extra counter values go to the event's counter tracks, else the
+        // sequence's default ones.
+        let extra_ids = |own: &Vec<u64>, default: Option<&Vec<u64>>| -> Vec<u64> {
+            if own.is_empty() {
+                default.cloned().unwrap_or_default()
+            } else {
+                own.clone()
+            }
+        };
+        let mut extras: Vec<(u64, f64)> = Vec::new();
+        if !e.extra_counter_values.is_empty() {
+            let ids = extra_ids(
+                &e.extra_counter_track_uuids,
+                defaults.map(|d| &d.extra_counter_track_uuids),
+            );
+            extras.extend(
+                ids.into_iter()
+                    .zip(e.extra_counter_values.iter().map(|&v| v as f64)),
+            );
+        }
+        if !e.extra_double_counter_values.is_empty() {
+            let ids = extra_ids(
+                &e.extra_double_counter_track_uuids,
+                defaults.map(|d| &d.extra_double_counter_track_uuids),
+            );
+            extras.extend(
+                ids.into_iter()
+                    .zip(e.extra_double_counter_values.iter().copied()),
+            );
+        }
+        for (id, v) in extras {
+            b.count_event(b'C');
+            self.counter_value(id, v, ts, None, b);
+        }
+        let lane = self.lane(uuid, b);
         let interned = self.interned.entry(seq).or_default();
         let name = match (&e.name, e.name_iid) {
             (Some(n), _) => Some(b.trace.strings.intern(n)),
@@ -628,7 +1119,7 @@ impl PerfettoReader {
                 let order = b.count_event(if instant { b'i' } else { b'B' });
                 let cat = cat.unwrap_or(empty);
                 b.count_category(cat);
-                self.write_args(seq, &e);
+                self.write_args(seq, e);
                 let args = (!self.args.is_empty()).then_some(&self.args[..]);
                 let fields = match args {
                     Some(text) if !instant => chrome::args_fields(b, text),
@@ -659,11 +1150,7 @@ impl PerfettoReader {
                     .double_counter_value
                     .or(e.counter_value.map(|v| v as f64))
                     .unwrap_or(0.0);
-                let series = lane
-                    .counter
-                    .or(name)
-                    .unwrap_or_else(|| b.trace.strings.intern("counter"));
-                b.counter_sample(lane.process, series, ts, value);
+                self.counter_value(uuid, value, ts, name, b);
             }
             _ => {}
         }
