@@ -1,25 +1,37 @@
 //! Perfetto protobuf traces (`.pftrace`, `.perfetto-trace`, gzip too): the
-//! TrackEvent subset, read packet by packet as the bytes arrive.
+//! TrackEvent subset, read packet by packet as the bytes arrive, written
+//! straight into the model builder.
 //!
-//! Each `TracePacket` is decoded with prost (the message subset is declared
-//! below; unknown fields are skipped by prost) and translated into
-//! Kineto-shaped JSON events that stream into the Chrome importer, so a
-//! Perfetto trace lands in the same model as any other:
+//! A `TracePacket` and its `TrackEvent` are read where they lie (the wire
+//! format by hand: the scalars needed, names as slices of the input); the
+//! rarer sub-messages — descriptors, interned data, clock snapshots, packet
+//! defaults, debug annotations — are decoded with prost (subsets declared
+//! below). What lands in the model:
 //!
-//! - `TrackDescriptor`s give lanes: a thread track → its pid/tid, a process
-//!   track → its pid, any other track → a lane named after it inside its
-//!   parent's process; counter tracks → counter series;
-//! - `TrackEvent` SLICE_BEGIN / SLICE_END → `B` / `E` (paired per track as a
-//!   stack by the Chrome importer), INSTANT → `i`, COUNTER (int or double)
-//!   → `C`;
+//! - `TrackDescriptor`s give lanes: a thread track → its pid/tid (named by
+//!   its thread name, else the descriptor's name), a process track → its
+//!   pid, any other track → a lane named after it inside its process,
+//!   nested under its parent track in the order the descriptors give;
+//!   counter tracks → counter series;
+//! - `TrackEvent` SLICE_BEGIN / SLICE_END → a slice (paired per track as a
+//!   stack), INSTANT → an instant, COUNTER (int or double; incremental
+//!   tracks summed, unit multipliers applied) and extra counter values →
+//!   counter samples; events without a track go on the sequence's default;
+//! - times on the trace clock (BOOTTIME unless a ClockSnapshot names
+//!   another): each packet's clock (its own, else the sequence default's)
+//!   converted through the latest snapshot, incremental sequence clocks
+//!   accumulated, legacy `timestamp_delta_us` / `timestamp_absolute_us`;
 //! - names and categories plain or interned per `trusted_packet_sequence_id`
 //!   (cleared on `SEQ_INCREMENTAL_STATE_CLEARED`), debug annotations as args;
-//! - `flow_ids` / `terminating_flow_ids` (and the old fields) → flow events;
-//! - packets that are not TrackEvent / TrackDescriptor / interned data are
-//!   counted in the diagnostics, never silently dropped.
+//! - `flow_ids` / `terminating_flow_ids` (and the old fields) → flows;
+//! - packets that are not TrackEvent / TrackDescriptor / interned data /
+//!   clocks / defaults are counted in the diagnostics, and so are the
+//!   fields of imported packets that are not read: never silently dropped.
 
 use crate::warnings;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use std::borrow::Cow;
 
 use prost::Message;
 use serde_json::{json, Map, Value};
@@ -28,30 +40,6 @@ use super::builder::{Builder, EventIn, Fields, FlowEvent};
 use super::chrome;
 use crate::error::ImportError;
 use crate::model::{LaneId, ProcessIdx, StrId, TrackIdx};
-
-#[derive(Clone, PartialEq, Message)]
-pub struct TracePacket {
-    #[prost(uint64, optional, tag = "8")]
-    pub timestamp: Option<u64>,
-    #[prost(uint32, optional, tag = "10")]
-    pub trusted_packet_sequence_id: Option<u32>,
-    #[prost(message, optional, tag = "11")]
-    pub track_event: Option<TrackEvent>,
-    #[prost(message, optional, tag = "12")]
-    pub interned_data: Option<InternedData>,
-    #[prost(uint32, optional, tag = "13")]
-    pub sequence_flags: Option<u32>,
-    #[prost(bool, optional, tag = "41")]
-    pub incremental_state_cleared: Option<bool>,
-    #[prost(message, optional, tag = "60")]
-    pub track_descriptor: Option<TrackDescriptor>,
-    #[prost(message, optional, tag = "6")]
-    pub clock_snapshot: Option<ClockSnapshot>,
-    #[prost(uint32, optional, tag = "58")]
-    pub timestamp_clock_id: Option<u32>,
-    #[prost(message, optional, tag = "59")]
-    pub trace_packet_defaults: Option<TracePacketDefaults>,
-}
 
 #[derive(Clone, PartialEq, Message)]
 pub struct ClockSnapshot {
@@ -89,48 +77,6 @@ pub struct TrackEventDefaults {
     pub extra_counter_track_uuids: Vec<u64>,
     #[prost(uint64, repeated, packed = "false", tag = "45")]
     pub extra_double_counter_track_uuids: Vec<u64>,
-}
-
-#[derive(Clone, PartialEq, Message)]
-pub struct TrackEvent {
-    #[prost(uint64, repeated, packed = "false", tag = "3")]
-    pub category_iids: Vec<u64>,
-    #[prost(message, repeated, tag = "4")]
-    pub debug_annotations: Vec<DebugAnnotation>,
-    #[prost(int32, optional, tag = "9")]
-    pub r#type: Option<i32>,
-    #[prost(uint64, optional, tag = "10")]
-    pub name_iid: Option<u64>,
-    #[prost(uint64, optional, tag = "11")]
-    pub track_uuid: Option<u64>,
-    #[prost(string, repeated, tag = "22")]
-    pub categories: Vec<String>,
-    #[prost(string, optional, tag = "23")]
-    pub name: Option<String>,
-    #[prost(int64, optional, tag = "30")]
-    pub counter_value: Option<i64>,
-    #[prost(uint64, repeated, packed = "false", tag = "36")]
-    pub flow_ids_old: Vec<u64>,
-    #[prost(uint64, repeated, packed = "false", tag = "42")]
-    pub terminating_flow_ids_old: Vec<u64>,
-    #[prost(double, optional, tag = "44")]
-    pub double_counter_value: Option<f64>,
-    #[prost(fixed64, repeated, packed = "false", tag = "47")]
-    pub flow_ids: Vec<u64>,
-    #[prost(fixed64, repeated, packed = "false", tag = "48")]
-    pub terminating_flow_ids: Vec<u64>,
-    #[prost(int64, optional, tag = "1")]
-    pub timestamp_delta_us: Option<i64>,
-    #[prost(int64, optional, tag = "16")]
-    pub timestamp_absolute_us: Option<i64>,
-    #[prost(uint64, repeated, packed = "false", tag = "31")]
-    pub extra_counter_track_uuids: Vec<u64>,
-    #[prost(int64, repeated, packed = "false", tag = "12")]
-    pub extra_counter_values: Vec<i64>,
-    #[prost(uint64, repeated, packed = "false", tag = "45")]
-    pub extra_double_counter_track_uuids: Vec<u64>,
-    #[prost(double, repeated, packed = "false", tag = "46")]
-    pub extra_double_counter_values: Vec<f64>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -367,11 +313,6 @@ struct Sequence {
 /// TracePacket fields read (or that carry no event data: trusted uid/pid,
 /// sequence bookkeeping).
 const PACKET_READ: &[u64] = &[3, 6, 8, 10, 11, 12, 13, 41, 42, 58, 59, 60, 79, 87];
-/// TrackEvent fields read.
-const TRACK_EVENT_READ: &[u64] = &[
-    1, 3, 4, 9, 10, 11, 12, 16, 22, 23, 30, 31, 36, 42, 44, 45, 46, 47, 48,
-];
-
 /// A set of field numbers as a bit mask (for the ones below 128).
 const fn field_mask(fields: &[u64]) -> u128 {
     let mut m = 0u128;
@@ -385,56 +326,193 @@ const fn field_mask(fields: &[u64]) -> u128 {
     m
 }
 const PACKET_READ_MASK: u128 = field_mask(PACKET_READ);
-const TRACK_EVENT_READ_MASK: u128 = field_mask(TRACK_EVENT_READ);
 
 fn in_mask(mask: u128, field: u64) -> bool {
     field < 128 && mask >> field & 1 == 1
 }
 
-/// Calls `f(field, Some(body))` for each length-delimited field of a
-/// message and `f(field, None)` for the others; stops at malformed bytes.
-/// One-byte tags, lengths and varints (nearly all of them) take a short path.
-#[inline]
-fn for_each_field(b: &[u8], mut f: impl FnMut(u64, Option<&[u8]>)) {
-    let varint = |at: usize| -> Option<(u64, usize)> {
-        match b.get(at) {
-            Some(&c) if c < 0x80 => Some((c as u64, 1)),
-            Some(_) => read_varint(&b[at..]),
-            None => None,
-        }
-    };
-    let mut at = 0;
-    while at < b.len() {
-        let Some((key, n)) = varint(at) else { return };
-        at += n;
-        let (field, wire) = (key >> 3, key & 7);
-        match wire {
+/// One field of a protobuf message.
+enum Wire<'a> {
+    Varint(u64),
+    Fixed64(u64),
+    Fixed32,
+    Bytes(&'a [u8]),
+}
+
+/// The fields of a message in order; `None` for malformed bytes.
+fn read_fields<'a>(mut b: &'a [u8], mut f: impl FnMut(u64, Wire<'a>)) -> Option<()> {
+    while !b.is_empty() {
+        let (key, n) = read_varint(b)?;
+        b = &b[n..];
+        let field = key >> 3;
+        match key & 7 {
             0 => {
-                // A varint ends at the first byte below 0x80.
-                match b[at.min(b.len())..].iter().position(|&c| c < 0x80) {
-                    Some(k) if k < 10 => at += k + 1,
-                    _ => return,
-                }
-                f(field, None);
+                let (v, m) = read_varint(b)?;
+                b = &b[m..];
+                f(field, Wire::Varint(v));
             }
-            1 | 5 => {
-                at += if wire == 1 { 8 } else { 4 };
-                if at > b.len() {
-                    return;
-                }
-                f(field, None);
+            1 => {
+                let v = u64::from_le_bytes(b.get(..8)?.try_into().ok()?);
+                b = &b[8..];
+                f(field, Wire::Fixed64(v));
+            }
+            5 => {
+                b = b.get(4..)?;
+                f(field, Wire::Fixed32);
             }
             2 => {
-                let Some((len, m)) = varint(at) else { return };
-                at += m;
-                let Some(body) = b.get(at..at.saturating_add(len as usize)) else {
-                    return;
-                };
-                at += body.len();
-                f(field, Some(body));
+                let (len, m) = read_varint(b)?;
+                let body = b.get(m..m.checked_add(len as usize)?)?;
+                b = &b[m + body.len()..];
+                f(field, Wire::Bytes(body));
             }
-            _ => return,
+            _ => return None,
         }
+    }
+    Some(())
+}
+
+/// Appends a repeated varint field's values (packed or not).
+fn push_varints(out: &mut Vec<u64>, w: Wire) {
+    match w {
+        Wire::Varint(v) => out.push(v),
+        Wire::Bytes(mut b) => {
+            while let Some((v, n)) = read_varint(b) {
+                out.push(v);
+                b = &b[n..];
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Appends a repeated 64-bit field's values (packed or not).
+fn push_fixed64(out: &mut Vec<u64>, w: Wire) {
+    match w {
+        Wire::Fixed64(v) => out.push(v),
+        Wire::Bytes(b) => out.extend(
+            b.chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
+        ),
+        _ => {}
+    }
+}
+
+/// Fields of a packet or event that were not read: (message, field).
+/// A few fit inline; more are rare.
+type Unread = [Option<(&'static str, u64)>; 4];
+
+fn note_unread(unread: &mut Unread, message: &'static str, field: u64) {
+    if let Some(slot) = unread.iter_mut().find(|s| s.is_none()) {
+        *slot = Some((message, field));
+    }
+}
+
+/// A TracePacket's fields, read where they lie: the scalars this reader
+/// needs and its sub-messages as byte ranges (only the ones present are
+/// decoded, by prost).
+#[derive(Default)]
+struct PacketView<'a> {
+    timestamp: Option<u64>,
+    trusted_packet_sequence_id: Option<u32>,
+    sequence_flags: Option<u32>,
+    incremental_state_cleared: Option<bool>,
+    timestamp_clock_id: Option<u32>,
+    track_event: Option<&'a [u8]>,
+    interned_data: Option<&'a [u8]>,
+    track_descriptor: Option<&'a [u8]>,
+    clock_snapshot: Option<&'a [u8]>,
+    trace_packet_defaults: Option<&'a [u8]>,
+    unread: Unread,
+}
+
+impl<'a> PacketView<'a> {
+    fn read(bytes: &'a [u8]) -> Option<PacketView<'a>> {
+        let mut p = PacketView::default();
+        read_fields(bytes, |field, w| match (field, w) {
+            (8, Wire::Varint(v)) => p.timestamp = Some(v),
+            (10, Wire::Varint(v)) => p.trusted_packet_sequence_id = Some(v as u32),
+            (13, Wire::Varint(v)) => p.sequence_flags = Some(v as u32),
+            (41, Wire::Varint(v)) => p.incremental_state_cleared = Some(v != 0),
+            (58, Wire::Varint(v)) => p.timestamp_clock_id = Some(v as u32),
+            (11, Wire::Bytes(b)) => p.track_event = Some(b),
+            (12, Wire::Bytes(b)) => p.interned_data = Some(b),
+            (60, Wire::Bytes(b)) => p.track_descriptor = Some(b),
+            (6, Wire::Bytes(b)) => p.clock_snapshot = Some(b),
+            (59, Wire::Bytes(b)) => p.trace_packet_defaults = Some(b),
+            (f, _) if in_mask(PACKET_READ_MASK, f) => {}
+            (f, _) => note_unread(&mut p.unread, "TracePacket", f),
+        })?;
+        Some(p)
+    }
+}
+
+/// A TrackEvent's fields, read where they lie (names and categories are
+/// not copied unless they are not valid UTF-8).
+#[derive(Default)]
+struct EventView<'a> {
+    r#type: Option<i32>,
+    track_uuid: Option<u64>,
+    name: Option<Cow<'a, str>>,
+    name_iid: Option<u64>,
+    categories: Vec<Cow<'a, str>>,
+    category_iids: Vec<u64>,
+    debug_annotations: Vec<DebugAnnotation>,
+    counter_value: Option<i64>,
+    double_counter_value: Option<f64>,
+    flow_ids: Vec<u64>,
+    terminating_flow_ids: Vec<u64>,
+    flow_ids_old: Vec<u64>,
+    terminating_flow_ids_old: Vec<u64>,
+    timestamp_delta_us: Option<i64>,
+    timestamp_absolute_us: Option<i64>,
+    extra_counter_track_uuids: Vec<u64>,
+    extra_counter_values: Vec<i64>,
+    extra_double_counter_track_uuids: Vec<u64>,
+    extra_double_counter_values: Vec<f64>,
+}
+
+impl<'a> EventView<'a> {
+    fn read(bytes: &'a [u8], unread: &mut Unread) -> Option<EventView<'a>> {
+        let mut e = EventView::default();
+        let mut ok = true;
+        let text = |b: &'a [u8]| String::from_utf8_lossy(b);
+        read_fields(bytes, |field, w| match (field, w) {
+            (9, Wire::Varint(v)) => e.r#type = Some(v as i32),
+            (11, Wire::Varint(v)) => e.track_uuid = Some(v),
+            (23, Wire::Bytes(b)) => e.name = Some(text(b)),
+            (10, Wire::Varint(v)) => e.name_iid = Some(v),
+            (22, Wire::Bytes(b)) => e.categories.push(text(b)),
+            (3, w) => push_varints(&mut e.category_iids, w),
+            (4, Wire::Bytes(b)) => match DebugAnnotation::decode(b) {
+                Ok(a) => e.debug_annotations.push(a),
+                Err(_) => ok = false,
+            },
+            (30, Wire::Varint(v)) => e.counter_value = Some(v as i64),
+            (44, Wire::Fixed64(v)) => e.double_counter_value = Some(f64::from_bits(v)),
+            (47, w) => push_fixed64(&mut e.flow_ids, w),
+            (48, w) => push_fixed64(&mut e.terminating_flow_ids, w),
+            (36, w) => push_varints(&mut e.flow_ids_old, w),
+            (42, w) => push_varints(&mut e.terminating_flow_ids_old, w),
+            (1, Wire::Varint(v)) => e.timestamp_delta_us = Some(v as i64),
+            (16, Wire::Varint(v)) => e.timestamp_absolute_us = Some(v as i64),
+            (31, w) => push_varints(&mut e.extra_counter_track_uuids, w),
+            (12, w) => {
+                let mut v = Vec::new();
+                push_varints(&mut v, w);
+                e.extra_counter_values
+                    .extend(v.into_iter().map(|x| x as i64));
+            }
+            (45, w) => push_varints(&mut e.extra_double_counter_track_uuids, w),
+            (46, w) => {
+                let mut v = Vec::new();
+                push_fixed64(&mut v, w);
+                e.extra_double_counter_values
+                    .extend(v.into_iter().map(f64::from_bits));
+            }
+            (f, _) => note_unread(unread, "TrackEvent", f),
+        })?;
+        ok.then_some(e)
     }
 }
 
@@ -466,9 +544,6 @@ pub struct PerfettoReader {
     seen_flows: HashSet<u64>,
     /// Scratch space for an event's args text.
     args: Vec<u8>,
-    /// The packet being decoded (reused; boxed so taking it out to decode
-    /// moves a pointer, not the whole message).
-    scratch: Box<TracePacket>,
     /// `""` and `"flow"` in the model's strings, once known.
     empty: Option<StrId>,
     flow_cat: Option<StrId>,
@@ -537,19 +612,12 @@ impl PerfettoReader {
             };
             if field == 1 && wire == 2 {
                 self.packets += 1;
-                // Decoded into one reused packet: no large moves per event.
-                let bytes = &rest[body..end];
-                let mut p = std::mem::take(&mut self.scratch);
-                p.clear();
-                match p.merge(bytes) {
-                    Ok(()) => {
-                        if self.packet(&mut p, b) {
-                            self.count_unread(bytes);
-                        }
+                match PacketView::read(&rest[body..end]) {
+                    Some(p) => {
+                        self.packet(p, b);
                     }
-                    Err(_) => self.bad_packets += 1,
+                    None => self.bad_packets += 1,
                 }
-                self.scratch = p;
             } else {
                 self.skipped_fields += 1;
             }
@@ -779,29 +847,8 @@ impl PerfettoReader {
         lane
     }
 
-    /// Counts the fields of a packet that was imported (and of its
-    /// TrackEvent) that this reader does not read.
-    fn count_unread(&mut self, packet: &[u8]) {
-        for_each_field(packet, |field, body| {
-            if field == 11 {
-                if let Some(event) = body {
-                    for_each_field(event, |f, _| {
-                        if !in_mask(TRACK_EVENT_READ_MASK, f) {
-                            *self.unread_fields.entry(("TrackEvent", f)).or_default() += 1;
-                        }
-                    });
-                }
-            } else if !in_mask(PACKET_READ_MASK, field) {
-                *self
-                    .unread_fields
-                    .entry(("TracePacket", field))
-                    .or_default() += 1;
-            }
-        });
-    }
-
     /// Imports one packet; `false` when it holds nothing this reader reads.
-    fn packet(&mut self, p: &mut TracePacket, b: &mut Builder) -> bool {
+    fn packet(&mut self, p: PacketView, b: &mut Builder) -> bool {
         let seq = p.trusted_packet_sequence_id.unwrap_or(0);
         let cleared = p.incremental_state_cleared.unwrap_or(false)
             || p.sequence_flags.unwrap_or(0) & SEQ_INCREMENTAL_STATE_CLEARED != 0;
@@ -813,15 +860,21 @@ impl PerfettoReader {
             }
         }
         let mut used = false;
-        if let Some(d) = p.trace_packet_defaults.take() {
+        if let Some(d) = p
+            .trace_packet_defaults
+            .and_then(|x| TracePacketDefaults::decode(x).ok())
+        {
             self.sequences.entry(seq).or_default().defaults = Some(d);
             used = true;
         }
-        if let Some(c) = &p.clock_snapshot {
-            self.clock_snapshot(seq, c);
+        if let Some(c) = p.clock_snapshot.and_then(|x| ClockSnapshot::decode(x).ok()) {
+            self.clock_snapshot(seq, &c);
             used = true;
         }
-        if let Some(d) = p.track_descriptor.take() {
+        if let Some(d) = p
+            .track_descriptor
+            .and_then(|x| TrackDescriptor::decode(x).ok())
+        {
             // Writers repeat descriptors (each flush, each sequence): only a
             // changed one moves its lane.
             if let Some(us) = d.thread.as_ref().and_then(|t| t.reference_timestamp_us) {
@@ -835,7 +888,7 @@ impl PerfettoReader {
             }
             used = true;
         }
-        if let Some(data) = p.interned_data.take() {
+        if let Some(data) = p.interned_data.and_then(|x| InternedData::decode(x).ok()) {
             let t = self.interned.entry(seq).or_default();
             for (list, map) in [
                 (data.event_names, &mut t.names),
@@ -860,14 +913,25 @@ impl PerfettoReader {
             }
             used = true;
         }
-        if let Some(e) = &p.track_event {
-            self.track_events += 1;
-            let ts = self.event_time(seq, p, e);
-            self.track_event(seq, ts, e, b);
+        let mut unread = p.unread;
+        if let Some(bytes) = p.track_event {
+            match EventView::read(bytes, &mut unread) {
+                Some(e) => {
+                    self.track_events += 1;
+                    let ts = self.event_time(seq, p.timestamp, p.timestamp_clock_id, &e);
+                    self.track_event(seq, ts, &e, b);
+                }
+                None => self.bad_packets += 1,
+            }
             used = true;
         }
         if !used {
             self.other_packets += 1;
+        } else {
+            // Fields of a packet that was imported but not read.
+            for (message, field) in unread.into_iter().flatten() {
+                *self.unread_fields.entry((message, field)).or_default() += 1;
+            }
         }
         used
     }
@@ -945,7 +1009,13 @@ impl PerfettoReader {
     /// clock), accumulated if that clock is incremental, converted through
     /// the latest snapshot at or before it; or the legacy
     /// `timestamp_absolute_us` / `timestamp_delta_us`.
-    fn event_time(&mut self, seq: u32, p: &TracePacket, e: &TrackEvent) -> i64 {
+    fn event_time(
+        &mut self,
+        seq: u32,
+        timestamp: Option<u64>,
+        timestamp_clock_id: Option<u32>,
+        e: &EventView,
+    ) -> i64 {
         if e.timestamp_absolute_us.is_some() || e.timestamp_delta_us.is_some() {
             let q = self.sequences.entry(seq).or_default();
             let us = match (e.timestamp_absolute_us, e.timestamp_delta_us, q.last_us) {
@@ -953,17 +1023,16 @@ impl PerfettoReader {
                 (None, Some(d), Some(base)) => base + d,
                 _ => {
                     self.unresolved_clock += 1;
-                    return p.timestamp.unwrap_or(0) as i64;
+                    return timestamp.unwrap_or(0) as i64;
                 }
             };
             q.last_us = Some(us);
             return us.saturating_mul(1000);
         }
-        let raw = p.timestamp.unwrap_or(0);
+        let raw = timestamp.unwrap_or(0);
         let trace_clock = self.trace_clock.unwrap_or(BOOTTIME);
         let q = self.sequences.get_mut(&seq);
-        let clock = p
-            .timestamp_clock_id
+        let clock = timestamp_clock_id
             .or(q
                 .as_ref()
                 .and_then(|q| q.defaults.as_ref())
@@ -1003,7 +1072,7 @@ impl PerfettoReader {
     }
 
     /// Writes the event's debug annotations as args JSON text into `self.args`.
-    fn write_args(&mut self, seq: u32, e: &TrackEvent) {
+    fn write_args(&mut self, seq: u32, e: &EventView) {
         self.args.clear();
         if e.debug_annotations.is_empty() {
             return;
@@ -1046,7 +1115,7 @@ impl PerfettoReader {
         let _ = serde_json::to_writer(&mut self.args, &map);
     }
 
-    fn track_event(&mut self, seq: u32, ts: i64, e: &TrackEvent, b: &mut Builder) {
+    fn track_event(&mut self, seq: u32, ts: i64, e: &EventView, b: &mut Builder) {
         let defaults = self
             .sequences
             .get(&seq)
@@ -1102,7 +1171,7 @@ impl PerfettoReader {
             ([one], []) => Some(b.trace.strings.intern(one)),
             ([], [one]) => interned.categories.get(one).copied(),
             (plain, iids) => {
-                let mut all: Vec<String> = plain.to_vec();
+                let mut all: Vec<String> = plain.iter().map(|c| c.to_string()).collect();
                 all.extend(
                     iids.iter()
                         .filter_map(|i| interned.categories.get(i))
