@@ -513,9 +513,13 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
     if flags.positional.is_empty() {
         return Err("bench needs trace files".into());
     }
-    println!("file,json_mb,import_s,table_s,total_s,mb_per_s,slices,model_mb,model_over_json,peak_rss_mb");
+    println!("file,json_mb,import_s,table_s,total_s,mb_per_s,slices,model_mb,model_over_json,peak_rss_mb,import_peak_over_file");
     for path in &flags.positional {
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        // What the import itself holds at its peak (model and transient
+        // buffers), over the file's size: the high-water mark less what the
+        // process held with the file read (meaningful for the first file).
+        let rss_before = proc_status_mb("VmRSS:");
         let mut best = (f64::MAX, 0.0, 0.0);
         let mut last = None;
         for _ in 0..3 {
@@ -536,7 +540,7 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
         let json = trace.diagnostics.bytes_read as f64;
         let model = trace.heap_bytes() as f64;
         println!(
-            "{},{:.1},{:.3},{:.3},{:.3},{:.0},{},{:.1},{:.2},{}",
+            "{},{:.1},{:.3},{:.3},{:.3},{:.0},{},{:.1},{:.2},{},{}",
             path,
             json / 1e6,
             best.1,
@@ -546,7 +550,13 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
             trace.slices.len(),
             model / 1e6,
             model / json,
-            peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0}"))
+            peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0}")),
+            peak_rss_mb()
+                .zip(rss_before)
+                .map_or("n/a".into(), |(p, b)| format!(
+                    "{:.2}",
+                    (p - b) * 1e6 / bytes.len().max(1) as f64 / 1.048576
+                ))
         );
     }
     Ok(())
@@ -554,8 +564,13 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
 
 /// Peak resident set size of this process (Linux), in MB.
 fn peak_rss_mb() -> Option<f64> {
+    proc_status_mb("VmHWM:")
+}
+
+/// A memory line of /proc/self/status (Linux), in MiB.
+fn proc_status_mb(key: &str) -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
 }

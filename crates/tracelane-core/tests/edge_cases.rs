@@ -791,3 +791,24 @@ fn protobuf_that_is_not_a_perfetto_trace_says_so() {
         "not a trace: the file is a protobuf file that is not a Perfetto trace, not JSON"
     );
 }
+
+#[test]
+fn a_neuron_system_profile_streams_in_any_chunking_and_keeps_what_a_cut_leaves() {
+    let bytes =
+        std::fs::read(common::fixtures().join("neuron-provisional/system_profile.json")).unwrap();
+    let whole = import_bytes(&bytes, ImportOptions::default()).unwrap();
+    for chunk in [7usize, 4097] {
+        let mut imp = Importer::new(ImportOptions::default());
+        for c in bytes.chunks(chunk) {
+            imp.push(c).unwrap();
+        }
+        let t = imp.finish().unwrap();
+        assert_eq!(summary(&t), summary(&whole), "chunks of {chunk}");
+    }
+    // Cut inside the event list: the complete events stay, the cut is said.
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    let t = import_bytes(cut, ImportOptions::default()).unwrap();
+    assert!(!t.slices.is_empty() && t.slices.len() < whole.slices.len());
+    assert!(t.diagnostics.truncated);
+    assert_eq!(t.diagnostics.warning_count("truncated"), 1);
+}

@@ -147,6 +147,10 @@ pub fn sniff(head: &[u8]) -> Sniffed {
 /// on the dense side: over-reserving costs address space, not memory).
 const PERFETTO_BYTES_PER_SLICE: u64 = 48;
 
+/// A Neuron system profile's bytes per event (its events carry a dozen or
+/// more fields), for sizing the columns.
+const NEURON_BYTES_PER_EVENT: u64 = 300;
+
 /// How many bytes of a new chunk are first appended to an event held from
 /// the chunk before (more only when the held bytes are longer).
 const COMPLETE_WINDOW: usize = 64 << 10;
@@ -269,7 +273,7 @@ pub struct Importer {
     /// The first JSON bytes, held until they say which JSON format this is.
     undecided: Option<Vec<u8>>,
     /// A Neuron system profile: its JSON, read whole at the end.
-    neuron: Option<Vec<u8>>,
+    neuron: Option<neuron::NeuronReader>,
     /// A Perfetto trace: packets translated as they arrive.
     perfetto: Option<perfetto::PerfettoReader>,
     /// Set for an importer of a later part of a file: where it starts.
@@ -394,9 +398,8 @@ impl Importer {
                 limit_bytes: self.opts.max_json_bytes,
             });
         }
-        if let Some(buf) = &mut self.neuron {
-            buf.extend_from_slice(data);
-            return Ok(());
+        if let Some(reader) = &mut self.neuron {
+            return reader.push(data, &mut self.parser.b);
         }
         if let Some(reader) = &mut self.perfetto {
             return reader.push(data, &mut self.parser.b);
@@ -421,7 +424,18 @@ impl Importer {
     /// whole; anything else streams into the Chrome parser.
     fn decide(&mut self, head: &[u8], last: bool) -> Result<(), ImportError> {
         if neuron::looks_like(&head[..head.len().min(DECIDE_BYTES)]) {
-            self.neuron = Some(head.to_vec());
+            // Its args can never be read back from the file: keep every event's
+            // (all its fields: about the file's size, reserved once rather
+            // than grown by doubling, which held both copies for a moment).
+            self.parser.b.keep_op_args = true;
+            let b = &mut self.parser.b;
+            b.trace
+                .args_arena
+                .reserve(self.size_hint.min(1 << 32) as usize);
+            b.reserve_slices((self.size_hint / NEURON_BYTES_PER_EVENT).min(64 << 20) as usize);
+            let mut reader = neuron::NeuronReader::default();
+            reader.push(head, &mut self.parser.b)?;
+            self.neuron = Some(reader);
             return Ok(());
         }
         if perfetto::looks_like(head) {
@@ -635,8 +649,8 @@ impl Importer {
             self.decide(&head, false)?;
         }
         let gzip = matches!(self.mode, Mode::Gzip(_));
-        if let Some(json) = self.neuron.take() {
-            return finish_neuron(&json, self.json_bytes, gzip);
+        if let Some(reader) = self.neuron.take() {
+            return finish_neuron(reader, self.parser.b, self.json_bytes, gzip);
         }
         if let Some(reader) = self.perfetto.take() {
             let summary = format!(
@@ -669,25 +683,26 @@ impl Importer {
     }
 }
 
-/// A Neuron system profile: translated to Kineto-shaped events, then read
-/// like any Chrome trace (see [`neuron`]).
-fn finish_neuron(json: &[u8], json_bytes: u64, gzip: bool) -> Result<Trace, ImportError> {
-    let (chrome_json, counts) = neuron::to_chrome(json)?;
+/// A Neuron system profile, streamed into the builder (see [`neuron`]).
+fn finish_neuron(
+    reader: neuron::NeuronReader,
+    mut b: builder::Builder,
+    json_bytes: u64,
+    gzip: bool,
+) -> Result<Trace, ImportError> {
+    let counts = reader.finish(&mut b)?;
     if counts.events == 0 {
         return Err(ImportError::NotATrace {
             reason: "a Neuron system profile with no events (no trace_event list with trace_event_source entries)".into(),
         });
     }
-    let mut parser = chrome::ChromeParser::new();
-    parser.b.keep_op_args = true;
-    let used = parser.feed(&chrome_json, true)?;
-    parser.b.diag.bytes_read = json_bytes;
-    parser.b.diag.format = if gzip {
+    b.diag.bytes_read = json_bytes;
+    b.diag.format = if gzip {
         "Neuron Explorer system profile JSON (gzip)".into()
     } else {
         "Neuron Explorer system profile JSON".into()
     };
-    let mut t = parser.finish(&chrome_json[used.min(chrome_json.len())..])?;
+    let mut t = b.finish();
     let d = &mut t.diagnostics;
     d.time_unit_decision = format!(
         "timestamp and duration read as epoch nanoseconds (or their timestamp_unit); {} events ({}), {} flow links, {} memory and {} CPU samples",
