@@ -608,7 +608,12 @@ pub(super) fn args_fields(b: &mut Builder, args: &[u8]) -> Fields {
     if parse_args(args, 0, true, &mut ev).is_err() {
         return Fields::default();
     }
-    let span = |s: Option<(usize, usize)>| s.map(|(s, e)| &args[s..e]);
+    fields_of(b, &ev, args)
+}
+
+/// The parsed args fields of an event whose spans point into `buf`.
+fn fields_of(b: &mut Builder, ev: &RawEvent, buf: &[u8]) -> Fields {
+    let span = |s: Option<(usize, usize)>| s.map(|(s, e)| &buf[s..e]);
     Fields {
         external_id: ev.external_id,
         correlation: ev.correlation,
@@ -733,16 +738,7 @@ impl Builder {
             cat,
             args: span(ev.args),
             fields: if with_fields {
-                Fields {
-                    external_id: ev.external_id,
-                    correlation: ev.correlation,
-                    stream: ev.stream,
-                    seq: ev.seq,
-                    device: ev.device,
-                    fwd_thread: ev.fwd_thread,
-                    input_dims: me.compact(span(ev.input_dims)),
-                    input_types: me.compact(span(ev.input_types)),
-                }
+                fields_of(me, ev, b)
             } else {
                 Fields::default()
             },
