@@ -172,55 +172,318 @@ fn plot_width() -> f64 {
     (w - LABELS_PX - 48.0).clamp(480.0, 4096.0).floor()
 }
 
-#[component]
-pub fn TimelineView(summary: Summary) -> impl IntoView {
-    let ui: Ui = expect_context();
-    let id = summary.id;
-    let (t0, t1) = (summary.timeline_start_ns, summary.timeline_end_ns);
-    let lanes = StoredValue::new(summary.lanes.clone());
-    let width = plot_width();
-    let home = TimeAxis::fit(t0, t1, width);
-    let axis = RwSignal::new(home);
-    let collapsed = RwSignal::new(Vec::<u32>::new());
-    let colour_by_name = RwSignal::new(false);
-    let search = RwSignal::new(String::new());
-    let search_at = RwSignal::new(None::<(usize, i64)>);
-    // The match last asked for: Enter pressed again before the answer
-    // arrives steps on from it, not from the match shown.
-    let search_asked = RwSignal::new(None::<i64>);
-    let selected = RwSignal::new(None::<PickedSlice>);
-    let range = RwSignal::new(None::<(i64, i64)>);
-    let follow = RwSignal::new(false);
-    let range_ops = RwSignal::new(None::<RangeOps>);
-    let rects: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let scroller: NodeRef<leptos::html::Div> = NodeRef::new();
-    let layout = Memo::new(move |_| lanes.with_value(|l| row_layout(l, &collapsed.get())));
-    let highlight = Memo::new(move |_| {
-        let s = search.get();
-        if !s.trim().is_empty() {
-            Some(Highlight {
-                text: s.trim().to_string(),
-                exact: false,
-            })
-        } else {
-            ui.table_highlight.get()
-        }
-    });
-    let view = Memo::new(move |_| {
-        let a = axis.get();
-        ViewRequest {
-            start_ns: a.start_ns,
-            ns_per_px: a.ns_per_px,
-            width_px: width,
-            collapsed: collapsed.get(),
-            highlight: highlight.get(),
-            colour_by_name: colour_by_name.get(),
-        }
-    });
+/// How the pointer is dragging over the plot or the ruler.
+#[derive(Clone, Copy, PartialEq)]
+enum Drag {
+    Pan { start: f64, last: f64 },
+    Range { from_ns: i64 },
+}
 
-    // Mount: hand the canvases to the worker and start the frame loop;
-    // unmount stops it. Signals only mark the scene the next frame sends.
+/// One trace's timeline state, shared by its parts: the view, folding,
+/// search, selection and range, and the questions it asks the worker (each
+/// kind delivers only its latest answer). A `Copy` handle.
+#[derive(Clone, Copy)]
+struct Tl {
+    id: u32,
+    /// Start of the trace (the ruler's zero), the plot's width, the whole view.
+    t0: i64,
+    width: f64,
+    home: TimeAxis,
+    lanes: StoredValue<Vec<LaneView>>,
+    axis: RwSignal<TimeAxis>,
+    collapsed: RwSignal<Vec<u32>>,
+    colour_by_name: RwSignal<bool>,
+    search: RwSignal<String>,
+    search_at: RwSignal<Option<(usize, i64)>>,
+    /// The match last asked for: Enter pressed again before the answer
+    /// arrives steps on from it, not from the match shown.
+    search_asked: RwSignal<Option<i64>>,
+    selected: RwSignal<Option<PickedSlice>>,
+    range: RwSignal<Option<(i64, i64)>>,
+    follow: RwSignal<bool>,
+    range_ops: RwSignal<Option<RangeOps>>,
+    hover_at: RwSignal<Option<(f64, f64)>>,
+    hovered: RwSignal<Option<PickedSlice>>,
+    drag: RwSignal<Option<Drag>>,
+    scroller: NodeRef<leptos::html::Div>,
+    layout: Memo<crate::shared::timeline_view::RowLayout>,
+    highlight: Memo<Option<Highlight>>,
+    view: Memo<ViewRequest>,
+    picks: Latest,
+    hovers: Latest,
+    finds: Latest,
+    range_asks: Latest,
+}
+
+fn picked(answer: Result<Answer, String>) -> Option<PickedSlice> {
+    match answer {
+        Ok(Answer::Picked { slice }) => slice,
+        _ => None,
+    }
+}
+
+impl Tl {
+    fn new(summary: &Summary, ui: Ui) -> Tl {
+        let (t0, t1) = (summary.timeline_start_ns, summary.timeline_end_ns);
+        let lanes = StoredValue::new(summary.lanes.clone());
+        let width = plot_width();
+        let home = TimeAxis::fit(t0, t1, width);
+        let axis = RwSignal::new(home);
+        let collapsed = RwSignal::new(Vec::<u32>::new());
+        let colour_by_name = RwSignal::new(false);
+        let search = RwSignal::new(String::new());
+        let layout = Memo::new(move |_| lanes.with_value(|l| row_layout(l, &collapsed.get())));
+        let highlight = Memo::new(move |_| {
+            let s = search.get();
+            if !s.trim().is_empty() {
+                Some(Highlight {
+                    text: s.trim().to_string(),
+                    exact: false,
+                })
+            } else {
+                ui.table_highlight.get()
+            }
+        });
+        let view = Memo::new(move |_| {
+            let a = axis.get();
+            ViewRequest {
+                start_ns: a.start_ns,
+                ns_per_px: a.ns_per_px,
+                width_px: width,
+                collapsed: collapsed.get(),
+                highlight: highlight.get(),
+                colour_by_name: colour_by_name.get(),
+            }
+        });
+        Tl {
+            id: summary.id,
+            t0,
+            width,
+            home,
+            lanes,
+            axis,
+            collapsed,
+            colour_by_name,
+            search,
+            search_at: RwSignal::new(None),
+            search_asked: RwSignal::new(None),
+            selected: RwSignal::new(None),
+            range: RwSignal::new(None),
+            follow: RwSignal::new(false),
+            range_ops: RwSignal::new(None),
+            hover_at: RwSignal::new(None),
+            hovered: RwSignal::new(None),
+            drag: RwSignal::new(None),
+            scroller: NodeRef::new(),
+            layout,
+            highlight,
+            view,
+            picks: Latest::new(),
+            hovers: Latest::new(),
+            finds: Latest::new(),
+            range_asks: Latest::new(),
+        }
+    }
+
+    /// Asks the worker what lies under a point of the plot.
+    fn pick_at(self, x: f64, y: f64, hover: bool) {
+        let row = (y / ROW_PX).floor().max(0.0) as u32;
+        let question = Ask::Pick {
+            id: self.id,
+            view: self.view.get_untracked(),
+            row,
+            x_px: x,
+            hover,
+        };
+        if hover {
+            self.hovers
+                .ask(question, move |a| self.hovered.set(picked(a)));
+        } else {
+            self.picks
+                .ask(question, move |a| self.selected.set(picked(a)));
+        }
+    }
+
+    /// Brings a slice into view: centred if it fits, else fitted; its lane
+    /// expanded and scrolled to.
+    fn reveal(self, p: &PickedSlice) {
+        let (t0, width) = (self.t0, self.width);
+        let (a, b) = (t0 + p.start_ns, t0 + p.start_ns + p.dur_ns.max(1));
+        let cur = self.axis.get_untracked();
+        let span = cur.ns_per_px * width;
+        let next = if ((b - a) as f64) < span * 0.6 {
+            TimeAxis {
+                start_ns: a + (b - a) / 2 - (span / 2.0) as i64,
+                ns_per_px: cur.ns_per_px,
+            }
+        } else {
+            let pad = (b - a) / 5;
+            TimeAxis::fit(a - pad, b + pad, width)
+        };
+        self.axis.set(next);
+        if let Some(lane) = self.lanes.with_value(|l| l.get(p.lane as usize).cloned()) {
+            self.collapsed.update(|c| c.retain(|g| *g != lane.group));
+        }
+        let row = self
+            .layout
+            .get_untracked()
+            .lane_first_row
+            .get(p.lane as usize)
+            .copied()
+            .flatten()
+            .map(|r| r + p.lane_row as u32);
+        if let (Some(row), Some(el)) = (row, self.scroller.get_untracked()) {
+            let y = row as f64 * ROW_PX - el.client_height() as f64 / 2.0;
+            el.set_scroll_top(y.max(0.0) as i32);
+        }
+    }
+
+    /// Selects a slice by index (a chain link) and brings it into view.
+    fn select_slice(self, slice: u32) {
+        self.picks
+            .ask(Ask::Select { id: self.id, slice }, move |a| {
+                let slice = picked(a);
+                if let Some(s) = &slice {
+                    self.reveal(s);
+                }
+                self.selected.set(slice);
+            });
+    }
+
+    /// Steps `step` matches on from the one last asked for (or shown).
+    fn find(self, step: i64) {
+        let Some(h) = self.highlight.get_untracked() else {
+            return;
+        };
+        let index = self
+            .search_asked
+            .get_untracked()
+            .or(self.search_at.get_untracked().map(|(_, k)| k))
+            .map_or(0, |k| k + step);
+        self.search_asked.set(Some(index));
+        let question = Ask::Find {
+            id: self.id,
+            highlight: h,
+            index,
+        };
+        self.finds.ask(question, move |a| {
+            if let Ok(Answer::Found {
+                count,
+                index,
+                slice,
+            }) = a
+            {
+                self.search_at.set(Some((count, index)));
+                if let Some(s) = slice {
+                    self.reveal(&s);
+                    self.selected.set(Some(s));
+                }
+            }
+        });
+    }
+
+    /// Asks for the op table of `[a, b)`.
+    fn ask_range(self, a: i64, b: i64) {
+        let question = Ask::RangeTable {
+            id: self.id,
+            start_ns: a,
+            end_ns: b,
+        };
+        self.range_asks.ask(question, move |answer| {
+            if let Ok(Answer::RangeTable { table }) = answer {
+                self.range_ops.set(Some(*table));
+            }
+        });
+    }
+
+    /// `F`: fits the selected range, else the selected slice.
+    fn fit_selection(self) {
+        let (t0, width) = (self.t0, self.width);
+        if let Some((a, b)) = self.range.get_untracked() {
+            self.axis.set(TimeAxis::fit(a, b, width));
+        } else if let Some(s) = self.selected.get_untracked() {
+            let (a, b) = (t0 + s.start_ns, t0 + s.start_ns + s.dur_ns.max(1));
+            let pad = (b - a) / 10;
+            self.axis.set(TimeAxis::fit(a - pad, b + pad, width));
+        }
+    }
+
+    fn on_key(self, ev: web_sys::KeyboardEvent) {
+        let (a, width) = (self.axis.get_untracked(), self.width);
+        let next = match ev.key().as_str() {
+            "w" | "W" => a.zoom(1.25, width / 2.0),
+            "s" | "S" => a.zoom(0.8, width / 2.0),
+            "a" | "A" => a.pan(-width / 10.0),
+            "d" | "D" => a.pan(width / 10.0),
+            "0" | "Home" => self.home,
+            "f" | "F" => {
+                ev.prevent_default();
+                self.fit_selection();
+                return;
+            }
+            "Escape" => {
+                self.range.set(None);
+                self.selected.set(None);
+                return;
+            }
+            _ => return,
+        };
+        ev.prevent_default();
+        self.axis.set(next);
+    }
+
+    // Pointer: drag pans; Shift+drag (or any drag on the ruler) selects a
+    // range; a click picks.
+    fn begin_range(self, x: f64) {
+        let at = self.axis.get_untracked().time(x);
+        self.drag.set(Some(Drag::Range { from_ns: at }));
+        self.range.set(Some((at, at)));
+    }
+
+    fn move_range(self, x: f64) {
+        if let Some(Drag::Range { from_ns }) = self.drag.get_untracked() {
+            let at = self.axis.get_untracked().time(x.clamp(0.0, self.width));
+            self.range.set(Some((from_ns.min(at), from_ns.max(at))));
+        }
+    }
+
+    fn end_drag(self, x: f64, y: f64, ui: Ui) {
+        match self.drag.get_untracked() {
+            Some(Drag::Range { .. }) => {
+                self.move_range(x);
+                let ax = self.axis.get_untracked();
+                match self.range.get_untracked() {
+                    Some((a, b)) if ax.px(b) - ax.px(a) >= 2.0 => {
+                        self.follow.set(false);
+                        self.ask_range(a, b);
+                        // Offered as a region in the comparison view.
+                        let id = self.id;
+                        ui.ranges.update(|r| {
+                            r.retain(|(k, _)| *k != id);
+                            r.push((id, (a, b)));
+                        });
+                    }
+                    _ => self.range.set(None),
+                }
+            }
+            Some(Drag::Pan { start, .. }) if (x - start).abs() <= 3.0 => {
+                self.pick_at(x, y, false);
+            }
+            _ => {}
+        }
+        self.drag.set(None);
+    }
+}
+
+/// Hands the canvases to the worker when they mount, starts the frame loop
+/// (it stops with the timeline), and marks a new scene whenever what is
+/// shown changes. Returns whether the browser could not hand them over.
+fn paint_in_worker(
+    tl: Tl,
+    rects: NodeRef<leptos::html::Canvas>,
+    overlay: NodeRef<leptos::html::Canvas>,
+) -> RwSignal<bool> {
+    let id = tl.id;
     let no_offscreen = RwSignal::new(false);
     Effect::new(move |_| {
         let (Some(r), Some(o)) = (rects.get(), overlay.get()) else {
@@ -252,9 +515,9 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
     });
     Effect::new(move |_| {
         let scene = Scene {
-            view: view.get(),
-            selected: selected.get(),
-            range: range.get(),
+            view: tl.view.get(),
+            selected: tl.selected.get(),
+            range: tl.range.get(),
             dpr: window().device_pixel_ratio(),
         };
         with_frames(|f| {
@@ -265,137 +528,71 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                 .set_attribute("data-scene", &f.scene_seq.to_string());
         });
     });
+    no_offscreen
+}
 
-    // Questions to the worker; each kind delivers only its latest answer.
-    let picks = Latest::new();
-    let hovers = Latest::new();
-    let finds = Latest::new();
-    let range_asks = Latest::new();
-    let hover_at = RwSignal::new(None::<(f64, f64)>);
-    let hovered_slice = RwSignal::new(None::<PickedSlice>);
-    let picked = |answer: Result<Answer, String>| match answer {
-        Ok(Answer::Picked { slice }) => slice,
-        _ => None,
-    };
-    // Asks the worker what lies under a point of the plot.
-    let pick_at = move |x: f64, y: f64, hover: bool| {
-        let row = (y / ROW_PX).floor().max(0.0) as u32;
-        let question = Ask::Pick {
-            id,
-            view: view.get_untracked(),
-            row,
-            x_px: x,
-            hover,
-        };
-        if hover {
-            hovers.ask(question, move |a| hovered_slice.set(picked(a)));
-        } else {
-            picks.ask(question, move |a| selected.set(picked(a)));
-        }
-    };
-
-    // Brings a slice into view: centred if it fits, else fitted; its lane
-    // expanded and scrolled to.
-    let reveal = move |p: &PickedSlice| {
-        let (a, b) = (t0 + p.start_ns, t0 + p.start_ns + p.dur_ns.max(1));
-        let cur = axis.get_untracked();
-        let span = cur.ns_per_px * width;
-        let next = if ((b - a) as f64) < span * 0.6 {
-            TimeAxis {
-                start_ns: a + (b - a) / 2 - (span / 2.0) as i64,
-                ns_per_px: cur.ns_per_px,
-            }
-        } else {
-            let pad = (b - a) / 5;
-            TimeAxis::fit(a - pad, b + pad, width)
-        };
-        axis.set(next);
-        if let Some(lane) = lanes.with_value(|l| l.get(p.lane as usize).cloned()) {
-            collapsed.update(|c| c.retain(|g| *g != lane.group));
-        }
-        let row = layout
-            .get_untracked()
-            .lane_first_row
-            .get(p.lane as usize)
-            .copied()
-            .flatten()
-            .map(|r| r + p.lane_row as u32);
-        if let (Some(row), Some(el)) = (row, scroller.get_untracked()) {
-            let y = row as f64 * ROW_PX - el.client_height() as f64 / 2.0;
-            el.set_scroll_top(y.max(0.0) as i32);
-        }
-    };
-    let select_slice = move |slice: u32| {
-        picks.ask(Ask::Select { id, slice }, move |a| {
-            let slice = picked(a);
-            if let Some(s) = &slice {
-                reveal(s);
-            }
-            selected.set(slice);
-        });
-    };
-    let find = move |step: i64| {
-        let Some(h) = highlight.get_untracked() else {
-            return;
-        };
-        let index = search_asked
-            .get_untracked()
-            .or(search_at.get_untracked().map(|(_, k)| k))
-            .map_or(0, |k| k + step);
-        search_asked.set(Some(index));
-        let question = Ask::Find {
-            id,
-            highlight: h,
-            index,
-        };
-        finds.ask(question, move |a| {
-            if let Ok(Answer::Found {
-                count,
-                index,
-                slice,
-            }) = a
-            {
-                search_at.set(Some((count, index)));
-                if let Some(s) = slice {
-                    reveal(&s);
-                    selected.set(Some(s));
-                }
-            }
-        });
-    };
-    let ask_range = move |a: i64, b: i64| {
-        let question = Ask::RangeTable {
-            id,
-            start_ns: a,
-            end_ns: b,
-        };
-        range_asks.ask(question, move |answer| {
-            if let Ok(Answer::RangeTable { table }) = answer {
-                range_ops.set(Some(*table));
-            }
-        });
-    };
-    // The op table can follow the visible range (after the view settles).
+/// The op table can follow the visible range (after the view settles).
+fn follow_visible_range(tl: Tl) {
     let settle = RwSignal::new(0u32);
     Effect::new(move |_| {
-        let a = axis.get();
-        if !follow.get() {
+        let a = tl.axis.get();
+        if !tl.follow.get() {
             return;
         }
         let ticket = settle.get_untracked() + 1;
         settle.set(ticket);
         let cb = Closure::once_into_js(move || {
-            if settle.get_untracked() == ticket && follow.get_untracked() {
-                ask_range(a.start_ns, a.time(width));
+            if settle.get_untracked() == ticket && tl.follow.get_untracked() {
+                tl.ask_range(a.start_ns, a.time(tl.width));
             }
         });
         let _ =
             window().set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 250);
     });
+}
 
-    let hovered = move || hovered_slice.get();
+#[component]
+pub fn TimelineView(summary: Summary) -> impl IntoView {
+    let ui: Ui = expect_context();
+    let tl = Tl::new(&summary, ui);
+    let rects: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let no_offscreen = paint_in_worker(tl, rects, overlay);
+    follow_visible_range(tl);
+    let (t0, width) = (tl.t0, tl.width);
+    let data_view = move || {
+        let a = tl.axis.get();
+        format!("{} {} {}", a.start_ns - t0, a.ns_per_px, width)
+    };
+    view! {
+        <Toolbar tl=tl/>
+        <div class="timeline-help muted">
+            "wheel or W/S zoom · drag or A/D pan · 0 all · Shift+drag or drag on the ruler selects a range · F fits it · Esc clears · click a slice"
+        </div>
+        <Legend/>
+        <div class="timeline" id="timeline" tabindex="0" on:keydown=move |ev| tl.on_key(ev) node_ref=tl.scroller data-view=data_view>
+            <LaneLabels tl=tl/>
+            <div class="timeline-plot" style=format!("width:{width}px")>
+                <Ruler tl=tl/>
+                {move || no_offscreen.get().then(|| view! {
+                    <p class="error-text">"This browser cannot draw the timeline in a worker (it lacks OffscreenCanvas); use a current Chrome, Edge, Firefox or Safari."</p>
+                })}
+                <Plot tl=tl rects=rects overlay=overlay/>
+                <Tooltip tl=tl/>
+            </div>
+        </div>
+        <SliceDetails selected=tl.selected lanes=tl.lanes select=move |s| tl.select_slice(s)/>
+        <RangePanel tl=tl summary=summary/>
+    }
+}
+
+/// Visible span, search with its count, the op table's highlight, colours.
+#[component]
+fn Toolbar(tl: Tl) -> impl IntoView {
+    let ui: Ui = expect_context();
+    let (t0, width) = (tl.t0, tl.width);
     let visible = move || {
-        let a = axis.get();
+        let a = tl.axis.get();
         let (from, to) = (a.start_ns - t0, a.time(width) - t0);
         format!(
             "{} – {} (showing {})",
@@ -404,89 +601,51 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             table::fmt_ns((to - from) as f64)
         )
     };
-    let fit_selection = move || {
-        if let Some((a, b)) = range.get_untracked() {
-            axis.set(TimeAxis::fit(a, b, width));
-        } else if let Some(s) = selected.get_untracked() {
-            let (a, b) = (t0 + s.start_ns, t0 + s.start_ns + s.dur_ns.max(1));
-            let pad = (b - a) / 10;
-            axis.set(TimeAxis::fit(a - pad, b + pad, width));
-        }
-    };
-    let on_key = move |ev: web_sys::KeyboardEvent| {
-        let a = axis.get_untracked();
-        let next = match ev.key().as_str() {
-            "w" | "W" => a.zoom(1.25, width / 2.0),
-            "s" | "S" => a.zoom(0.8, width / 2.0),
-            "a" | "A" => a.pan(-width / 10.0),
-            "d" | "D" => a.pan(width / 10.0),
-            "0" | "Home" => home,
-            "f" | "F" => {
-                ev.prevent_default();
-                fit_selection();
-                return;
-            }
-            "Escape" => {
-                range.set(None);
-                selected.set(None);
-                return;
-            }
-            _ => return,
-        };
-        ev.prevent_default();
-        axis.set(next);
-    };
-
-    // Pointer: drag pans; Shift+drag (or any drag on the ruler) selects a
-    // range; a click picks.
-    #[derive(Clone, Copy, PartialEq)]
-    enum Drag {
-        Pan { start: f64, last: f64 },
-        Range { from_ns: i64 },
-    }
-    let drag = RwSignal::new(None::<Drag>);
-    let begin_range = move |x: f64| {
-        let at = axis.get_untracked().time(x);
-        drag.set(Some(Drag::Range { from_ns: at }));
-        range.set(Some((at, at)));
-    };
-    let move_range = move |x: f64| {
-        if let Some(Drag::Range { from_ns }) = drag.get_untracked() {
-            let at = axis.get_untracked().time(x.clamp(0.0, width));
-            range.set(Some((from_ns.min(at), from_ns.max(at))));
-        }
-    };
-    let end_drag = move |x: f64, y: f64| {
-        match drag.get_untracked() {
-            Some(Drag::Range { .. }) => {
-                move_range(x);
-                match range.get_untracked() {
-                    Some((a, b))
-                        if axis.get_untracked().px(b) - axis.get_untracked().px(a) >= 2.0 =>
-                    {
-                        follow.set(false);
-                        ask_range(a, b);
-                        // Offered as a region in the comparison view.
-                        ui.ranges.update(|r| {
-                            r.retain(|(k, _)| *k != id);
-                            r.push((id, (a, b)));
-                        });
+    view! {
+        <div class="timeline-bar">
+            <span id="timeline-range">{visible}</span>
+            <input type="search" id="timeline-search" placeholder="search names (Enter / Shift+Enter)"
+                prop:value=move || tl.search.get()
+                on:input=move |ev| { tl.search.set(event_target_value(&ev)); tl.search_at.set(None); tl.search_asked.set(None); }
+                on:keydown=move |ev: web_sys::KeyboardEvent| {
+                    if ev.key() == "Enter" {
+                        ev.prevent_default();
+                        tl.find(if ev.shift_key() { -1 } else { 1 });
                     }
-                    _ => range.set(None),
-                }
-            }
-            Some(Drag::Pan { start, .. }) if (x - start).abs() <= 3.0 => {
-                pick_at(x, y, false);
-            }
-            _ => {}
-        }
-        drag.set(None);
-    };
+                }/>
+            <span id="search-count" class="muted">{move || match (tl.highlight.get(), tl.search_at.get()) {
+                (Some(_), Some((0, _))) => "no match".to_string(),
+                (Some(_), Some((n, k))) => format!("{} / {n}", k.rem_euclid(n as i64) + 1),
+                (Some(h), None) if h.exact => format!("highlighting “{}”", h.text),
+                _ => String::new(),
+            }}</span>
+            {move || ui.table_highlight.get().map(|_| view! {
+                <button id="clear-highlight" on:click=move |_| ui.table_highlight.set(None)>"clear highlight"</button>
+            })}
+            <label><input type="checkbox" id="colour-by-name" prop:checked=move || tl.colour_by_name.get()
+                on:change=move |ev| tl.colour_by_name.set(event_target_checked(&ev))/>" colour by name"</label>
+        </div>
+    }
+}
 
+#[component]
+fn Legend() -> impl IntoView {
+    let items = LEGEND
+        .iter()
+        .map(|&(code, what)| {
+            view! { <span class="legend-item"><i style=format!("background:{}", palette()[code as usize])></i>{what}</span> }
+        })
+        .collect_view();
+    view! { <div class="legend">{items}</div> }
+}
+
+/// Group headers (fold and unfold) and a label per lane, row for row with the plot.
+#[component]
+fn LaneLabels(tl: Tl) -> impl IntoView {
     let lane_labels = move || {
-        let l = layout.get();
-        let folded = collapsed.get();
-        lanes.with_value(|lanes| {
+        let l = tl.layout.get();
+        let folded = tl.collapsed.get();
+        tl.lanes.with_value(|lanes| {
             let mut out = Vec::new();
             for &(group, row, count) in &l.headers {
                 let first = lanes.iter().position(|x| x.group == group).unwrap_or(0);
@@ -501,7 +660,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
                 out.push(
                     view! {
                         <button class="lane-group" data-row=row aria-expanded=open.to_string() title=title.clone()
-                            on:click=move |_| collapsed.update(|c| {
+                            on:click=move |_| tl.collapsed.update(|c| {
                                 if let Some(k) = c.iter().position(|g| *g == group) { c.remove(k); } else { c.push(group); }
                             })>
                             {if open { "▾ " } else { "▸ " }}{title.clone()}
@@ -531,10 +690,22 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             out
         })
     };
-    let plot_h = move || layout.get().rows as f64 * ROW_PX;
+    view! {
+        <div class="lane-labels" style=format!("flex-basis:{LABELS_PX}px")>
+            <div class="ruler-corner"></div>
+            {lane_labels}
+        </div>
+    }
+}
+
+/// Time ticks, and the selected range with its length; a drag selects one.
+#[component]
+fn Ruler(tl: Tl) -> impl IntoView {
+    let ui: Ui = expect_context();
+    let (t0, width) = (tl.t0, tl.width);
     let selection_label = move || {
-        let (a, b) = range.get()?;
-        let ax = axis.get();
+        let (a, b) = tl.range.get()?;
+        let ax = tl.axis.get();
         let (x0, x1) = (ax.px(a).clamp(0.0, width), ax.px(b).clamp(0.0, width));
         Some(view! {
             <span class="ruler-selection" id="ruler-selection" style=format!("left:{x0:.1}px;width:{:.1}px", (x1 - x0).max(1.0))>
@@ -542,147 +713,126 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             </span>
         })
     };
-    let data_view = move || {
-        let a = axis.get();
-        format!("{} {} {}", a.start_ns - t0, a.ns_per_px, width)
-    };
-    let legend = LEGEND
-        .iter()
-        .map(|&(code, what)| {
-            view! { <span class="legend-item"><i style=format!("background:{}", palette()[code as usize])></i>{what}</span> }
-        })
-        .collect_view();
-
     view! {
-        <div class="timeline-bar">
-            <span id="timeline-range">{visible}</span>
-            <input type="search" id="timeline-search" placeholder="search names (Enter / Shift+Enter)"
-                prop:value=move || search.get()
-                on:input=move |ev| { search.set(event_target_value(&ev)); search_at.set(None); search_asked.set(None); }
-                on:keydown=move |ev: web_sys::KeyboardEvent| {
-                    if ev.key() == "Enter" {
-                        ev.prevent_default();
-                        find(if ev.shift_key() { -1 } else { 1 });
+        <div class="ruler" id="timeline-ruler" style=format!("width:{width}px")
+            on:mousedown=move |ev: web_sys::MouseEvent| { ev.prevent_default(); tl.begin_range(ev.offset_x() as f64) }
+            on:mousemove=move |ev: web_sys::MouseEvent| tl.move_range(ev.offset_x() as f64)
+            on:mouseup=move |ev: web_sys::MouseEvent| tl.end_drag(ev.offset_x() as f64, 0.0, ui)>
+            {move || {
+                ruler_ticks(&tl.axis.get(), width, t0, 90.0)
+                    .into_iter()
+                    .map(|t| view! { <span class="tick" style=format!("left:{:.1}px", t.x_px)>{t.label}</span> })
+                    .collect_view()
+            }}
+            {selection_label}
+        </div>
+    }
+}
+
+/// The two canvases the worker paints, and the pointer on them: wheel
+/// zooms, drag pans, Shift+drag selects a range, hover and click pick.
+#[component]
+fn Plot(
+    tl: Tl,
+    rects: NodeRef<leptos::html::Canvas>,
+    overlay: NodeRef<leptos::html::Canvas>,
+) -> impl IntoView {
+    let ui: Ui = expect_context();
+    let width = tl.width;
+    let plot_h = move || tl.layout.get().rows as f64 * ROW_PX;
+    view! {
+        <div class="plot-layers" style=move || format!("height:{}px", plot_h())>
+            <canvas node_ref=rects class="rects" style=move || format!("width:{width}px;height:{}px", plot_h())></canvas>
+            <canvas
+                node_ref=overlay
+                class="overlay"
+                style=move || format!("width:{width}px;height:{}px", plot_h())
+                on:wheel=move |ev: web_sys::WheelEvent| {
+                    ev.prevent_default();
+                    // Trackpads send many small deltas: zoom by their size.
+                    let f = (-ev.delta_y() / 400.0).clamp(-0.5, 0.5).exp();
+                    tl.axis.update(|a| *a = a.zoom(f, ev.offset_x() as f64));
+                }
+                on:mousedown=move |ev: web_sys::MouseEvent| {
+                    let x = ev.offset_x() as f64;
+                    if ev.shift_key() {
+                        tl.begin_range(x);
+                    } else {
+                        tl.drag.set(Some(Drag::Pan { start: x, last: x }));
                     }
-                }/>
-            <span id="search-count" class="muted">{move || match (highlight.get(), search_at.get()) {
-                (Some(_), Some((0, _))) => "no match".to_string(),
-                (Some(_), Some((n, k))) => format!("{} / {n}", k.rem_euclid(n as i64) + 1),
-                (Some(h), None) if h.exact => format!("highlighting “{}”", h.text),
-                _ => String::new(),
-            }}</span>
-            {move || ui.table_highlight.get().map(|_| view! {
-                <button id="clear-highlight" on:click=move |_| ui.table_highlight.set(None)>"clear highlight"</button>
-            })}
-            <label><input type="checkbox" id="colour-by-name" prop:checked=move || colour_by_name.get()
-                on:change=move |ev| colour_by_name.set(event_target_checked(&ev))/>" colour by name"</label>
+                }
+                on:mousemove=move |ev: web_sys::MouseEvent| {
+                    let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
+                    match tl.drag.get_untracked() {
+                        None => {
+                            tl.hover_at.set(Some((x, y)));
+                            tl.pick_at(x, y, true);
+                        }
+                        Some(Drag::Pan { start, last }) => {
+                            if (x - start).abs() > 3.0 {
+                                tl.axis.update(|a| *a = a.pan(last - x));
+                            }
+                            tl.drag.set(Some(Drag::Pan { start, last: x }));
+                        }
+                        Some(Drag::Range { .. }) => tl.move_range(x),
+                    }
+                }
+                on:mouseup=move |ev: web_sys::MouseEvent| tl.end_drag(ev.offset_x() as f64, ev.offset_y() as f64, ui)
+                on:mouseleave=move |_| {
+                    tl.hover_at.set(None);
+                    tl.hovers.forget();
+                    tl.hovered.set(None);
+                    if matches!(tl.drag.get_untracked(), Some(Drag::Pan { .. })) {
+                        tl.drag.set(None);
+                    }
+                }
+            ></canvas>
         </div>
-        <div class="timeline-help muted">
-            "wheel or W/S zoom · drag or A/D pan · 0 all · Shift+drag or drag on the ruler selects a range · F fits it · Esc clears · click a slice"
-        </div>
-        <div class="legend">{legend}</div>
-        <div class="timeline" id="timeline" tabindex="0" on:keydown=on_key node_ref=scroller data-view=data_view>
-            <div class="lane-labels" style=format!("flex-basis:{LABELS_PX}px")>
-                <div class="ruler-corner"></div>
-                {lane_labels}
+    }
+}
+
+/// The hovered slice: name, category, start, duration, self time.
+#[component]
+fn Tooltip(tl: Tl) -> impl IntoView {
+    move || {
+        let (x, y) = tl.hover_at.get()?;
+        let p = tl.hovered.get()?;
+        Some(view! {
+            <div class="tooltip" id="timeline-tooltip" style=format!("left:{:.0}px;top:{:.0}px", x + 14.0, y + 34.0)>
+                <strong>{p.name}</strong>
+                <br/>
+                {format!(
+                    "{} · start {} · {} (self {})",
+                    p.category,
+                    table::fmt_ns(p.start_ns as f64),
+                    table::fmt_ns(p.dur_ns as f64),
+                    table::fmt_ns(p.self_ns as f64)
+                )}
             </div>
-            <div class="timeline-plot" style=format!("width:{width}px")>
-                <div class="ruler" id="timeline-ruler" style=format!("width:{width}px")
-                    on:mousedown=move |ev: web_sys::MouseEvent| { ev.prevent_default(); begin_range(ev.offset_x() as f64) }
-                    on:mousemove=move |ev: web_sys::MouseEvent| move_range(ev.offset_x() as f64)
-                    on:mouseup=move |ev: web_sys::MouseEvent| end_drag(ev.offset_x() as f64, 0.0)>
-                    {move || {
-                        ruler_ticks(&axis.get(), width, t0, 90.0)
-                            .into_iter()
-                            .map(|t| view! { <span class="tick" style=format!("left:{:.1}px", t.x_px)>{t.label}</span> })
-                            .collect_view()
-                    }}
-                    {selection_label}
-                </div>
-                {move || no_offscreen.get().then(|| view! {
-                    <p class="error-text">"This browser cannot draw the timeline in a worker (it lacks OffscreenCanvas); use a current Chrome, Edge, Firefox or Safari."</p>
-                })}
-                <div class="plot-layers" style=move || format!("height:{}px", plot_h())>
-                    <canvas node_ref=rects class="rects" style=move || format!("width:{width}px;height:{}px", plot_h())></canvas>
-                    <canvas
-                        node_ref=overlay
-                        class="overlay"
-                        style=move || format!("width:{width}px;height:{}px", plot_h())
-                        on:wheel=move |ev: web_sys::WheelEvent| {
-                            ev.prevent_default();
-                            // Trackpads send many small deltas: zoom by their size.
-                            let f = (-ev.delta_y() / 400.0).clamp(-0.5, 0.5).exp();
-                            axis.update(|a| *a = a.zoom(f, ev.offset_x() as f64));
-                        }
-                        on:mousedown=move |ev: web_sys::MouseEvent| {
-                            let x = ev.offset_x() as f64;
-                            if ev.shift_key() {
-                                begin_range(x);
-                            } else {
-                                drag.set(Some(Drag::Pan { start: x, last: x }));
-                            }
-                        }
-                        on:mousemove=move |ev: web_sys::MouseEvent| {
-                            let (x, y) = (ev.offset_x() as f64, ev.offset_y() as f64);
-                            match drag.get_untracked() {
-                                None => {
-                                    hover_at.set(Some((x, y)));
-                                    pick_at(x, y, true);
-                                }
-                                Some(Drag::Pan { start, last }) => {
-                                    if (x - start).abs() > 3.0 {
-                                        axis.update(|a| *a = a.pan(last - x));
-                                    }
-                                    drag.set(Some(Drag::Pan { start, last: x }));
-                                }
-                                Some(Drag::Range { .. }) => move_range(x),
-                            }
-                        }
-                        on:mouseup=move |ev: web_sys::MouseEvent| end_drag(ev.offset_x() as f64, ev.offset_y() as f64)
-                        on:mouseleave=move |_| {
-                            hover_at.set(None);
-                            hovers.forget();
-                            hovered_slice.set(None);
-                            if matches!(drag.get_untracked(), Some(Drag::Pan { .. })) {
-                                drag.set(None);
-                            }
-                        }
-                    ></canvas>
-                </div>
-                {move || {
-                    let (x, y) = hover_at.get()?;
-                    let p = hovered()?;
-                    Some(view! {
-                        <div class="tooltip" id="timeline-tooltip" style=format!("left:{:.0}px;top:{:.0}px", x + 14.0, y + 34.0)>
-                            <strong>{p.name}</strong>
-                            <br/>
-                            {format!(
-                                "{} · start {} · {} (self {})",
-                                p.category,
-                                table::fmt_ns(p.start_ns as f64),
-                                table::fmt_ns(p.dur_ns as f64),
-                                table::fmt_ns(p.self_ns as f64)
-                            )}
-                        </div>
-                    })
-                }}
-            </div>
-        </div>
-        <SliceDetails selected=selected lanes=lanes select=select_slice/>
+        })
+    }
+}
+
+/// The op table of the selected range, or of the visible range when it
+/// follows the view.
+#[component]
+fn RangePanel(tl: Tl, summary: Summary) -> impl IntoView {
+    let t0 = tl.t0;
+    view! {
         <div class="range-panel">
-            <label><input type="checkbox" id="follow-visible" prop:checked=move || follow.get()
+            <label><input type="checkbox" id="follow-visible" prop:checked=move || tl.follow.get()
                 on:change=move |ev| {
                     let on = event_target_checked(&ev);
-                    follow.set(on);
+                    tl.follow.set(on);
                     if on {
-                        range.set(None);
-                        let a = axis.get_untracked();
-                        ask_range(a.start_ns, a.time(width));
+                        tl.range.set(None);
+                        let a = tl.axis.get_untracked();
+                        tl.ask_range(a.start_ns, a.time(tl.width));
                     } else {
-                        range_ops.set(None);
+                        tl.range_ops.set(None);
                     }
                 }/>" op table follows the visible range"</label>
-            {move || range_ops.get().map(|r| {
+            {move || tl.range_ops.get().map(|r| {
                 let title = format!(
                     "Op table of {} – {} ({})",
                     table::fmt_ns((r.start_ns - t0) as f64),
