@@ -19,100 +19,162 @@ enum Group {
     Shape,
 }
 
-#[component]
-pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
-    let totals = table::Totals {
-        cpu_self_ns: summary.self_cpu_total_ns,
-        device_self_ns: summary.self_device_total_ns,
-    };
-    let trace_id = summary.id;
-    let first_sort = tracelane_core::export::default_sort(&summary.rows_by_name);
-    let by_name = StoredValue::new(summary.rows_by_name);
-    // By shape: asked of the worker the first time the table is grouped so.
-    let by_shape = RwSignal::new(summary.rows_by_shape);
-    let shape_asked = RwSignal::new(false);
-    let file = summary.name;
-    let query = RwSignal::new(String::new());
-    let use_regex = RwSignal::new(false);
-    let group = RwSignal::new(Group::Name);
-    let show_device_rows = RwSignal::new(true);
-    let top = RwSignal::new(0usize);
-    let sort = RwSignal::new((first_sort, true));
-    let selected = RwSignal::new(None::<OpRow>);
-    // The timeline highlights every occurrence of the selected row.
-    let ui: Ui = expect_context();
-    Effect::new(move |_| {
-        if let Some(r) = selected.get() {
-            ui.table_highlight
-                .set(Some(crate::shared::table::highlight_for(&r)));
-        }
-    });
-    let scroll = RwSignal::new(0.0f64);
-    let regex_error = RwSignal::new(None::<String>);
+/// One op table's state, shared by its parts: its rows by shape (once
+/// asked for), the filter, grouping, sort and selection, and the rows they
+/// give (by name, kept by the `rows` memo). A `Copy` handle.
+#[derive(Clone, Copy)]
+struct Tbl {
+    trace_id: u32,
+    file: StoredValue<String>,
+    totals: table::Totals,
+    /// By shape: asked of the worker the first time the table is grouped so.
+    by_shape: RwSignal<Option<Vec<OpRow>>>,
+    query: RwSignal<String>,
+    use_regex: RwSignal<bool>,
+    regex_error: RwSignal<Option<String>>,
+    group: RwSignal<Group>,
+    show_device_rows: RwSignal<bool>,
+    top: RwSignal<usize>,
+    sort: RwSignal<(Column, bool)>,
+    selected: RwSignal<Option<OpRow>>,
+    scroll: RwSignal<f64>,
+    /// The rows shown: filtered, sorted, cut to the top N.
+    rows: Memo<Vec<OpRow>>,
+}
 
+impl Tbl {
+    fn new(summary: Summary) -> Tbl {
+        let first_sort = tracelane_core::export::default_sort(&summary.rows_by_name);
+        let by_name = StoredValue::new(summary.rows_by_name);
+        let by_shape = RwSignal::new(summary.rows_by_shape);
+        let query = RwSignal::new(String::new());
+        let use_regex = RwSignal::new(false);
+        let regex_error = RwSignal::new(None::<String>);
+        let group = RwSignal::new(Group::Name);
+        let show_device_rows = RwSignal::new(true);
+        let top = RwSignal::new(0usize);
+        let sort = RwSignal::new((first_sort, true));
+        let rows = Memo::new(move |_| {
+            let mut rows: Vec<OpRow> = match group.get() {
+                Group::Name => by_name.get_value(),
+                Group::Shape => by_shape.get().unwrap_or_default(),
+            };
+            let q = query.get();
+            let show_dev = show_device_rows.get();
+            rows.retain(|r| show_dev || !r.is_device);
+            if use_regex.get() && !q.is_empty() {
+                match js_sys::RegExp::new(&q, "i") {
+                    re if re.is_object() => {
+                        regex_error.set(None);
+                        rows.retain(|r| re.test(&r.name));
+                    }
+                    _ => regex_error.set(Some("not a valid regular expression".into())),
+                }
+            } else {
+                regex_error.set(None);
+                rows.retain(|r| table::matches_substring(r, &q));
+            }
+            let (col, desc) = sort.get();
+            table::sort_rows(&mut rows, col, desc);
+            let n = top.get();
+            if n > 0 {
+                rows.truncate(n);
+            }
+            rows
+        });
+        Tbl {
+            trace_id: summary.id,
+            file: StoredValue::new(summary.name),
+            totals: table::Totals {
+                cpu_self_ns: summary.self_cpu_total_ns,
+                device_self_ns: summary.self_device_total_ns,
+            },
+            by_shape,
+            query,
+            use_regex,
+            regex_error,
+            group,
+            show_device_rows,
+            top,
+            sort,
+            selected: RwSignal::new(None),
+            scroll: RwSignal::new(0.0),
+            rows,
+        }
+    }
+
+    fn by_shape(self) -> bool {
+        self.group.get_untracked() == Group::Shape
+    }
+
+    /// The columns shown (input shapes only when grouped by them).
+    fn columns(self) -> Vec<Column> {
+        Column::shown(self.group.get() == Group::Shape).collect()
+    }
+}
+
+/// Asks the worker for the by-shape rows the first time they are needed.
+fn fetch_shape_rows(t: Tbl) {
+    let asked = RwSignal::new(false);
     Effect::new(move |_| {
-        if group.get() == Group::Shape
-            && by_shape.with_untracked(Option::is_none)
-            && !shape_asked.get_untracked()
+        if t.group.get() == Group::Shape
+            && t.by_shape.with_untracked(Option::is_none)
+            && !asked.get_untracked()
         {
-            shape_asked.set(true);
+            asked.set(true);
+            let id = t.trace_id;
             leptos::task::spawn_local(async move {
-                if let Ok(Answer::ShapeRows { rows }) =
-                    client::ask(Ask::ShapeRows { id: trace_id }).await
-                {
-                    by_shape.set(Some(rows));
+                if let Ok(Answer::ShapeRows { rows }) = client::ask(Ask::ShapeRows { id }).await {
+                    t.by_shape.set(Some(rows));
                 }
             });
         }
     });
-    let rows = Memo::new(move |_| {
-        let mut rows: Vec<OpRow> = match group.get() {
-            Group::Name => by_name.get_value(),
-            Group::Shape => by_shape.get().unwrap_or_default(),
-        };
-        let q = query.get();
-        let show_dev = show_device_rows.get();
-        rows.retain(|r| show_dev || !r.is_device);
-        if use_regex.get() && !q.is_empty() {
-            match js_sys::RegExp::new(&q, "i") {
-                re if re.is_object() => {
-                    regex_error.set(None);
-                    rows.retain(|r| re.test(&r.name));
-                }
-                _ => regex_error.set(Some("not a valid regular expression".into())),
-            }
-        } else {
-            regex_error.set(None);
-            rows.retain(|r| table::matches_substring(r, &q));
+}
+
+#[component]
+pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
+    let t = Tbl::new(summary);
+    fetch_shape_rows(t);
+    // The timeline highlights every occurrence of the selected row.
+    let ui: Ui = expect_context();
+    Effect::new(move |_| {
+        if let Some(r) = t.selected.get() {
+            ui.table_highlight
+                .set(Some(crate::shared::table::highlight_for(&r)));
         }
-        let (col, desc) = sort.get();
-        table::sort_rows(&mut rows, col, desc);
-        let n = top.get();
-        if n > 0 {
-            rows.truncate(n);
-        }
-        rows
     });
-    let columns = move || {
-        Column::ALL
-            .into_iter()
-            .filter(|&c| c != Column::Shapes || group.get() == Group::Shape)
-            .collect::<Vec<_>>()
-    };
+    view! {
+        <Controls t=t/>
+        // `data-group` / `data-ready`: which grouping the rows show, and
+        // whether its rows have arrived (by-shape rows come from the worker
+        // when first asked for) — what tests wait on.
+        <div class="table" role="table" aria-label="Operators"
+            data-group=move || if t.group.get() == Group::Shape { "shape" } else { "name" }
+            data-ready=move || (t.group.get() == Group::Name || t.by_shape.with(Option::is_some)).to_string()>
+            <Header t=t/>
+            <Body t=t/>
+        </div>
+        {move || t.selected.get().map(|r| view! { <RowDetails row=r totals=t.totals trace_id=t.trace_id/> })}
+    }
+}
+
+/// Filter, grouping, device rows, top N, exports and the row count.
+#[component]
+fn Controls(t: Tbl) -> impl IntoView {
     let export_csv = move |_| {
-        let text = table::to_csv(&rows.get_untracked(), group.get_untracked() == Group::Shape);
-        download(&format!("{file}.ops.csv"), "text/csv", &text);
+        let text = table::to_csv(&t.rows.get_untracked(), t.by_shape());
+        download(
+            &format!("{}.ops.csv", t.file.get_value()),
+            "text/csv",
+            &text,
+        );
     };
     let export_md = move |_| {
-        let text = table::to_markdown(
-            &rows.get_untracked(),
-            group.get_untracked() == Group::Shape,
-            totals,
-        );
+        let text = table::to_markdown(&t.rows.get_untracked(), t.by_shape(), t.totals);
         let _ = window().navigator().clipboard().write_text(&text);
         download("ops.md", "text/markdown", &text);
     };
-    let viewport_px = 560.0;
     view! {
         <div class="controls">
             <input
@@ -120,33 +182,33 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
                 id="filter"
                 placeholder="Filter by name"
                 aria-label="Filter rows by name"
-                on:input=move |ev| query.set(event_target_value(&ev))
+                on:input=move |ev| t.query.set(event_target_value(&ev))
             />
             <label>
-                <input type="checkbox" id="filter-regex" on:change=move |ev| use_regex.set(event_target_checked(&ev))/>
+                <input type="checkbox" id="filter-regex" on:change=move |ev| t.use_regex.set(event_target_checked(&ev))/>
                 "regex"
             </label>
-            {move || regex_error.get().map(|e| view! { <span class="error-text">{e}</span> })}
-            {move || (group.get() == Group::Shape && by_shape.with(Option::is_none)).then(|| view! {
+            {move || t.regex_error.get().map(|e| view! { <span class="error-text">{e}</span> })}
+            {move || (t.group.get() == Group::Shape && t.by_shape.with(Option::is_none)).then(|| view! {
                 <span class="muted" id="shapes-loading">"grouping by input shapes…"</span>
             })}
             <label>
                 "Group by "
                 <select
                     id="group-by"
-                    on:change=move |ev| group.set(if event_target_value(&ev) == "shape" { Group::Shape } else { Group::Name })
+                    on:change=move |ev| t.group.set(if event_target_value(&ev) == "shape" { Group::Shape } else { Group::Name })
                 >
                     <option value="name">"name"</option>
                     <option value="shape">"name + input shapes"</option>
                 </select>
             </label>
             <label>
-                <input type="checkbox" id="show-device" checked on:change=move |ev| show_device_rows.set(event_target_checked(&ev))/>
+                <input type="checkbox" id="show-device" checked on:change=move |ev| t.show_device_rows.set(event_target_checked(&ev))/>
                 "device-event rows"
             </label>
             <label>
                 "Top "
-                <select id="top-n" on:change=move |ev| top.set(event_target_value(&ev).parse().unwrap_or(0))>
+                <select id="top-n" on:change=move |ev| t.top.set(event_target_value(&ev).parse().unwrap_or(0))>
                     <option value="0">"all"</option>
                     <option value="10">"10"</option>
                     <option value="25">"25"</option>
@@ -155,105 +217,116 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
             </label>
             <button id="export-csv" on:click=export_csv>"Export CSV"</button>
             <button id="export-md" on:click=export_md>"Copy Markdown"</button>
-            <span class="muted" id="row-count">{move || format!("{} rows", rows.with(|r| r.len()))}</span>
+            <span class="muted" id="row-count">{move || format!("{} rows", t.rows.with(|r| r.len()))}</span>
         </div>
-        // `data-group` / `data-ready`: which grouping the rows show, and
-        // whether its rows have arrived (by-shape rows come from the worker
-        // when first asked for) — what tests wait on.
-        <div class="table" role="table" aria-label="Operators"
-            data-group=move || if group.get() == Group::Shape { "shape" } else { "name" }
-            data-ready=move || (group.get() == Group::Name || by_shape.with(Option::is_some)).to_string()>
-            <div class="thead" role="row">
+    }
+}
+
+/// Column headers: a click sorts by the column, a second reverses.
+#[component]
+fn Header(t: Tbl) -> impl IntoView {
+    view! {
+        <div class="thead" role="row">
+            {move || {
+                t.columns()
+                    .into_iter()
+                    .map(|c| {
+                        let arrow = move || match t.sort.get() {
+                            (col, true) if col == c => " ▼",
+                            (col, false) if col == c => " ▲",
+                            _ => "",
+                        };
+                        view! {
+                            <button
+                                class="th"
+                                class:num=c.descending_first()
+                                role="columnheader"
+                                data-col=c.title()
+                                on:click=move |_| {
+                                    t.sort.update(|(col, desc)| {
+                                        if *col == c {
+                                            *desc = !*desc;
+                                        } else {
+                                            *col = c;
+                                            *desc = c.descending_first();
+                                        }
+                                    })
+                                }
+                            >
+                                {c.title()}
+                                {arrow}
+                            </button>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </div>
+    }
+}
+
+/// The rows in view only (a virtual list); a click or Enter selects one.
+#[component]
+fn Body(t: Tbl) -> impl IntoView {
+    let viewport_px = 560.0;
+    let visible = move || {
+        t.rows
+            .with(|r| table::visible_range(t.scroll.get(), viewport_px, ROW_PX, r.len(), 8))
+    };
+    view! {
+        <div
+            class="tbody"
+            style=format!("height:{viewport_px}px")
+            data-first-row=move || visible().0
+            on:scroll=move |ev| {
+                let el: web_sys::Element = event_target(&ev);
+                t.scroll.set(el.scroll_top() as f64);
+            }
+        >
+            <div style=move || format!("height:{}px;position:relative", t.rows.with(|r| r.len()) as f64 * ROW_PX)>
                 {move || {
-                    columns()
-                        .into_iter()
-                        .map(|c| {
-                            let arrow = move || match sort.get() {
-                                (col, true) if col == c => " ▼",
-                                (col, false) if col == c => " ▲",
-                                _ => "",
-                            };
-                            view! {
-                                <button
-                                    class="th"
-                                    class:num=c.descending_first()
-                                    role="columnheader"
-                                    data-col=c.title()
-                                    on:click=move |_| {
-                                        sort.update(|(col, desc)| {
-                                            if *col == c {
-                                                *desc = !*desc;
-                                            } else {
-                                                *col = c;
-                                                *desc = c.descending_first();
+                    let cols = t.columns();
+                    let (a, b) = visible();
+                    t.rows.with(|r| {
+                        r[a..b]
+                            .iter()
+                            .enumerate()
+                            .map(|(k, row)| {
+                                let top_px = (a + k) as f64 * ROW_PX;
+                                let row_c = row.clone();
+                                let cells = cols
+                                    .iter()
+                                    .map(|&c| {
+                                        view! { <span class="td" class:num=c.descending_first()>{table::cell(row, c, t.totals)}</span> }
+                                    })
+                                    .collect_view();
+                                let is_sel = t.selected.with(|s| s.as_ref() == Some(row));
+                                view! {
+                                    <div
+                                        class="tr"
+                                        class:device=row.is_device
+                                        class:selected=is_sel
+                                        role="row"
+                                        tabindex="0"
+                                        style=format!("top:{top_px}px")
+                                        on:click={
+                                            let r = row_c.clone();
+                                            move |_| t.selected.set(Some(r.clone()))
+                                        }
+                                        on:keydown=move |ev: web_sys::KeyboardEvent| {
+                                            if ev.key() == "Enter" {
+                                                t.selected.set(Some(row_c.clone()));
                                             }
-                                        })
-                                    }
-                                >
-                                    {c.title()}
-                                    {arrow}
-                                </button>
-                            }
-                        })
-                        .collect_view()
+                                        }
+                                    >
+                                        {cells}
+                                    </div>
+                                }
+                            })
+                            .collect_view()
+                    })
                 }}
             </div>
-            <div
-                class="tbody"
-                style=format!("height:{viewport_px}px")
-                data-first-row=move || rows.with(|r| table::visible_range(scroll.get(), viewport_px, ROW_PX, r.len(), 8).0)
-                on:scroll=move |ev| {
-                    let el: web_sys::Element = event_target(&ev);
-                    scroll.set(el.scroll_top() as f64);
-                }
-            >
-                <div style=move || format!("height:{}px;position:relative", rows.with(|r| r.len()) as f64 * ROW_PX)>
-                    {move || {
-                        let cols = columns();
-                        let (a, b) = rows.with(|r| table::visible_range(scroll.get(), viewport_px, ROW_PX, r.len(), 8));
-                        rows.with(|r| {
-                            r[a..b]
-                                .iter()
-                                .enumerate()
-                                .map(|(k, row)| {
-                                    let top_px = (a + k) as f64 * ROW_PX;
-                                    let row_c = row.clone();
-                                    let cells = cols
-                                        .iter()
-                                        .map(|&c| {
-                                            view! { <span class="td" class:num=c.descending_first()>{table::cell(row, c, totals)}</span> }
-                                        })
-                                        .collect_view();
-                                    let is_sel = selected.with(|s| s.as_ref() == Some(row));
-                                    view! {
-                                        <div
-                                            class="tr"
-                                            class:device=row.is_device
-                                            class:selected=is_sel
-                                            role="row"
-                                            tabindex="0"
-                                            style=format!("top:{top_px}px")
-                                            on:click={
-                                                let r = row_c.clone();
-                                                move |_| selected.set(Some(r.clone()))
-                                            }
-                                            on:keydown=move |ev: web_sys::KeyboardEvent| {
-                                                if ev.key() == "Enter" {
-                                                    selected.set(Some(row_c.clone()));
-                                                }
-                                            }
-                                        >
-                                            {cells}
-                                        </div>
-                                    }
-                                })
-                                .collect_view()
-                        })
-                    }}
-                </div>
-            </div>
         </div>
-        {move || selected.get().map(|r| view! { <RowDetails row=r totals=totals trace_id=trace_id/> })}
     }
 }
 
