@@ -208,3 +208,42 @@ fn op_map_shows_the_median_occurrence_not_the_warm_up() {
         mean.dur_ns
     );
 }
+
+#[test]
+fn the_op_table_of_a_scope_counts_the_events_inside_its_occurrences() {
+    use tracelane_core::analysis::ops::{op_table, op_table_in, OpTableOptions};
+    let t = common::load("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    // A range: the same table as the range option.
+    let (a, b) = t.time_span_ns().unwrap();
+    let mid = (a + (b - a) / 3, a + 2 * (b - a) / 3);
+    let range = tracelane_core::analysis::Scope::Range {
+        start_ns: mid.0,
+        end_ns: mid.1,
+    };
+    let want = op_table(
+        &t,
+        OpTableOptions {
+            by_shape: false,
+            range_ns: Some(mid),
+        },
+    );
+    assert_eq!(op_table_in(&t, &range, false).unwrap(), want);
+    assert_eq!(
+        op_table_in(&t, &Scope::Whole, true).unwrap(),
+        op_table(
+            &t,
+            OpTableOptions {
+                by_shape: true,
+                range_ns: None
+            }
+        )
+    );
+    // A region: its occurrences' ops, counted as PyTorch's row of the
+    // region says (5 calls of rmsnorm_naive, each dispatching aten::pow once).
+    let region = op_table_in(&t, &Scope::named("rmsnorm_naive"), false).unwrap();
+    let row = |name: &str| region.rows.iter().find(|r| r.name == name).unwrap().clone();
+    let oracle = oracle_row("torch-cpu/rmsnorm_naive_cpu.key_averages.json", "rmsnorm_naive");
+    assert_eq!(row("rmsnorm_naive").calls, oracle["count"].as_u64().unwrap());
+    assert_eq!(row("aten::pow").calls, row("rmsnorm_naive").calls);
+    assert!(op_table_in(&t, &Scope::named("no such region"), false).is_err());
+}

@@ -28,6 +28,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::scope::{Scope, ScopeError};
 use crate::category::Category;
 use crate::model::*;
 
@@ -106,14 +107,48 @@ pub fn rewrite_name(name: &str) -> &str {
 }
 
 pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
-    attribute(t, opts.range_ns).table(t, opts.by_shape)
+    attribute(t, &Windows::of(opts.range_ns)).table(t, opts.by_shape)
+}
+
+/// The op table of a scope: the events that start inside any of its
+/// occurrences (every `ProfilerStep#N`, every occurrence of a region, a
+/// range, or the whole trace).
+pub fn op_table_in(t: &Trace, scope: &Scope, by_shape: bool) -> Result<OpTable, ScopeError> {
+    let windows = match scope {
+        Scope::Whole => Windows(None),
+        _ => Windows(Some(
+            scope
+                .occurrences(t)?
+                .into_iter()
+                .map(|o| (o.start_ns, o.end_ns))
+                .collect(),
+        )),
+    };
+    Ok(attribute(t, &windows).table(t, by_shape))
+}
+
+/// The time windows an op table counts events in (`None`: everything):
+/// an event counts when it starts inside one, `[start, end)`.
+struct Windows(Option<Vec<(i64, i64)>>);
+
+impl Windows {
+    fn of(range_ns: Option<(i64, i64)>) -> Windows {
+        Windows(range_ns.map(|r| vec![r]))
+    }
+
+    fn contains(&self, ts: i64) -> bool {
+        match &self.0 {
+            None => true,
+            Some(w) => w.iter().any(|&(a, b)| ts >= a && ts < b),
+        }
+    }
 }
 
 /// The op table by name and by name + input shapes, from one pass over the
 /// containment tree (what both share: the tree, device attribution, the
 /// same-name merge, memory rows) — the app shows both.
 pub fn op_tables(t: &Trace, range_ns: Option<(i64, i64)>) -> (OpTable, OpTable) {
-    let a = attribute(t, range_ns);
+    let a = attribute(t, &Windows::of(range_ns));
     (a.table(t, false), a.table(t, true))
 }
 
@@ -128,13 +163,10 @@ struct Attribution {
     names: NameIds,
 }
 
-fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
+fn attribute(t: &Trace, windows: &Windows) -> Attribution {
     let s = &t.slices;
     let n = s.len();
-    let in_range = |i: usize| match range_ns {
-        None => true,
-        Some((a, b)) => s.start_ns[i] >= a && s.start_ns[i] < b,
-    };
+    let in_range = |i: usize| windows.contains(s.start_ns[i]);
     let names = NameIds::new(t);
     let is_filtered = |i: usize| names.filtered[s.name[i].0 as usize];
 
@@ -305,7 +337,7 @@ fn attribute(t: &Trace, range_ns: Option<(i64, i64)>) -> Attribution {
     }
 
     // Memory instants PyTorch reports as rows of their own.
-    let mem_rows = memory_rows(t, &nodes, range_ns);
+    let mem_rows = memory_rows(t, &nodes, windows);
     Attribution {
         nodes,
         alive,
@@ -529,18 +561,14 @@ pub fn pytorch_shapes_key(dims: &str) -> String {
 
 /// `[memory]` instants not inside any host event's `[start, end]` (any
 /// thread, as `MemRecordsAcc.in_interval` checks), and every `[OutOfMemory]`.
-fn memory_rows(
-    t: &Trace,
-    nodes: &[Node],
-    range_ns: Option<(i64, i64)>,
-) -> Vec<(i64, &'static str)> {
+fn memory_rows(t: &Trace, nodes: &[Node], windows: &Windows) -> Vec<(i64, &'static str)> {
     let inst = &t.instants;
     let mem = t.strings.lookup("[memory]");
     let oom = t.strings.lookup("[OutOfMemory]");
     if mem.is_none() && oom.is_none() {
         return Vec::new();
     }
-    let in_range = |ts: i64| range_ns.is_none_or(|(a, b)| ts >= a && ts < b);
+    let in_range = |ts: i64| windows.contains(ts);
     let mut mem_ts: Vec<i64> = Vec::new();
     let mut out: Vec<(i64, &'static str)> = Vec::new();
     for k in 0..inst.ts_ns.len() {
