@@ -613,7 +613,12 @@ fn Toolbar(tl: Tl) -> impl IntoView {
                         tl.find(if ev.shift_key() { -1 } else { 1 });
                     }
                 }/>
-            <span id="search-count" class="muted">{move || match (tl.highlight.get(), tl.search_at.get()) {
+            // `data-asked` / `data-answered`: the match last asked for and the
+            // one shown — equal once the answer to the last question is in.
+            <span id="search-count" class="muted"
+                data-asked=move || tl.search_asked.get().map(|k| k.to_string()).unwrap_or_default()
+                data-answered=move || tl.search_at.get().map(|(_, k)| k.to_string()).unwrap_or_default()>
+                {move || match (tl.highlight.get(), tl.search_at.get()) {
                 (Some(_), Some((0, _))) => "no match".to_string(),
                 (Some(_), Some((n, k))) => format!("{} / {n}", k.rem_euclid(n as i64) + 1),
                 (Some(h), None) if h.exact => format!("highlighting “{}”", h.text),

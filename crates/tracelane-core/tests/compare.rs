@@ -242,8 +242,14 @@ fn the_op_table_of_a_scope_counts_the_events_inside_its_occurrences() {
     // region says (5 calls of rmsnorm_naive, each dispatching aten::pow once).
     let region = op_table_in(&t, &Scope::named("rmsnorm_naive"), false).unwrap();
     let row = |name: &str| region.rows.iter().find(|r| r.name == name).unwrap().clone();
-    let oracle = oracle_row("torch-cpu/rmsnorm_naive_cpu.key_averages.json", "rmsnorm_naive");
-    assert_eq!(row("rmsnorm_naive").calls, oracle["count"].as_u64().unwrap());
+    let oracle = oracle_row(
+        "torch-cpu/rmsnorm_naive_cpu.key_averages.json",
+        "rmsnorm_naive",
+    );
+    assert_eq!(
+        row("rmsnorm_naive").calls,
+        oracle["count"].as_u64().unwrap()
+    );
     assert_eq!(row("aten::pow").calls, row("rmsnorm_naive").calls);
     assert!(op_table_in(&t, &Scope::named("no such region"), false).is_err());
 }
