@@ -23,7 +23,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1e6}' /pr
 printf '%-44s %8s %10s %9s %10s %9s %8s %9s %9s\n' file MB import_s 'MB/s' 'node_s' 'node MB/s' ratio model/json peak_MB
 for f in "${files[@]}"; do
   line=$("$bin" bench "$f" | tail -1)
-  IFS=, read -r _ mb _imp _tab total mbps _slices _model ratio_model peak <<<"$line"
+  IFS=, read -r _ mb _imp _tab total mbps _slices _model ratio_model peak _import_peak <<<"$line"
   node_s=$(node --max-old-space-size=8192 bench/json_parse.js "$f")
   node_mbps=$(awk -v m="$mb" -v s="$node_s" 'BEGIN {printf "%.0f", m/s}')
   speedup=$(awk -v a="$node_s" -v b="$total" 'BEGIN {printf "%.2fx", a/b}')
