@@ -2,13 +2,9 @@
 // Run through scripts/test-all.sh (it builds dist/ first), or: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import zlib from 'node:zlib';
 import path from 'node:path';
 import {
-  artifacts, cli, cliCsv, cliRows, dist, env, exportCsv, fixtures, lines, open, openFile, openTimeline,
-  pixelAt, plotPoint, root, serve, showTimeline, tabCount, timelineView, useBrowser, waitForDemo, waitForPainted,
+  artifacts, cli, cliRows, open, openFile, showTimeline, timelineView, useBrowser, waitForDemo,
 } from './helpers.mjs';
 
 useBrowser();

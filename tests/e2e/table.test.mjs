@@ -3,12 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import zlib from 'node:zlib';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  artifacts, cli, cliCsv, cliRows, dist, env, exportCsv, fixtures, lines, open, openFile, openTimeline,
-  pixelAt, plotPoint, root, serve, showTimeline, tabCount, timelineView, useBrowser, waitForDemo, waitForPainted,
+  artifacts, cli, cliCsv, cliRows, exportCsv, fixtures, open, openFile, useBrowser, waitForDemo,
 } from './helpers.mjs';
 
 useBrowser();

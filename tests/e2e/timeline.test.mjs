@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import {
-  artifacts, cli, cliCsv, cliRows, dist, env, exportCsv, fixtures, lines, open, openFile, openTimeline,
-  pixelAt, plotPoint, root, serve, showTimeline, tabCount, timelineView, useBrowser, waitForDemo, waitForPainted,
+  artifacts, cli, env, fixtures, open, openFile, openTimeline, pixelAt, plotPoint, showTimeline, timelineView,
+  useBrowser, waitForDemo, waitForPainted,
 } from './helpers.mjs';
 
 useBrowser();

@@ -104,11 +104,7 @@ fn rmsnorm_cpu_variants_match_pytorch_and_the_raw_events() {
 #[test]
 fn torchneuron_rmsnorm_regions_match_the_expected_figures() {
     let t = common::load("neuron-provisional/torchneuron_rmsnorm.json");
-    let text = std::fs::read_to_string(
-        common::fixtures().join("neuron-provisional/torchneuron_rmsnorm.expected.json"),
-    )
-    .unwrap();
-    let expected: Value = serde_json::from_str(&text).unwrap();
+    let expected = common::expected("neuron-provisional/torchneuron_rmsnorm.expected.json");
     let mut variants = Vec::new();
     for region in ["rmsnorm_naive", "rmsnorm_fused", "rmsnorm_compiled"] {
         let v = measure(&t, &Scope::named(region), region, "t").unwrap();

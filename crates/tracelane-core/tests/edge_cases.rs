@@ -487,11 +487,7 @@ fn profiler_overhead_is_a_cpu_row_of_its_own() {
 #[test]
 fn neuron_system_profile_matches_its_expected_counts() {
     let t = common::load("neuron-provisional/system_profile.json");
-    let text = std::fs::read_to_string(
-        common::fixtures().join("neuron-provisional/system_profile.expected.json"),
-    )
-    .unwrap();
-    let e: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let e = common::expected("neuron-provisional/system_profile.expected.json");
     assert_eq!(t.slices.len() as u64, e["events"].as_u64().unwrap());
     assert!(t
         .diagnostics
@@ -597,19 +593,12 @@ fn neuron_variants_are_read_leniently_and_nothing_is_dropped_silently() {
     assert_eq!(lane(hw), "i-1/PID:77/neuron_hw NC2:1");
 }
 
-fn perfetto_expected(name: &str) -> serde_json::Value {
-    let text =
-        std::fs::read_to_string(common::fixtures().join(format!("perfetto/{name}.expected.json")))
-            .unwrap();
-    serde_json::from_str(&text).unwrap()
-}
-
 /// Perfetto's own encoder wrote these (`../shared/tools/gen_perfetto_traces.py`):
 /// descriptors, nested slices, instants, double counters, flows between tracks.
 #[test]
 fn perfetto_trackevent_trace_matches_its_expected_counts() {
     let t = common::load("perfetto/neuron_like_system.pftrace");
-    let e = perfetto_expected("neuron_like_system");
+    let e = common::expected("perfetto/neuron_like_system.expected.json");
     assert!(t.diagnostics.format.starts_with("Perfetto protobuf trace"));
     assert_eq!(t.slices.len() as u64, e["slices"].as_u64().unwrap());
     assert_eq!(
@@ -660,7 +649,7 @@ fn perfetto_trackevent_trace_matches_its_expected_counts() {
 fn perfetto_interned_names_follow_their_sequence_and_chunks_do_not_matter() {
     let bytes =
         std::fs::read(common::fixtures().join("perfetto/sdk_style_interned.pftrace")).unwrap();
-    let e = perfetto_expected("sdk_style_interned");
+    let e = common::expected("perfetto/sdk_style_interned.expected.json");
     let whole = import_bytes(&bytes, ImportOptions::default()).unwrap();
     assert_eq!(whole.slices.len() as u64, e["slices"].as_u64().unwrap());
     assert_eq!(

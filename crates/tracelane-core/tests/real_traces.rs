@@ -345,13 +345,7 @@ fn legacy_2021_schema_links_through_lower_case_external_id_and_string_tids() {
 #[test]
 fn torchneuron_device_windows_feed_the_ops_device_time() {
     let t = common::load("neuron-provisional/torchneuron_rmsnorm.json");
-    let expected: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(
-            common::fixtures().join("neuron-provisional/torchneuron_rmsnorm.expected.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let expected = common::expected("neuron-provisional/torchneuron_rmsnorm.expected.json");
     let table = op_table(&t, OpTableOptions::default());
     for (op, us) in expected["device_us_by_op"].as_object().unwrap() {
         let r = row(&table, op, false);
@@ -421,13 +415,7 @@ fn both_groupings_at_once_equal_each_alone() {
 fn neuron_device_profile_perfetto_names_its_engine_rows_from_their_descriptors() {
     // Neuron Explorer's device-profile export (provisional fixture) names
     // each engine row only in TrackDescriptor.name (no thread_name).
-    let expected: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            common::fixtures().join("neuron-provisional/device_profile.expected.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let expected = common::expected("neuron-provisional/device_profile.expected.json");
     let want = &expected["pftrace"];
     let t = common::load("neuron-provisional/device_profile_model_1.pftrace");
     assert_eq!(t.slices.len() as u64, want["slices"].as_u64().unwrap());
@@ -462,13 +450,7 @@ fn perfetto_sdk_clocks_defaults_extra_counters_nesting_and_unread_fields() {
     // BOOTTIME through a ClockSnapshot; events on the default track; extra
     // counter values on default counter tracks; an incremental counter with
     // a unit multiplier; tracks nested under tracks; two unread fields.
-    let want: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            common::fixtures().join("perfetto/sdk_clocks_defaults.expected.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let want = common::expected("perfetto/sdk_clocks_defaults.expected.json");
     let t = common::load("perfetto/sdk_clocks_defaults.pftrace");
     let lane = |tr: &tracelane_core::model::Track| {
         tr.name

@@ -24,3 +24,11 @@ pub fn load(rel: &str) -> Trace {
     let bytes = std::fs::read(fixtures().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     import_bytes(&bytes, ImportOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
+
+/// A fixture's `.expected.json`: the figures the script that made the
+/// fixture computed (kept next to it).
+pub fn expected(rel: &str) -> serde_json::Value {
+    let text =
+        std::fs::read_to_string(fixtures().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
