@@ -4,6 +4,7 @@
 //! tracelane ops FILE [--by-shape] [--sort KEY] [--top N] [--format table|csv|json|md]
 //! tracelane info FILE [--format text|json]
 //! tracelane compare FILE... [--region NAME]... [--format table|md|json]
+//! tracelane analyze FILE [--scope whole|steps|region:NAME] [--hta] [--format table|md|json]
 //! tracelane synth OUT --mb N [--seed S]
 //! tracelane bench FILE...
 //! ```
@@ -26,6 +27,10 @@ const USAGE: &str = "usage:
                      the first variant is the baseline; one file with several --region: one
                      variant per region; several files with as many --region: the i-th region
                      of the i-th file; one --region: it in every file; none: whole traces
+  tracelane analyze FILE [--scope whole|steps|region:NAME] [--hta] [--top N] [--format table|md|json]
+                     where device time goes: breakdowns, idle gaps, launch delays, queues;
+                     --hta: Holistic Trace Analysis 0.5's definitions (its JSON fields with
+                     --format json); steps: one report per ProfilerStep#N
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
   tracelane bench FILE...                        time import + link + op table
   tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame";
@@ -51,6 +56,8 @@ struct Flags {
     mb: Option<u64>,
     seed: u64,
     regions: Vec<String>,
+    scope: Option<String>,
+    hta: bool,
 }
 
 fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -64,6 +71,8 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         mb: None,
         seed: 1,
         regions: Vec::new(),
+        scope: None,
+        hta: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -84,6 +93,8 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
             }
             "--format" => f.format = Some(value("--format")?),
             "--region" => f.regions.push(value("--region")?),
+            "--scope" => f.scope = Some(value("--scope")?),
+            "--hta" => f.hta = true,
             "--max-mb" => {
                 f.max_mb = Some(
                     value("--max-mb")?
@@ -120,6 +131,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "ops" => cmd_ops(&flags),
         "info" => cmd_info(&flags),
         "compare" => cmd_compare(&flags),
+        "analyze" => cmd_analyze(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
         "bench-timeline" => cmd_bench_timeline(&flags),
@@ -216,6 +228,77 @@ fn cmd_ops(flags: &Flags) -> Result<(), String> {
         "md" => export::to_markdown(&rows, flags.by_shape, export::Totals::of(&table)),
         "table" => export::to_text(&rows, flags.by_shape, &table),
         other => return Err(format!("unknown --format {other:?} (table, csv, json, md)")),
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
+}
+
+/// The scopes `analyze --scope` names: the whole trace, every
+/// `ProfilerStep#N` (in step order), or every occurrence of a region.
+fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<Scope>, String> {
+    Ok(match scope.unwrap_or("whole") {
+        "whole" => vec![Scope::Whole],
+        "steps" => {
+            let mut steps: Vec<u64> = tracelane_core::analysis::scope::region_names(trace)
+                .into_iter()
+                .filter_map(|(n, _)| n.strip_prefix("ProfilerStep#")?.parse().ok())
+                .collect();
+            steps.sort_unstable();
+            if steps.is_empty() {
+                return Err("this trace has no ProfilerStep#N annotations".into());
+            }
+            steps.into_iter().map(|n| Scope::Step { n }).collect()
+        }
+        s => match s.strip_prefix("region:") {
+            Some(name) if !name.is_empty() => vec![Scope::named(name)],
+            _ => return Err(format!("unknown --scope {s:?} (whole, steps, region:NAME)")),
+        },
+    })
+}
+
+fn cmd_analyze(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::analysis::device_time::device_time;
+    use tracelane_core::analysis::frame::Mode;
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    let mode = if flags.hta { Mode::Hta } else { Mode::Exact };
+    let mut reports = Vec::new();
+    for scope in analyze_scopes(&trace, flags.scope.as_deref())? {
+        reports.push(device_time(&trace, &scope, mode).map_err(|e| e.to_string())?);
+    }
+    let top = flags.top.unwrap_or(15);
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => {
+            let one = |r: &tracelane_core::analysis::device_time::DeviceTimeReport| {
+                if flags.hta {
+                    r.hta_json()
+                } else {
+                    serde_json::to_value(r).unwrap_or_default()
+                }
+            };
+            let json = if reports.len() == 1 {
+                one(&reports[0])
+            } else {
+                serde_json::Value::Array(
+                    reports
+                        .iter()
+                        .map(|r| serde_json::json!({"scope": r.scope, "report": one(r)}))
+                        .collect(),
+                )
+            };
+            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n"
+        }
+        "md" => reports
+            .iter()
+            .map(|r| export::sections_to_markdown(&export::device_time_sections(r, top)))
+            .collect(),
+        "table" => reports
+            .iter()
+            .map(|r| export::sections_to_text(&export::device_time_sections(r, top)))
+            .collect(),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
     };
     std::io::stdout()
         .lock()

@@ -219,3 +219,84 @@ fn compare_pairs_files_with_regions_and_says_what_is_wrong() {
     assert_eq!(code, 2);
     assert!(err.contains("at least two variants"), "{err}");
 }
+
+#[test]
+fn analyze_hta_json_has_exactly_the_issue_fields_and_htas_numbers() {
+    let (code, out, err) = tracelane(&[
+        "analyze",
+        &fixture("public/hta_nccl_2rank_rank0.json.gz"),
+        "--hta",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(
+        keys(&v),
+        [
+            "comm_comp_overlap_pct",
+            "critical_path",
+            "idle_breakdown",
+            "kernel_types",
+            "launch_stats",
+            "queue_length",
+            "temporal_breakdown"
+        ]
+    );
+    assert_eq!(
+        keys(&v["temporal_breakdown"]),
+        [
+            "compute_pct",
+            "compute_us",
+            "idle_pct",
+            "idle_us",
+            "kernel_span_us",
+            "non_compute_pct",
+            "non_compute_us"
+        ]
+    );
+    assert_eq!(
+        keys(&v["launch_stats"]),
+        [
+            "launch_delay_max_us",
+            "launch_delay_outliers",
+            "launch_delay_sum_us",
+            "launches",
+            "runtime_outliers",
+            "short_kernels"
+        ]
+    );
+    // HTA 0.5.0 on this file: 435,586 µs of kernel span, 77.78% idle.
+    assert_eq!(v["temporal_breakdown"]["kernel_span_us"], 435586.0);
+    assert_eq!(v["temporal_breakdown"]["idle_pct"], 77.78);
+}
+
+#[test]
+fn analyze_steps_reports_each_profiler_step_and_names_a_bad_scope() {
+    let f = fixture("public/hta_nccl_2rank_rank0.json.gz");
+    let (code, out, err) = tracelane(&["analyze", &f, "--scope", "steps", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let scopes: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["scope"].as_str().unwrap())
+        .collect();
+    assert_eq!(scopes.len(), 3, "{scopes:?}");
+    assert!(scopes.iter().all(|s| s.starts_with("ProfilerStep#")));
+    let (code, out, _) = tracelane(&["analyze", &f, "--format", "md"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("### Kernel types") && out.contains("| COMPUTATION |"),
+        "{out}"
+    );
+    let (code, _, err) = tracelane(&["analyze", &f, "--scope", "bogus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("whole, steps, region:NAME"), "{err}");
+}

@@ -446,3 +446,267 @@ mod tests {
         }
     }
 }
+
+/// A titled table of text cells: how the CLI and the page's copy button
+/// print a report that is not the op table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    pub title: String,
+    pub header: Vec<String>,
+    /// Which columns are numbers (right-aligned).
+    pub numeric: Vec<bool>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Section {
+    fn new(title: &str, header: &[(&str, bool)]) -> Section {
+        Section {
+            title: title.into(),
+            header: header.iter().map(|h| h.0.to_string()).collect(),
+            numeric: header.iter().map(|h| h.1).collect(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// The device-time report as sections: notes, the breakdown per device,
+/// kernel types, the longest-running kernels (`top` of them), idle time per
+/// lane and its longest gaps, launches, queues.
+pub fn device_time_sections(
+    r: &crate::analysis::device_time::DeviceTimeReport,
+    top: usize,
+) -> Vec<Section> {
+    use crate::analysis::frame::Mode;
+    let t = |ns: i64| fmt_ns(ns as f64);
+    let mut out = Vec::new();
+    let mut s = Section::new(
+        &format!(
+            "Device time — {} ({})",
+            r.scope,
+            match r.mode {
+                Mode::Exact => "exact",
+                Mode::Hta => "HTA 0.5 rules",
+            }
+        ),
+        &[
+            ("device", false),
+            ("span", true),
+            ("busy", true),
+            ("idle", true),
+            ("compute", true),
+            ("non-compute", true),
+            ("exposed comm", true),
+            ("exposed memory", true),
+            ("comm under compute", true),
+        ],
+    );
+    for (d, ov) in r.devices.iter().zip(&r.comm_comp_overlap_pct) {
+        s.rows.push(vec![
+            d.device.clone(),
+            t(d.span_ns),
+            format!("{} ({})", t(d.busy_ns), pct(d.busy_ns, d.span_ns)),
+            format!("{} ({})", t(d.idle_ns), pct(d.idle_ns, d.span_ns)),
+            format!("{} ({})", t(d.compute_ns), pct(d.compute_ns, d.span_ns)),
+            format!(
+                "{} ({})",
+                t(d.non_compute_ns),
+                pct(d.non_compute_ns, d.span_ns)
+            ),
+            t(d.exposed_communication_ns),
+            t(d.exposed_memory_ns),
+            ov.map_or("—".into(), |p| format!("{p:.2}%")),
+        ]);
+    }
+    out.push(s);
+    let mut s = Section::new(
+        "Kernel types",
+        &[("type", false), ("time", true), ("share", true)],
+    );
+    let total: i64 = r.kernel_types.iter().map(|k| k.time_ns).sum();
+    for k in &r.kernel_types {
+        s.rows.push(vec![
+            k.kernel_type.clone(),
+            t(k.time_ns),
+            pct(k.time_ns, total),
+        ]);
+    }
+    out.push(s);
+    let mut s = Section::new(
+        "Kernels",
+        &[
+            ("name", false),
+            ("type", false),
+            ("count", true),
+            ("total", true),
+            ("mean", true),
+            ("min", true),
+            ("max", true),
+            ("stddev", true),
+        ],
+    );
+    for k in r.kernels.iter().take(top) {
+        s.rows.push(vec![
+            k.name.clone(),
+            k.kernel_type.as_str().into(),
+            fmt_count(k.count),
+            t(k.total_ns),
+            fmt_ns(k.mean_ns),
+            t(k.min_ns),
+            t(k.max_ns),
+            fmt_ns(k.stddev_ns),
+        ]);
+    }
+    out.push(s);
+    let mut s = Section::new(
+        "Idle time per lane",
+        &[
+            ("lane", false),
+            ("category", false),
+            ("idle", true),
+            ("gaps", true),
+            ("share", true),
+        ],
+    );
+    for i in r.idle.iter().flatten() {
+        s.rows.push(vec![
+            i.lane_label.clone(),
+            i.category.as_str().into(),
+            t(i.idle_ns),
+            fmt_count(i.gaps),
+            i.ratio.map_or("—".into(), |x| format!("{:.2}%", 100.0 * x)),
+        ]);
+    }
+    out.push(s);
+    if !r.longest_gaps.is_empty() {
+        let mut s = Section::new(
+            "Longest gaps",
+            &[
+                ("lane", false),
+                ("at", true),
+                ("length", true),
+                ("category", false),
+            ],
+        );
+        for g in r.longest_gaps.iter().take(top) {
+            s.rows.push(vec![
+                g.lane_label.clone(),
+                format!("+{}", t(g.start_ns - r.origin_ns)),
+                t(g.end_ns - g.start_ns),
+                g.category.as_str().into(),
+            ]);
+        }
+        out.push(s);
+    }
+    let l = &r.launches;
+    let mut s = Section::new("Launches", &[("measure", false), ("value", true)]);
+    for (k, v) in [
+        ("launches", fmt_count(l.launches)),
+        ("CPU time in launch calls", t(l.cpu_total_ns)),
+        ("device time launched", t(l.device_total_ns)),
+        ("launch delay, total", t(l.delay_total_ns)),
+        ("launch delay, max", t(l.delay_max_ns)),
+        (
+            "short kernels (device < launch call ≤ 50 µs)",
+            fmt_count(l.short_kernels),
+        ),
+        ("launch calls > 50 µs", fmt_count(l.runtime_outliers)),
+        ("launch delays > 100 µs", fmt_count(l.delay_outliers)),
+        (
+            "started before the call returned",
+            fmt_count(l.started_before_return),
+        ),
+    ] {
+        s.rows.push(vec![k.into(), v]);
+    }
+    out.push(s);
+    let mut s = Section::new(
+        "Queue length per lane",
+        &[
+            ("lane", false),
+            ("changes", true),
+            ("mean (per change)", true),
+            ("mean (over time)", true),
+            ("max", true),
+        ],
+    );
+    for q in r.queues.iter().flatten() {
+        s.rows.push(vec![
+            q.lane_label.clone(),
+            fmt_count(q.samples),
+            format!("{:.3}", q.mean),
+            format!("{:.3}", q.time_weighted_mean),
+            q.max.to_string(),
+        ]);
+    }
+    out.push(s);
+    if !r.notes.is_empty() {
+        let mut s = Section::new("Notes", &[("note", false)]);
+        s.rows = r.notes.iter().map(|n| vec![n.clone()]).collect();
+        out.push(s);
+    }
+    out
+}
+
+/// Sections as aligned plain text (cells clipped to 60 characters).
+pub fn sections_to_text(sections: &[Section]) -> String {
+    let clip = |s: &str| -> String {
+        if s.chars().count() > 60 {
+            s.chars().take(59).collect::<String>() + "…"
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    for s in sections {
+        out.push_str(&format!("{}\n", s.title));
+        let rows: Vec<Vec<String>> = std::iter::once(s.header.clone())
+            .chain(s.rows.iter().cloned())
+            .map(|r| r.iter().map(|c| clip(c)).collect())
+            .collect();
+        let widths: Vec<usize> = (0..s.header.len())
+            .map(|k| rows.iter().map(|r| r[k].chars().count()).max().unwrap_or(0))
+            .collect();
+        for r in &rows {
+            let cells: Vec<String> = r
+                .iter()
+                .enumerate()
+                .map(|(k, c)| {
+                    let pad = widths[k] - c.chars().count();
+                    if s.numeric[k] {
+                        format!("{}{c}", " ".repeat(pad))
+                    } else {
+                        format!("{c}{}", " ".repeat(pad))
+                    }
+                })
+                .collect();
+            out.push_str(&format!("  {}\n", cells.join("  ").trim_end()));
+        }
+        if s.rows.is_empty() {
+            out.push_str("  (none)\n");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Sections as Markdown tables.
+pub fn sections_to_markdown(sections: &[Section]) -> String {
+    let mut out = String::new();
+    for s in sections {
+        out.push_str(&format!(
+            "### {}\n\n| {} |\n|",
+            s.title,
+            s.header.join(" | ")
+        ));
+        for &n in &s.numeric {
+            out.push_str(if n { "---:|" } else { "---|" });
+        }
+        out.push('\n');
+        for r in &s.rows {
+            let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out.push('\n');
+    }
+    out
+}

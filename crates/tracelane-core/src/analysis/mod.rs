@@ -7,6 +7,8 @@
 //! | [`ops`] | PyTorch's `key_averages()` table: CPU and device time per op |
 //! | [`chain`] | what a slice launched or was launched by, with launch delays |
 //! | [`compare`] | variants (traces × scopes) side by side against a baseline |
+//! | [`device_time`] | where device time goes: idle, kernel types, launch delays, queues (HTA's numbers under `Mode::Hta`) |
+//! | [`frame`] | the event table the time analyses read, under tracelane's or HTA's rules |
 //! | [`info`] | what was imported: counts, lanes, links, warnings |
 //! | [`scope`] | which part of a trace an analysis looks at |
 //! | [`intervals`] | union, gaps, intersection and overlap of time intervals |
@@ -19,6 +21,8 @@
 
 pub mod chain;
 pub mod compare;
+pub mod device_time;
+pub mod frame;
 pub mod info;
 pub mod intervals;
 pub mod ops;

@@ -1,0 +1,924 @@
+//! Where device time goes: temporal breakdown, kernel types and their
+//! overlap, per-kernel statistics, idle gaps per lane, launch statistics,
+//! queue length and communication/computation overlap — one report, under
+//! either set of rules in [`frame`](super::frame) (tracelane's exact one or
+//! HTA 0.5.0's).
+//!
+//! The definitions, each from HTA where HTA has the number
+//! (`hta/analyzers/breakdown_analysis.py`, `cuda_kernel_analysis.py`,
+//! `communication_analysis.py`, `trace_counters.py`):
+//! - **Temporal breakdown** (`get_temporal_breakdown`): device events
+//!   merged (touching ones join); span = last end − first start;
+//!   idle = span − merged time; compute = merged computation kernels;
+//!   non-compute = span − compute − idle. The exact mode adds the exposed
+//!   form: compute + communication not under compute + memory not under
+//!   either + other + idle = span, per device.
+//! - **Kernel types** (`get_gpu_kernel_breakdown`): each type's kernels
+//!   merged, then time cut where the set of running types is constant;
+//!   "COMPUTATION overlapping COMMUNICATION" is time both ran. HTA looks at
+//!   computation, communication and memory; the exact mode at every type.
+//!   Per kernel name: count, total, mean, min, max, sample standard
+//!   deviation (HTA folds all but ten names into "others"; this keeps all).
+//! - **Idle breakdown** (`get_idle_time_breakdown`, 30 µs): per lane, in
+//!   start order, the gap before each kernel is a host wait when its launch
+//!   started after the previous kernel ended, a kernel wait when shorter
+//!   than 30 µs, else other. HTA measures from the previous kernel's end
+//!   (an overlap is a negative kernel wait); the exact mode from the
+//!   latest end so far and counts overlaps apart.
+//! - **Launch statistics** (`get_cuda_kernel_launch_stats`, 50/100 µs):
+//!   per launch, CPU duration, device duration, launch delay = device start
+//!   − launch end, clipped at 0. Short kernel: CPU ≤ 50 µs and device < CPU;
+//!   runtime outlier: CPU > 50 µs; delay outlier: delay > 100 µs. HTA pairs
+//!   host and device rows by correlation where a `cudaLaunchKernel`,
+//!   `cudaLaunchKernelExC`, `cudaMemcpyAsync`, `cudaMemsetAsync` or MTIA
+//!   `runFunction` carries it; the exact mode takes every launch the import
+//!   linked (Triton's `cuLaunchKernel`, HIP, CUDA graphs, Neuron).
+//! - **Queue length** (`get_queue_length_summary`): per lane, +1 when a
+//!   launch call starts, −1 when its device work starts. HTA's mean and
+//!   max are over change points; the exact mode adds the time-weighted
+//!   mean over the lane's active span.
+//! - **Communication/computation overlap** (`get_comm_comp_overlap`): time
+//!   computation and communication kernels both run ÷ communication time.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::model::Trace;
+
+use super::frame::{Frame, KernelType, Mode, NO_ROW};
+use super::intervals::{self, Interval};
+use super::scope::{Scope, ScopeError};
+
+/// HTA's `consecutive_kernel_delay`: gaps shorter than this are kernel waits.
+pub const KERNEL_WAIT_NS: i64 = 30_000;
+/// HTA's `runtime_cutoff`.
+pub const RUNTIME_CUTOFF_NS: i64 = 50_000;
+/// HTA's `launch_delay_cutoff`.
+pub const LAUNCH_DELAY_CUTOFF_NS: i64 = 100_000;
+/// How many of the longest gaps and launch delays a report lists.
+pub const LISTED: usize = 200;
+
+/// Runtime calls HTA's launch statistics pair by correlation.
+const HTA_LAUNCH_STAT_NAMES: [&str; 5] = [
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "runFunction - job_prep_and_submit_for_execution",
+    "cudaMemsetAsync",
+    "cudaMemcpyAsync",
+];
+
+/// Runtime calls HTA's queue length counts (`get_runtime_launch_events_query`).
+const HTA_QUEUE_NAMES: [&str; 11] = [
+    "cudaMemsetAsync",
+    "cudaMemcpyAsync",
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "cuLaunchKernel",
+    "runFunction - job_prep_and_submit_for_execution",
+    "hipLaunchKernel",
+    "hipExtModuleLaunchKernel",
+    "hipMemcpyAsync",
+    "hipMemsetAsync",
+    "hipMemcpyWithStream",
+];
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TemporalBreakdown {
+    pub device: String,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub span_ns: i64,
+    pub busy_ns: i64,
+    pub idle_ns: i64,
+    pub compute_ns: i64,
+    pub non_compute_ns: i64,
+    /// Exposed form (exact mode): communication not under computation.
+    pub exposed_communication_ns: i64,
+    /// Memory (copies, sets) under neither computation nor communication.
+    pub exposed_memory_ns: i64,
+    /// Other device work under none of the above.
+    pub exposed_other_ns: i64,
+    /// Communication time (merged) and the part of it under computation.
+    pub communication_ns: i64,
+    pub communication_overlapped_ns: i64,
+}
+
+impl TemporalBreakdown {
+    /// The exposed form's parts summed: compute + exposed communication +
+    /// exposed memory + exposed other + idle, which is the span.
+    pub fn exposed_parts_ns(&self) -> i64 {
+        self.compute_ns
+            + self.exposed_communication_ns
+            + self.exposed_memory_ns
+            + self.exposed_other_ns
+            + self.idle_ns
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelTypeTime {
+    /// A type, or types joined by " overlapping " (HTA's labels).
+    pub kernel_type: String,
+    pub time_ns: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelStats {
+    pub name: String,
+    pub kernel_type: KernelType,
+    pub count: u64,
+    pub total_ns: i64,
+    pub mean_ns: f64,
+    pub min_ns: i64,
+    pub max_ns: i64,
+    /// Sample standard deviation (pandas' `std`, 0 for one kernel).
+    pub stddev_ns: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleCategory {
+    HostWait,
+    KernelWait,
+    Other,
+}
+
+impl IdleCategory {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IdleCategory::HostWait => "host_wait",
+            IdleCategory::KernelWait => "kernel_wait",
+            IdleCategory::Other => "other",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct IdleRow {
+    /// HTA: the stream number; exact: the lane's track index.
+    pub lane: i64,
+    pub lane_label: String,
+    pub category: IdleCategory,
+    pub idle_ns: i64,
+    pub gaps: u64,
+    /// Of the lane's idle time (None when the lane has none).
+    pub ratio: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Gap {
+    pub lane: i64,
+    pub lane_label: String,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub category: IdleCategory,
+    /// The kernel after the gap (a model slice, for the timeline).
+    pub next_slice: u32,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LaunchStats {
+    pub launches: u64,
+    pub cpu_total_ns: i64,
+    pub device_total_ns: i64,
+    pub delay_total_ns: i64,
+    pub delay_max_ns: i64,
+    pub short_kernels: u64,
+    pub runtime_outliers: u64,
+    pub delay_outliers: u64,
+    /// Device work that started before its launch call returned (delay
+    /// clipped to 0).
+    pub started_before_return: u64,
+    /// Launch-delay histogram: `(upper bound ns, count)`, powers of two
+    /// from 1 µs; the last bucket is open (`i64::MAX`).
+    pub delay_histogram: Vec<(i64, u64)>,
+    /// The longest delays: (launch slice, device slice, delay ns).
+    pub worst: Vec<(u32, u32, i64)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct QueueRow {
+    pub lane: i64,
+    pub lane_label: String,
+    /// Change points (HTA's `count`).
+    pub samples: u64,
+    /// Mean over change points (HTA's).
+    pub mean: f64,
+    pub max: i64,
+    /// Mean over time, from the lane's first change to its last.
+    pub time_weighted_mean: f64,
+}
+
+/// Everything this module answers for one trace and scope.
+#[derive(Clone, Debug, Serialize)]
+pub struct DeviceTimeReport {
+    pub mode: Mode,
+    pub scope: String,
+    /// The trace's first timestamp, which times in the report are shown
+    /// relative to.
+    pub origin_ns: i64,
+    /// What the rules left out or could not answer, in words.
+    pub notes: Vec<String>,
+    pub devices: Vec<TemporalBreakdown>,
+    pub kernel_types: Vec<KernelTypeTime>,
+    pub kernels: Vec<KernelStats>,
+    /// `None` when no lane has kernels (HTA raises there).
+    pub idle: Option<Vec<IdleRow>>,
+    pub longest_gaps: Vec<Gap>,
+    pub launches: LaunchStats,
+    /// `None` where HTA's own consistency check fails (a launch paired
+    /// with several device rows or the reverse).
+    pub queues: Option<Vec<QueueRow>>,
+    /// Per device, in `devices` order; `None` without communication.
+    pub comm_comp_overlap_pct: Vec<Option<f64>>,
+}
+
+/// The analysis: builds the frame for `scope` under `mode` and answers
+/// every part of the report from it.
+pub fn device_time(t: &Trace, scope: &Scope, mode: Mode) -> Result<DeviceTimeReport, ScopeError> {
+    let f = Frame::build(t, scope, mode)?;
+    let mut notes = Vec::new();
+    if let Some(step) = &f.dropped_from_step {
+        notes.push(format!(
+            "HTA leaves out {step} and everything after it ({} host events; {} device events whose launch it left out)",
+            f.dropped_host, f.dropped_device
+        ));
+    } else if f.dropped_host + f.dropped_device > 0 {
+        notes.push(format!(
+            "{} host and {} device events lie outside the scope",
+            f.dropped_host, f.dropped_device
+        ));
+    }
+    if mode == Mode::Hta && f.rounded_to_us {
+        notes.push("HTA rounds each start up and each end down to whole µs in this trace".into());
+    }
+    let devices = temporal(t, &f);
+    let comm_comp_overlap_pct = devices
+        .iter()
+        .map(|d| {
+            (d.communication_ns > 0)
+                .then(|| 100.0 * d.communication_overlapped_ns as f64 / d.communication_ns as f64)
+        })
+        .collect();
+    let (idle, longest_gaps) = idle_breakdown(t, &f);
+    let queues = match mode {
+        Mode::Hta => hta_queues(t, &f),
+        Mode::Exact => Some(exact_queues(t, &f)),
+    };
+    if queues.is_none() {
+        notes.push(
+            "queue length: a launch pairs with several device events (or the reverse), which HTA's check rejects".into(),
+        );
+    }
+    Ok(DeviceTimeReport {
+        mode,
+        scope: scope.label(),
+        origin_ns: t.time_span_ns().map_or(0, |s| s.0),
+        notes,
+        kernel_types: kernel_types(&f),
+        kernels: kernel_stats(t, &f),
+        devices,
+        idle,
+        longest_gaps,
+        launches: launch_stats(t, &f),
+        queues,
+        comm_comp_overlap_pct,
+    })
+}
+
+fn device_rows(f: &Frame) -> impl Iterator<Item = usize> + '_ {
+    (0..f.len()).filter(|&r| f.is_device(r))
+}
+
+/// HTA's `merge_kernel_intervals`: sorted by start, a new group when a
+/// start lies after every earlier end; zero-length events stay (they move
+/// the span).
+fn merge_groups(mut v: Vec<Interval>) -> Vec<Interval> {
+    v.sort_by_key(|&(a, _)| a);
+    let mut out: Vec<Interval> = Vec::new();
+    let mut max_end = i64::MIN;
+    for (a, b) in v {
+        if out.is_empty() || a > max_end {
+            out.push((a, b));
+        } else {
+            let last = out.last_mut().unwrap();
+            last.1 = last.1.max(b);
+        }
+        max_end = max_end.max(b);
+    }
+    out
+}
+
+fn device_label(t: &Trace, f: &Frame, device: u32) -> String {
+    if f.mode == Mode::Hta {
+        return "rank".into();
+    }
+    let p = &t.processes[device as usize];
+    p.labels
+        .or(p.name)
+        .map(|s| t.str(s).to_string())
+        .unwrap_or_else(|| t.lane_label(p.pid))
+}
+
+fn lane_label(t: &Trace, f: &Frame, lane: i64) -> String {
+    match f.mode {
+        Mode::Hta => format!("stream {lane}"),
+        Mode::Exact => {
+            let tr = &t.tracks[lane as usize];
+            let p = &t.processes[tr.process.0 as usize];
+            let pl = p
+                .labels
+                .or(p.name)
+                .map(|s| t.str(s).to_string())
+                .unwrap_or_else(|| t.lane_label(p.pid));
+            let tl = tr
+                .name
+                .map(|s| t.str(s).to_string())
+                .unwrap_or_else(|| t.lane_label(tr.tid));
+            format!("{pl} · {tl}")
+        }
+    }
+}
+
+fn temporal(t: &Trace, f: &Frame) -> Vec<TemporalBreakdown> {
+    let mut by_device: HashMap<u32, Vec<usize>> = HashMap::new();
+    for r in device_rows(f) {
+        by_device.entry(f.device[r]).or_default().push(r);
+    }
+    let mut keys: Vec<u32> = by_device.keys().copied().collect();
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|d| {
+            let rows = &by_device[&d];
+            let of_type = |k: KernelType| -> Vec<Interval> {
+                rows.iter()
+                    .filter(|&&r| f.kernel_type[r] == k)
+                    .map(|&r| (f.ts[r], f.end[r]))
+                    .collect()
+            };
+            let groups = merge_groups(rows.iter().map(|&r| (f.ts[r], f.end[r])).collect());
+            let start = groups.first().map_or(0, |g| g.0);
+            let end = groups.last().map_or(0, |g| g.1);
+            let span = end - start;
+            let busy: i64 = groups.iter().map(|(a, b)| b - a).sum();
+            let comp_groups = merge_groups(of_type(KernelType::Computation));
+            let compute: i64 = comp_groups.iter().map(|(a, b)| b - a).sum();
+            let comp = intervals::union(of_type(KernelType::Computation));
+            let comm = intervals::union(of_type(KernelType::Communication));
+            let mem = intervals::union(of_type(KernelType::Memory));
+            let other = intervals::union(of_type(KernelType::Other));
+            let comp_comm = intervals::union([comp.clone(), comm.clone()].concat());
+            let comp_comm_mem = intervals::union([comp_comm.clone(), mem.clone()].concat());
+            let exposed = |x: &[Interval], under: &[Interval]| {
+                intervals::total(x) - intervals::total(&intervals::intersect(x, under))
+            };
+            TemporalBreakdown {
+                device: device_label(t, f, d),
+                start_ns: start,
+                end_ns: end,
+                span_ns: span,
+                busy_ns: busy,
+                idle_ns: span - busy,
+                compute_ns: compute,
+                non_compute_ns: span - compute - (span - busy),
+                exposed_communication_ns: exposed(&comm, &comp),
+                exposed_memory_ns: exposed(&mem, &comp_comm),
+                exposed_other_ns: exposed(&other, &comp_comm_mem),
+                communication_ns: intervals::total(&comm),
+                communication_overlapped_ns: intervals::total(&intervals::intersect(&comm, &comp)),
+            }
+        })
+        .collect()
+}
+
+fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
+    let types: &[KernelType] = match f.mode {
+        // include_memory_kernels=True, HTA's default.
+        Mode::Hta => &KernelType::ALL[..3],
+        Mode::Exact => &KernelType::ALL,
+    };
+    let sets: Vec<Vec<Interval>> = types
+        .iter()
+        .map(|&k| {
+            device_rows(f)
+                .filter(|&r| f.kernel_type[r] == k)
+                .map(|r| (f.ts[r], f.end[r]))
+                .collect()
+        })
+        .collect();
+    let mut by_mask: HashMap<u32, i64> = HashMap::new();
+    for s in intervals::sweep(&sets) {
+        *by_mask.entry(s.mask).or_default() += s.end_ns - s.start_ns;
+    }
+    let mut out: Vec<KernelTypeTime> = by_mask
+        .into_iter()
+        .map(|(mask, time_ns)| KernelTypeTime {
+            kernel_type: types
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| mask & (1 << k) != 0)
+                .map(|(_, t)| t.as_str())
+                .collect::<Vec<_>>()
+                .join(" overlapping "),
+            time_ns,
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.time_ns
+            .cmp(&a.time_ns)
+            .then(a.kernel_type.cmp(&b.kernel_type))
+    });
+    out
+}
+
+fn kernel_stats(t: &Trace, f: &Frame) -> Vec<KernelStats> {
+    let mut by_name: HashMap<u32, Vec<usize>> = HashMap::new();
+    for r in device_rows(f) {
+        by_name.entry(f.name_id(t, r).0).or_default().push(r);
+    }
+    let mut out: Vec<KernelStats> = by_name
+        .into_values()
+        .map(|rows| {
+            let durs: Vec<i64> = rows.iter().map(|&r| f.end[r] - f.ts[r]).collect();
+            let n = durs.len() as f64;
+            let total: i64 = durs.iter().sum();
+            let mean = total as f64 / n;
+            let var = if durs.len() > 1 {
+                durs.iter().map(|&d| (d as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0)
+            } else {
+                0.0
+            };
+            KernelStats {
+                name: f.name(t, rows[0]).to_string(),
+                kernel_type: f.kernel_type[rows[0]],
+                count: durs.len() as u64,
+                total_ns: total,
+                mean_ns: mean,
+                min_ns: *durs.iter().min().unwrap(),
+                max_ns: *durs.iter().max().unwrap(),
+                stddev_ns: var.sqrt(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    out
+}
+
+fn idle_breakdown(t: &Trace, f: &Frame) -> (Option<Vec<IdleRow>>, Vec<Gap>) {
+    let mut lanes: Vec<i64> = Vec::new();
+    let mut by_lane: HashMap<i64, Vec<usize>> = HashMap::new();
+    for r in (0..f.len()).filter(|&r| f.idle_lane[r]) {
+        let e = by_lane.entry(f.lane[r]).or_default();
+        if e.is_empty() {
+            lanes.push(f.lane[r]);
+        }
+        e.push(r);
+    }
+    if lanes.is_empty() {
+        return (None, Vec::new());
+    }
+    if f.mode == Mode::Exact {
+        lanes.sort_unstable();
+    }
+    let mut rows = Vec::new();
+    let mut gaps: Vec<Gap> = Vec::new();
+    for lane in lanes {
+        let mut ks = by_lane.remove(&lane).unwrap();
+        ks.sort_by_key(|&r| (f.ts[r], r));
+        // category -> (time, gaps); a category exists once a kernel has it.
+        let mut acc: HashMap<IdleCategory, (i64, u64)> = HashMap::new();
+        let mut prev_end: Option<i64> = None;
+        for &r in &ks {
+            let launch_ts = match f.partner[r] {
+                NO_ROW => None,
+                p => Some(f.ts[p as usize]),
+            };
+            let cat = match prev_end {
+                Some(pe) if launch_ts.is_some_and(|l| l > pe) => IdleCategory::HostWait,
+                Some(pe) if f.ts[r] - pe < KERNEL_WAIT_NS => IdleCategory::KernelWait,
+                _ => IdleCategory::Other,
+            };
+            let e = acc.entry(cat).or_default();
+            if let Some(pe) = prev_end {
+                let gap = f.ts[r] - pe;
+                // HTA sums every interval, overlaps as negative waits; the
+                // exact mode counts only time the lane stood idle.
+                if f.mode == Mode::Hta || gap > 0 {
+                    e.0 += gap;
+                    e.1 += 1;
+                }
+                if f.mode == Mode::Exact && gap > 0 {
+                    gaps.push(Gap {
+                        lane,
+                        lane_label: String::new(),
+                        start_ns: pe,
+                        end_ns: f.ts[r],
+                        category: cat,
+                        next_slice: f.slice[r],
+                    });
+                }
+            }
+            prev_end = Some(match (f.mode, prev_end) {
+                (Mode::Exact, Some(pe)) => pe.max(f.end[r]),
+                _ => f.end[r],
+            });
+        }
+        let total: i64 = acc.values().map(|v| v.0).sum();
+        let mut cats: Vec<_> = acc.into_iter().collect();
+        cats.sort_by_key(|(c, _)| *c);
+        for (category, (idle_ns, n)) in cats {
+            // HTA lists a category once a kernel has it (the first kernel
+            // of a lane has "other" with no gap); the exact mode lists gaps.
+            if f.mode == Mode::Exact && n == 0 {
+                continue;
+            }
+            rows.push(IdleRow {
+                lane,
+                lane_label: lane_label(t, f, lane),
+                category,
+                idle_ns,
+                gaps: n,
+                ratio: (total != 0).then(|| idle_ns as f64 / total as f64),
+            });
+        }
+    }
+    gaps.sort_by(|a, b| {
+        (b.end_ns - b.start_ns)
+            .cmp(&(a.end_ns - a.start_ns))
+            .then(a.start_ns.cmp(&b.start_ns))
+    });
+    gaps.truncate(LISTED);
+    for g in &mut gaps {
+        g.lane_label = lane_label(t, f, g.lane);
+    }
+    (Some(rows), gaps)
+}
+
+/// (host row, device row) pairs whose launch statistics count.
+fn launch_pairs(t: &Trace, f: &Frame) -> Vec<(usize, usize)> {
+    match f.mode {
+        Mode::Exact => device_rows(f)
+            .filter(|&r| f.partner[r] != NO_ROW)
+            .map(|r| (f.partner[r] as usize, r))
+            .collect(),
+        Mode::Hta => {
+            let names: Vec<_> = HTA_LAUNCH_STAT_NAMES
+                .iter()
+                .filter_map(|n| t.strings.lookup(n))
+                .collect();
+            let mut wanted: std::collections::HashSet<i64> = Default::default();
+            for r in 0..f.len() {
+                if names.contains(&f.name_id(t, r)) {
+                    wanted.insert(f.correlation[r]);
+                }
+            }
+            let mut by_corr: HashMap<i64, (Vec<usize>, Vec<usize>)> = HashMap::new();
+            for r in 0..f.len() {
+                if wanted.contains(&f.correlation[r]) {
+                    let e = by_corr.entry(f.correlation[r]).or_default();
+                    if f.is_device(r) {
+                        e.1.push(r);
+                    } else {
+                        e.0.push(r);
+                    }
+                }
+            }
+            let mut pairs = Vec::new();
+            for (host, dev) in by_corr.values() {
+                for &h in host {
+                    for &d in dev {
+                        pairs.push((h, d));
+                    }
+                }
+            }
+            pairs.sort_unstable();
+            pairs
+        }
+    }
+}
+
+fn launch_stats(t: &Trace, f: &Frame) -> LaunchStats {
+    let mut s = LaunchStats::default();
+    let mut buckets = [0u64; 12];
+    let mut worst: Vec<(u32, u32, i64)> = Vec::new();
+    for (h, d) in launch_pairs(t, f) {
+        let cpu = f.end[h] - f.ts[h];
+        let dev = f.end[d] - f.ts[d];
+        let raw = f.ts[d] - f.ts[h] - cpu;
+        let delay = raw.max(0);
+        s.launches += 1;
+        s.cpu_total_ns += cpu;
+        s.device_total_ns += dev;
+        s.delay_total_ns += delay;
+        s.delay_max_ns = s.delay_max_ns.max(delay);
+        s.short_kernels += u64::from(cpu <= RUNTIME_CUTOFF_NS && dev < cpu);
+        s.runtime_outliers += u64::from(cpu > RUNTIME_CUTOFF_NS);
+        s.delay_outliers += u64::from(delay > LAUNCH_DELAY_CUTOFF_NS);
+        s.started_before_return += u64::from(raw < 0);
+        let mut k = 0;
+        while k + 1 < buckets.len() && delay >= 1000 << k {
+            k += 1;
+        }
+        buckets[k] += 1;
+        worst.push((f.slice[h], f.slice[d], delay));
+    }
+    s.delay_histogram = buckets
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let upper = if k + 1 == buckets.len() {
+                i64::MAX
+            } else {
+                1000 << k
+            };
+            (upper, n)
+        })
+        .collect();
+    worst.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    worst.truncate(LISTED);
+    s.worst = worst;
+    s
+}
+
+fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<(i64, u8, i64)>) -> QueueRow {
+    // (time, order at a tie, ±1). At one timestamp device starts count
+    // before launches: HTA's numpy sort leaves ties in no defined order, and
+    // this is the order its answers show on the public traces.
+    ev.sort();
+    let mut q = 0i64;
+    let mut sum = 0f64;
+    let mut max = i64::MIN;
+    let mut weighted = 0f64;
+    let mut last_t = ev.first().map_or(0, |e| e.0);
+    for &(at, _, d) in &ev {
+        weighted += q as f64 * (at - last_t) as f64;
+        last_t = at;
+        q += d;
+        sum += q as f64;
+        max = max.max(q);
+    }
+    let span = ev.last().map_or(0, |e| e.0) - ev.first().map_or(0, |e| e.0);
+    QueueRow {
+        lane,
+        lane_label: lane_label(t, f, lane),
+        samples: ev.len() as u64,
+        mean: sum / ev.len().max(1) as f64,
+        max,
+        time_weighted_mean: if span > 0 {
+            weighted / span as f64
+        } else {
+            0.0
+        },
+    }
+}
+
+fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
+    let names: Vec<_> = HTA_QUEUE_NAMES
+        .iter()
+        .filter_map(|n| t.strings.lookup(n))
+        .collect();
+    let runtime: Vec<usize> = (0..f.len())
+        .filter(|&r| f.partner_positive[r] && names.contains(&f.name_id(t, r)))
+        .collect();
+    let mut dev_by_corr: HashMap<i64, Vec<usize>> = HashMap::new();
+    for r in device_rows(f) {
+        dev_by_corr.entry(f.correlation[r]).or_default().push(r);
+    }
+    let runtime_corr: std::collections::HashSet<i64> =
+        runtime.iter().map(|&r| f.correlation[r]).collect();
+    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::new();
+    let mut ups = 0usize;
+    let mut downs = 0usize;
+    for &r in &runtime {
+        match dev_by_corr.get(&f.correlation[r]) {
+            Some(devs) => {
+                for &d in devs {
+                    by_lane.entry(f.lane[d]).or_default().push((f.ts[r], 1, 1));
+                    ups += 1;
+                }
+            }
+            // A left join keeps the call with no stream; HTA's groupby
+            // then leaves it out, but it counts in the length check.
+            None => ups += 1,
+        }
+    }
+    for r in device_rows(f) {
+        if runtime_corr.contains(&f.correlation[r]) {
+            by_lane.entry(f.lane[r]).or_default().push((f.ts[r], 0, -1));
+            downs += 1;
+        }
+    }
+    if ups != downs {
+        return None;
+    }
+    let mut lanes: Vec<i64> = by_lane.keys().copied().collect();
+    lanes.sort_unstable();
+    Some(
+        lanes
+            .into_iter()
+            .map(|l| queue_row(t, f, l, by_lane.remove(&l).unwrap()))
+            .collect(),
+    )
+}
+
+fn exact_queues(t: &Trace, f: &Frame) -> Vec<QueueRow> {
+    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::new();
+    for (h, d) in launch_pairs(t, f) {
+        let e = by_lane.entry(f.lane[d]).or_default();
+        e.push((f.ts[h], 1, 1));
+        e.push((f.ts[d], 0, -1));
+    }
+    let mut lanes: Vec<i64> = by_lane.keys().copied().collect();
+    lanes.sort_unstable();
+    lanes
+        .into_iter()
+        .map(|l| queue_row(t, f, l, by_lane.remove(&l).unwrap()))
+        .collect()
+}
+
+impl DeviceTimeReport {
+    /// The report in HTA's terms, the object `tracelane analyze --hta
+    /// --format json` prints: µs, percentages 0–100, rounded where HTA
+    /// rounds (temporal and overlap to 0.01, kernel-type shares to 0.1,
+    /// idle times and ratios to 0.01). The first device stands for the rank.
+    pub fn hta_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let us = |ns: i64| ns as f64 / 1000.0;
+        let round = |x: f64, places: i32| {
+            let k = 10f64.powi(places);
+            (x * k).round() / k
+        };
+        let temporal = self.devices.first().map(|d| {
+            let pct = |x: i64| {
+                if d.span_ns == 0 {
+                    serde_json::Value::Null
+                } else {
+                    json!(round(100.0 * x as f64 / d.span_ns as f64, 2))
+                }
+            };
+            json!({
+                "idle_us": us(d.idle_ns),
+                "compute_us": us(d.compute_ns),
+                "non_compute_us": us(d.non_compute_ns),
+                "kernel_span_us": us(d.span_ns),
+                "idle_pct": pct(d.idle_ns),
+                "compute_pct": pct(d.compute_ns),
+                "non_compute_pct": pct(d.non_compute_ns),
+            })
+        });
+        let type_total: i64 = self.kernel_types.iter().map(|k| k.time_ns).sum();
+        let kernel_types: Vec<_> = self
+            .kernel_types
+            .iter()
+            .map(|k| {
+                json!({
+                    "kernel_type": k.kernel_type,
+                    "sum_us": us(k.time_ns),
+                    "percentage": round(100.0 * k.time_ns as f64 / type_total.max(1) as f64, 1),
+                })
+            })
+            .collect();
+        let idle = self.idle.as_ref().map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    json!({
+                        "stream": r.lane,
+                        "category": r.category.as_str(),
+                        "idle_us": round(us(r.idle_ns), 2),
+                        "ratio": r.ratio.map(|x| round(x, 2)),
+                    })
+                })
+                .collect::<Vec<_>>()
+        });
+        let l = &self.launches;
+        let queues = self.queues.as_ref().map(|qs| {
+            qs.iter()
+                .map(|q| json!({"stream": q.lane, "mean": q.mean, "max": q.max}))
+                .collect::<Vec<_>>()
+        });
+        json!({
+            "temporal_breakdown": temporal,
+            "kernel_types": kernel_types,
+            "idle_breakdown": idle,
+            "launch_stats": {
+                "launches": l.launches,
+                "launch_delay_sum_us": us(l.delay_total_ns),
+                "launch_delay_max_us": us(l.delay_max_ns),
+                "short_kernels": l.short_kernels,
+                "runtime_outliers": l.runtime_outliers,
+                "launch_delay_outliers": l.delay_outliers,
+            },
+            "comm_comp_overlap_pct": self.comm_comp_overlap_pct.first().copied().flatten().map(|x| round(x, 2)),
+            "queue_length": queues,
+            "critical_path": serde_json::Value::Null,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{import_bytes, ImportOptions};
+
+    fn trace(events: &str) -> Trace {
+        let json = format!(r#"{{"traceEvents":[{events}]}}"#);
+        import_bytes(json.as_bytes(), ImportOptions::default()).unwrap()
+    }
+
+    const TWO_KERNELS: &str = r#"
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":100},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":10,"args":{"correlation":1}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":80,"dur":10,"args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":30,"dur":20,"args":{"stream":7,"correlation":1,"device":0}},
+      {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":7,"ts":95,"dur":10,"args":{"stream":7,"correlation":2,"device":0}}
+    "#;
+
+    #[test]
+    fn breakdown_parts_add_up_to_the_span() {
+        let t = trace(TWO_KERNELS);
+        for mode in [Mode::Exact, Mode::Hta] {
+            let r = device_time(&t, &Scope::Whole, mode).unwrap();
+            let d = &r.devices[0];
+            assert_eq!(d.span_ns, 75_000, "{mode:?}");
+            assert_eq!(d.idle_ns, 45_000);
+            assert_eq!(d.compute_ns, 20_000);
+            assert_eq!(d.non_compute_ns, 10_000);
+            assert_eq!(d.exposed_parts_ns(), d.span_ns);
+        }
+    }
+
+    #[test]
+    fn a_gap_after_a_late_launch_is_a_host_wait() {
+        let t = trace(TWO_KERNELS);
+        let r = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+        let idle = r.idle.unwrap();
+        let host: Vec<_> = idle
+            .iter()
+            .filter(|i| i.category == IdleCategory::HostWait)
+            .collect();
+        assert_eq!((host.len(), host[0].idle_ns, host[0].gaps), (1, 45_000, 1));
+        assert_eq!(r.longest_gaps[0].start_ns, 50_000);
+    }
+
+    #[test]
+    fn launch_delay_is_device_start_minus_launch_end() {
+        let t = trace(TWO_KERNELS);
+        let r = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+        assert_eq!(r.launches.launches, 2);
+        assert_eq!(r.launches.delay_total_ns, 10_000 + 5_000);
+        assert_eq!(r.launches.delay_max_ns, 10_000);
+        // CPU 10 µs each; the kernels take 20 and 10 µs: neither is shorter.
+        assert_eq!(r.launches.short_kernels, 0);
+    }
+
+    #[test]
+    fn hta_drops_the_last_profiler_step_and_what_it_launched() {
+        let t = trace(
+            r#"
+          {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":50},
+          {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":50,"dur":50},
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":1}},
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":60,"dur":5,"args":{"correlation":2}},
+          {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":10,"args":{"stream":7,"correlation":1}},
+          {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":70,"dur":10,"args":{"stream":7,"correlation":2}}
+        "#,
+        );
+        let hta = device_time(&t, &Scope::Whole, Mode::Hta).unwrap();
+        assert_eq!(hta.devices[0].span_ns, 10_000);
+        assert!(hta.notes[0].contains("ProfilerStep#2"), "{:?}", hta.notes);
+        let exact = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+        assert_eq!(exact.devices[0].span_ns, 60_000);
+    }
+
+    #[test]
+    fn queue_length_counts_launches_not_yet_started() {
+        let t = trace(
+            r#"
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":2}},
+          {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":10,"args":{"stream":7,"correlation":1}},
+          {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":10,"args":{"stream":7,"correlation":2}}
+        "#,
+        );
+        for mode in [Mode::Exact, Mode::Hta] {
+            let q = device_time(&t, &Scope::Whole, mode)
+                .unwrap()
+                .queues
+                .unwrap();
+            assert_eq!(q.len(), 1);
+            assert_eq!((q[0].max, q[0].samples), (2, 4), "{mode:?}");
+            assert!((q[0].mean - 1.0).abs() < 1e-9);
+            // 1 for 2 µs, 2 for 8 µs, 1 for 10 µs over 20 µs.
+            assert!(
+                (q[0].time_weighted_mean - 1.4).abs() < 1e-9,
+                "{}",
+                q[0].time_weighted_mean
+            );
+        }
+    }
+}

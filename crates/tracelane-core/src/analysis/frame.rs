@@ -1,0 +1,609 @@
+//! The event table the time analyses (`device_time`) read, built under one
+//! of two sets of rules.
+//!
+//! **Exact** (tracelane's own): nanoseconds as the file wrote them; device
+//! work is what the model's categories say runs on a device (kernels,
+//! copies, sets, NeuronCore execution windows — not syncs, not annotations
+//! mirrored on a stream); a lane is a device track (a CUDA/HIP stream, a
+//! NeuronCore queue); a device event's launch is the runtime call the
+//! import linked it to (correlation ids, flows or containment — so
+//! `cuLaunchKernel` from Triton, CUDA-graph launches, HIP launches and
+//! TorchNeuron's `privateuse1_runtime` dispatch all count); kernel types by
+//! category first, then name.
+//!
+//! **Hta**: Holistic Trace Analysis 0.5.0's dataframe, quirks included
+//! (`hta/common/trace_parser.py`, `hta/common/trace.py`):
+//! - a row per event with a `dur` and a `cat` other than `Trace`;
+//! - when any timestamp in the file has a fraction of a µs, `ts` is rounded
+//!   up and `ts + dur` down to whole µs (`round_down_time_stamps`), in
+//!   `float64` as HTA computes it;
+//! - a device event is any row with a `stream` other than -1 (so
+//!   `gpu_user_annotation` rows count as kernels, `cuda_sync` rows too);
+//! - `index_correlation` pairs host and device rows by equal `correlation`
+//!   (`transform_correlation_to_index`; the last match wins);
+//! - with two or more distinct `ProfilerStep` names, host rows from the
+//!   start of the last step on are dropped, and a device row is kept once
+//!   per kept host row sharing its correlation
+//!   (`_filter_irrelevant_gpu_kernels`).
+//!
+//! Times are `i64` nanoseconds in both; under `Hta` they are whole µs
+//! whenever HTA rounds.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::category::Category;
+use crate::import::scan::ns_to_micros_text;
+use crate::model::{StrId, Trace, NO_SLICE};
+
+use super::scope::{Occurrence, Scope, ScopeError};
+
+/// Which definitions the analyses follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// tracelane's: exact nanoseconds, every launch the import linked.
+    #[default]
+    Exact,
+    /// Holistic Trace Analysis 0.5.0's, quirks included.
+    Hta,
+}
+
+/// "No row" in row-index columns.
+pub const NO_ROW: u32 = u32::MAX;
+
+/// HTA's kernel types (`hta/utils/utils.py` `KernelType`), which the exact
+/// mode uses too (with its own classifier).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum KernelType {
+    Computation,
+    Communication,
+    Memory,
+    Other,
+}
+
+impl KernelType {
+    pub const ALL: [KernelType; 4] = [
+        KernelType::Computation,
+        KernelType::Communication,
+        KernelType::Memory,
+        KernelType::Other,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KernelType::Computation => "COMPUTATION",
+            KernelType::Communication => "COMMUNICATION",
+            KernelType::Memory => "MEMORY",
+            KernelType::Other => "OTHER",
+        }
+    }
+}
+
+/// The first line of a name: Python's `.` does not match a newline, so
+/// HTA's `.*X` patterns only look there.
+fn first_line(name: &str) -> &str {
+    name.split('\n').next().unwrap_or("")
+}
+
+/// HTA 0.5.0 `get_kernel_type`: `^nccl.*Kernel` is communication;
+/// `^Memcpy|^Memset|^dma` memory; anything matching
+/// `(^nccl.*Kernel)|(.*Memcpy)|(Memset)|(.*Sync)` (anchored at the start,
+/// first line only) is not computation, so it is other.
+pub fn hta_kernel_type(name: &str) -> KernelType {
+    let line = first_line(name);
+    let nccl_kernel = line.starts_with("nccl") && line[4..].contains("Kernel");
+    if nccl_kernel {
+        return KernelType::Communication;
+    }
+    if name.starts_with("Memcpy") || name.starts_with("Memset") || name.starts_with("dma") {
+        return KernelType::Memory;
+    }
+    if line.contains("Memcpy") || name.starts_with("Memset") || line.contains("Sync") {
+        return KernelType::Other;
+    }
+    KernelType::Computation
+}
+
+/// Collective kernels by name: NCCL / RCCL kernels and the collective
+/// names their device functions carry.
+pub fn is_collective_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("nccl")
+        || lower.starts_with("rccl")
+        || [
+            "allreduce",
+            "allgather",
+            "reducescatter",
+            "alltoall",
+            "sendrecv",
+        ]
+        .iter()
+        .any(|k| lower.contains(k))
+}
+
+/// Exact mode's kernel type: copies and sets are memory by category (and
+/// DMA / memcpy kernels by name), collectives communication, the rest of
+/// the device work computation.
+pub fn exact_kernel_type(category: Category, name: &str) -> KernelType {
+    match category {
+        Category::Memcpy | Category::Memset => KernelType::Memory,
+        Category::Kernel | Category::DeviceWindow => {
+            if is_collective_name(name) {
+                KernelType::Communication
+            } else if name.starts_with("Memcpy")
+                || name.starts_with("Memset")
+                || name.starts_with("dma")
+                || name.starts_with("hipMemcpy")
+                || name.starts_with("hipMemset")
+            {
+                KernelType::Memory
+            } else {
+                KernelType::Computation
+            }
+        }
+        _ => KernelType::Other,
+    }
+}
+
+/// The rows the analyses read.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    pub mode: Mode,
+    /// The model slice each row stands for.
+    pub slice: Vec<u32>,
+    pub ts: Vec<i64>,
+    pub end: Vec<i64>,
+    /// A device row's lane (HTA: `stream`; exact: its track index); -1 on the host.
+    pub lane: Vec<i64>,
+    pub correlation: Vec<i64>,
+    /// The row paired with this one: a device row's launch, a launch's
+    /// device row (HTA's `index_correlation`; exact: the import's link).
+    pub partner: Vec<u32>,
+    /// HTA's `index_correlation > 0`: paired, and the partner is not the
+    /// file's first event.
+    pub partner_positive: Vec<bool>,
+    /// The device (exact: the device track's process; HTA: 0, one rank per file).
+    pub device: Vec<u32>,
+    /// Device rows: the kernel type.
+    pub kernel_type: Vec<KernelType>,
+    /// Device rows HTA's idle breakdown reads (`cat` in its kernel
+    /// categories); exact: every device row.
+    pub idle_lane: Vec<bool>,
+    /// What was left out, for the report's notes.
+    pub dropped_host: usize,
+    pub dropped_device: usize,
+    /// Under `Hta`: whether HTA rounds this file's times to whole µs.
+    pub rounded_to_us: bool,
+    /// Under `Hta`: the `ProfilerStep` HTA drops with everything after it.
+    pub dropped_from_step: Option<String>,
+}
+
+impl Frame {
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+    pub fn is_device(&self, r: usize) -> bool {
+        self.lane[r] != -1
+    }
+
+    /// Builds the table for a scope. A device row belongs to a scope's
+    /// window when its launch starts inside it (work launched in a step is
+    /// that step's, wherever it ran), or, without a launch, when it starts
+    /// inside it; a host row when it starts inside it.
+    pub fn build(t: &Trace, scope: &Scope, mode: Mode) -> Result<Frame, ScopeError> {
+        let occ = scope.occurrences(t)?;
+        let mut f = match mode {
+            Mode::Exact => exact(t),
+            Mode::Hta => hta(t),
+        };
+        if *scope != Scope::Whole {
+            f = f.restricted(&occ);
+        }
+        Ok(f)
+    }
+
+    fn restricted(self, occ: &[Occurrence]) -> Frame {
+        let inside = |ns: i64| {
+            let k = occ.partition_point(|o| o.start_ns <= ns);
+            k > 0 && ns < occ[k - 1].end_ns
+        };
+        let keep: Vec<bool> = (0..self.len())
+            .map(|r| {
+                let at = if self.is_device(r) && self.partner[r] != NO_ROW {
+                    self.ts[self.partner[r] as usize]
+                } else {
+                    self.ts[r]
+                };
+                inside(at)
+            })
+            .collect();
+        let mut out = Frame {
+            mode: self.mode,
+            rounded_to_us: self.rounded_to_us,
+            dropped_from_step: self.dropped_from_step.clone(),
+            dropped_host: self.dropped_host,
+            dropped_device: self.dropped_device,
+            ..Frame::default()
+        };
+        let mut new_index = vec![NO_ROW; self.len()];
+        for r in 0..self.len() {
+            if keep[r] {
+                new_index[r] = out.len() as u32;
+                out.push_row(&self, r);
+            } else if self.is_device(r) {
+                out.dropped_device += 1;
+            } else {
+                out.dropped_host += 1;
+            }
+        }
+        for p in out.partner.iter_mut() {
+            if *p != NO_ROW {
+                *p = new_index[*p as usize];
+            }
+        }
+        out
+    }
+
+    fn push_row(&mut self, from: &Frame, r: usize) {
+        self.slice.push(from.slice[r]);
+        self.ts.push(from.ts[r]);
+        self.end.push(from.end[r]);
+        self.lane.push(from.lane[r]);
+        self.correlation.push(from.correlation[r]);
+        self.partner.push(from.partner[r]);
+        self.partner_positive.push(from.partner_positive[r]);
+        self.device.push(from.device[r]);
+        self.kernel_type.push(from.kernel_type[r]);
+        self.idle_lane.push(from.idle_lane[r]);
+    }
+
+    pub fn name<'a>(&self, t: &'a Trace, r: usize) -> &'a str {
+        t.slice_name(self.slice[r] as usize)
+    }
+    pub fn name_id(&self, t: &Trace, r: usize) -> StrId {
+        t.slices.name[self.slice[r] as usize]
+    }
+}
+
+fn exact(t: &Trace) -> Frame {
+    let s = &t.slices;
+    let mut f = Frame {
+        mode: Mode::Exact,
+        ..Frame::default()
+    };
+    let mut row_of = vec![NO_ROW; s.len()];
+    for (i, row) in row_of.iter_mut().enumerate() {
+        let cat = s.category[i];
+        let device_work = matches!(
+            cat,
+            Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
+        ) && !t.on_host(i);
+        let host = t.on_host(i) && cat.is_counted_host();
+        if !device_work && !host {
+            continue;
+        }
+        *row = f.len() as u32;
+        let track = s.track[i];
+        f.slice.push(i as u32);
+        f.ts.push(s.start_ns[i]);
+        f.end.push(s.end_ns(i));
+        f.lane.push(if device_work { track.0 as i64 } else { -1 });
+        f.correlation
+            .push(if s.correlation[i] == crate::model::NONE_I64 {
+                -1
+            } else {
+                s.correlation[i]
+            });
+        f.partner.push(NO_ROW);
+        f.partner_positive.push(false);
+        f.device.push(if device_work {
+            t.tracks[track.idx()].process.0
+        } else {
+            0
+        });
+        f.kernel_type.push(if device_work {
+            exact_kernel_type(cat, t.slice_name(i))
+        } else {
+            KernelType::Other
+        });
+        f.idle_lane.push(device_work);
+    }
+    for r in 0..f.len() {
+        if !f.is_device(r) {
+            continue;
+        }
+        let launch = t.links.launch[f.slice[r] as usize];
+        if launch != NO_SLICE && row_of[launch as usize] != NO_ROW {
+            let h = row_of[launch as usize];
+            f.partner[r] = h;
+            f.partner_positive[r] = true;
+            f.partner[h as usize] = r as u32;
+            f.partner_positive[h as usize] = true;
+        }
+    }
+    f
+}
+
+/// HTA's `ts` and `end` for a slice, in ns (see the module comment).
+struct HtaClock {
+    rounded: bool,
+}
+
+impl HtaClock {
+    fn new(t: &Trace) -> HtaClock {
+        let frac = |ns: &i64| ns.rem_euclid(1000) != 0;
+        let rounded = t.slices.start_ns.iter().any(frac)
+            || t.instants.ts_ns.iter().any(frac)
+            || t.counters.ts_ns.iter().any(frac);
+        HtaClock { rounded }
+    }
+    /// The float64 value Python's json reads for the decimal µs text.
+    fn us_f64(ns: i64) -> f64 {
+        if ns.rem_euclid(1000) == 0 {
+            (ns / 1000) as f64
+        } else {
+            ns_to_micros_text(ns).parse().unwrap_or(f64::NAN)
+        }
+    }
+    fn times(&self, start_ns: i64, dur_ns: i64) -> (i64, i64) {
+        if !self.rounded {
+            return (start_ns, start_ns.saturating_add(dur_ns));
+        }
+        let ts = Self::us_f64(start_ns);
+        let end = ts + Self::us_f64(dur_ns);
+        ((ts.ceil() as i64) * 1000, (end.floor() as i64) * 1000)
+    }
+}
+
+/// Whether `args.stream` is written as a JSON number. HTA's `int()` turns
+/// HIP runtime calls' `"stream": "0x0"` into -1 (a host row) where the
+/// import reads the pointer as stream 0. A runtime call whose args text was
+/// not kept counts as a string: HIP's hex pointers are the streams runtime
+/// calls carry (CUDA's carry none). Ops keep theirs: Triton's `cpu_op`
+/// rows carry an integer stream, which makes them device rows to HTA.
+fn stream_is_a_number(args: &str) -> bool {
+    let Some(k) = args.find("\"stream\"") else {
+        return false;
+    };
+    let rest = args[k + 8..].trim_start();
+    let Some(rest) = rest.strip_prefix(':') else {
+        return false;
+    };
+    rest.trim_start()
+        .starts_with(|c: char| c.is_ascii_digit() || c == '-')
+}
+
+fn hta(t: &Trace) -> Frame {
+    let s = &t.slices;
+    let clock = HtaClock::new(t);
+    let trace_cat = t.strings.lookup("Trace");
+    let empty = t.strings.lookup("");
+    let event_sync = t.strings.lookup("Event Sync");
+    let context_sync = t.strings.lookup("Context Sync");
+    // Rows in file order, as HTA's dataframe index.
+    let mut order: Vec<u32> = (0..s.len() as u32)
+        .filter(|&i| {
+            let c = Some(s.cat[i as usize]);
+            c != trace_cat && c != empty
+        })
+        .collect();
+    order.sort_by_key(|&i| s.file_order[i as usize]);
+
+    let mut f = Frame {
+        mode: Mode::Hta,
+        rounded_to_us: clock.rounded,
+        ..Frame::default()
+    };
+    let kernel_cats: Vec<Option<StrId>> = [
+        "kernel",
+        "Kernel",
+        "gpu_memset",
+        "Memset",
+        "gpu_memcpy",
+        "Memcpy",
+        "mtia_ccp_events",
+    ]
+    .iter()
+    .map(|c| t.strings.lookup(c))
+    .collect();
+    let mut gpu_like: Vec<bool> = Vec::with_capacity(order.len());
+    for &i in &order {
+        let i = i as usize;
+        let (ts, end) = clock.times(s.start_ns[i], s.dur_ns[i]);
+        let stream = if s.stream[i] == crate::model::NONE_I64
+            || (s.category[i] == Category::Runtime && !stream_is_a_number(t.slice_args_json(i)))
+        {
+            -1
+        } else {
+            s.stream[i]
+        };
+        let corr = if s.correlation[i] == crate::model::NONE_I64 {
+            -1
+        } else {
+            s.correlation[i]
+        };
+        f.slice.push(i as u32);
+        f.ts.push(ts);
+        f.end.push(end);
+        f.lane.push(stream);
+        f.correlation.push(corr);
+        f.partner.push(NO_ROW);
+        f.partner_positive.push(false);
+        f.device.push(0);
+        f.kernel_type.push(hta_kernel_type(t.slice_name(i)));
+        f.idle_lane
+            .push(stream != -1 && kernel_cats.contains(&Some(s.cat[i])));
+        let name = Some(s.name[i]);
+        gpu_like.push(
+            (stream >= 0 && corr >= 0)
+                || (name.is_some() && (name == event_sync || name == context_sync)),
+        );
+    }
+
+    // transform_correlation_to_index: every host/device pair with the same
+    // correlation (not -1); in merge order the last assignment wins, so a
+    // host row takes its last device match and a device row its last host.
+    let mut by_corr: HashMap<i64, (Vec<u32>, Vec<u32>)> = HashMap::new();
+    for (r, &gpu) in gpu_like.iter().enumerate() {
+        if f.correlation[r] == -1 {
+            continue;
+        }
+        let e = by_corr.entry(f.correlation[r]).or_default();
+        if gpu {
+            e.1.push(r as u32);
+        } else {
+            e.0.push(r as u32);
+        }
+    }
+    for (host, dev) in by_corr.values() {
+        if let (Some(&h_last), Some(&d_last)) = (host.last(), dev.last()) {
+            for &h in host {
+                f.partner[h as usize] = d_last;
+            }
+            for &d in dev {
+                f.partner[d as usize] = h_last;
+            }
+        }
+    }
+    for r in 0..f.len() {
+        let p = f.partner[r];
+        f.partner_positive[r] = p != NO_ROW && s.file_order[f.slice[p as usize] as usize] > 0;
+    }
+
+    // _filter_irrelevant_gpu_kernels.
+    let mut step_symbols: Vec<StrId> = Vec::new();
+    for r in 0..f.len() {
+        let i = f.slice[r] as usize;
+        for id in [s.name[i], s.cat[i]] {
+            if !step_symbols.contains(&id) && t.str(id).contains("ProfilerStep") {
+                step_symbols.push(id);
+            }
+        }
+    }
+    if step_symbols.len() < 2 {
+        return f;
+    }
+    let last_step = (0..f.len())
+        .filter(|&r| !gpu_like[r] && step_symbols.contains(&s.name[f.slice[r] as usize]))
+        .max_by_key(|&r| f.ts[r]);
+    let last_start = last_step.map(|r| f.ts[r]);
+    f.dropped_from_step = last_step.map(|r| f.name(t, r).to_string());
+    let kept_host = |r: usize| !gpu_like[r] && last_start.is_some_and(|ls| f.ts[r] < ls);
+    let mut kept_corr: HashMap<i64, usize> = HashMap::new();
+    for r in 0..f.len() {
+        if kept_host(r) {
+            *kept_corr.entry(f.correlation[r]).or_default() += 1;
+        }
+    }
+    let mut out = Frame {
+        mode: Mode::Hta,
+        rounded_to_us: f.rounded_to_us,
+        dropped_from_step: f.dropped_from_step.clone(),
+        ..Frame::default()
+    };
+    let mut new_index = vec![NO_ROW; f.len()];
+    // HTA concatenates the kept device rows before the host rows.
+    for r in 0..f.len() {
+        if gpu_like[r] {
+            let n = kept_corr.get(&f.correlation[r]).copied().unwrap_or(0);
+            if n == 0 {
+                out.dropped_device += 1;
+            }
+            for _ in 0..n {
+                new_index[r] = out.len() as u32;
+                out.push_row(&f, r);
+            }
+        }
+    }
+    for r in 0..f.len() {
+        if !gpu_like[r] {
+            if kept_host(r) {
+                new_index[r] = out.len() as u32;
+                out.push_row(&f, r);
+            } else {
+                out.dropped_host += 1;
+            }
+        }
+    }
+    // HTA keeps `index_correlation` from before the filter; a partner that
+    // was dropped is missing from the joins that read it.
+    for r in 0..out.len() {
+        let p = out.partner[r];
+        if p != NO_ROW {
+            out.partner[r] = new_index[p as usize];
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hta_kernel_types_follow_its_regexes() {
+        assert_eq!(
+            hta_kernel_type("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)"),
+            KernelType::Communication
+        );
+        assert_eq!(hta_kernel_type("ncclAllReduce"), KernelType::Computation);
+        assert_eq!(
+            hta_kernel_type("Memcpy HtoD (Pageable -> Device)"),
+            KernelType::Memory
+        );
+        assert_eq!(hta_kernel_type("Memset (Device)"), KernelType::Memory);
+        assert_eq!(hta_kernel_type("dma_copy"), KernelType::Memory);
+        assert_eq!(hta_kernel_type("hipMemcpyAsync"), KernelType::Other);
+        assert_eq!(hta_kernel_type("Stream Sync"), KernelType::Other);
+        assert_eq!(hta_kernel_type("ProfilerStep#2"), KernelType::Computation);
+        // `.` stops at a newline: a Sync on the second line does not count.
+        assert_eq!(hta_kernel_type("gemm\nSync"), KernelType::Computation);
+    }
+
+    #[test]
+    fn exact_kernel_types_read_the_category_first() {
+        assert_eq!(
+            exact_kernel_type(Category::Memcpy, "anything"),
+            KernelType::Memory
+        );
+        assert_eq!(
+            exact_kernel_type(Category::Kernel, "ncclDevKernel_AllGather_RING_LL"),
+            KernelType::Communication
+        );
+        assert_eq!(
+            exact_kernel_type(Category::Kernel, "rcclGenericKernel"),
+            KernelType::Communication
+        );
+        assert_eq!(
+            exact_kernel_type(Category::DeviceWindow, "nc_exec_running"),
+            KernelType::Computation
+        );
+        assert_eq!(
+            exact_kernel_type(Category::DeviceSync, "Stream Sync"),
+            KernelType::Other
+        );
+    }
+
+    #[test]
+    fn hta_reads_a_hex_stream_string_as_no_stream() {
+        assert!(stream_is_a_number(r#"{"stream": 7, "correlation": 1}"#));
+        assert!(!stream_is_a_number(
+            r#"{"stream": "0x0", "correlation": 1}"#
+        ));
+        assert!(!stream_is_a_number("{}"));
+    }
+
+    #[test]
+    fn hta_rounds_start_up_and_end_down_in_float64() {
+        let c = HtaClock { rounded: true };
+        assert_eq!(c.times(1_500, 2_000), (2_000, 3_000));
+        assert_eq!(c.times(1_200, 500), (2_000, 1_000));
+        let exact = HtaClock { rounded: false };
+        assert_eq!(exact.times(1_500, 2_000), (1_500, 3_500));
+    }
+}

@@ -1,0 +1,134 @@
+//! The exact mode's device-time report: its parts add up on every fixture,
+//! no event is counted twice across steps, and the provisional TorchNeuron
+//! trace gives the numbers worked out by hand from its events.
+
+mod common;
+
+use tracelane_core::analysis::device_time::{device_time, IdleCategory};
+use tracelane_core::analysis::frame::Mode;
+use tracelane_core::analysis::Scope;
+
+const FIXTURES: [&str; 11] = [
+    "public/hta_simple_add_a100.json.gz",
+    "public/hta_amd_mi250_rocm.json.gz",
+    "public/hta_triton_example.json.gz",
+    "public/hta_nccl_2rank_rank0.json.gz",
+    "public/hta_large_216k_events.json.gz",
+    "public/hta_cpu_only_rank34.json.gz",
+    "public/kineto_legacy_2021_resnet50.pt.trace.json.gz",
+    "neuron-provisional/torchneuron_rmsnorm.json",
+    "neuron-provisional/system_profile.json",
+    "perfetto/neuron_like_system.pftrace",
+    "torch-cpu/mlp_train_cpu.pt.trace.json.gz",
+];
+
+#[test]
+fn breakdown_parts_add_up_to_the_span_on_every_fixture() {
+    for rel in FIXTURES {
+        let t = common::load(rel);
+        let r = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+        for d in &r.devices {
+            assert_eq!(d.exposed_parts_ns(), d.span_ns, "{rel} {}", d.device);
+            assert_eq!(d.busy_ns + d.idle_ns, d.span_ns, "{rel}");
+            assert_eq!(
+                d.compute_ns + d.non_compute_ns + d.idle_ns,
+                d.span_ns,
+                "{rel}"
+            );
+            assert!(d.idle_ns >= 0 && d.busy_ns >= 0, "{rel}");
+        }
+        // Every device event has one type, so the type table's stretches
+        // cover the busy time exactly once (one device here or summed).
+        let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
+        let typed: i64 = r.kernel_types.iter().map(|k| k.time_ns).sum();
+        if r.devices.len() == 1 {
+            assert_eq!(typed, busy, "{rel}");
+        } else {
+            assert!(typed <= busy, "{rel}");
+        }
+        // Idle per lane: only real gaps, never negative.
+        for i in r.idle.iter().flatten() {
+            assert!(i.idle_ns > 0 && i.gaps > 0, "{rel} {i:?}");
+        }
+        let l = &r.launches;
+        assert!(l.delay_max_ns >= 0 && l.delay_total_ns >= 0, "{rel}");
+        assert_eq!(
+            l.delay_histogram.iter().map(|b| b.1).sum::<u64>(),
+            l.launches,
+            "{rel}"
+        );
+        for q in r.queues.iter().flatten() {
+            assert!(q.max >= 1 && q.time_weighted_mean <= q.max as f64, "{rel}");
+        }
+    }
+}
+
+#[test]
+fn steps_split_the_device_work_without_counting_any_twice() {
+    let t = common::load("public/hta_large_216k_events.json.gz");
+    let whole = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+    let count = |r: &tracelane_core::analysis::device_time::DeviceTimeReport| -> u64 {
+        r.kernels.iter().map(|k| k.count).sum()
+    };
+    let mut in_steps = 0;
+    let mut n = 0;
+    for step in 0..100 {
+        let Ok(r) = device_time(&t, &Scope::Step { n: step }, Mode::Exact) else {
+            continue;
+        };
+        n += 1;
+        in_steps += count(&r);
+        for d in &r.devices {
+            assert_eq!(d.busy_ns + d.idle_ns, d.span_ns);
+        }
+    }
+    assert!(n >= 2, "steps found: {n}");
+    assert!(in_steps <= count(&whole), "{in_steps} > {}", count(&whole));
+    assert!(in_steps > 0);
+}
+
+/// `torchneuron_rmsnorm.json`: eight `neuron_dispatch` calls (25 µs each)
+/// and the device windows they launched on NeuronCore 0:
+/// [1041, 1461] [1463, 1763] [1765, 1865] [1867, 2047] [2049, 2669]
+/// [2671, 3406] [3554, 3957.3] [4105.3, 4480.8] µs.
+#[test]
+fn torchneuron_breakdown_matches_the_hand_computed_figures() {
+    let t = common::load("neuron-provisional/torchneuron_rmsnorm.json");
+    let r = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+    assert_eq!(r.devices.len(), 1);
+    let d = &r.devices[0];
+    // busy = 420+300+100+180+620+735+403.3+375.5; span = 4480.8 − 1041.
+    assert_eq!(d.busy_ns, 3_133_800);
+    assert_eq!(d.span_ns, 3_439_800);
+    assert_eq!(d.idle_ns, 306_000);
+    let idle = r.idle.as_ref().unwrap();
+    let get = |c: IdleCategory| idle.iter().find(|i| i.category == c).unwrap();
+    // Five 2 µs gaps between back-to-back windows; two 148 µs gaps after
+    // which the next dispatch (3528, 4079.3) came after the core drained
+    // (3406, 3957.3).
+    assert_eq!(
+        (
+            get(IdleCategory::KernelWait).idle_ns,
+            get(IdleCategory::KernelWait).gaps
+        ),
+        (10_000, 5)
+    );
+    assert_eq!(
+        (
+            get(IdleCategory::HostWait).idle_ns,
+            get(IdleCategory::HostWait).gaps
+        ),
+        (296_000, 2)
+    );
+    // Delays (start − dispatch end): 1, 378, 635, 692, 829, 1406, 1, 1 µs.
+    let l = &r.launches;
+    assert_eq!(l.launches, 8);
+    assert_eq!(l.delay_total_ns, 3_943_000);
+    assert_eq!(l.delay_max_ns, 1_406_000);
+    assert_eq!(l.delay_outliers, 5);
+    // Six dispatches (1015 … 1240) before the second window starts at 1463:
+    // five are waiting at 1240.
+    let q = r.queues.as_ref().unwrap();
+    assert_eq!(q.len(), 1);
+    assert_eq!(q[0].max, 5);
+}

@@ -1,0 +1,196 @@
+//! `Mode::Hta` against HTA 0.5.0's own answers for the public traces
+//! (`tests/fixtures/hta/*.hta.json`, written by `tools/hta_oracle.py`):
+//! times within 1 µs, percentages within 0.1 points, counts exact.
+//!
+//! Rows HTA reports with a zero sum (an overlap state that lasts no time,
+//! which appears or not depending on how numpy's unstable sort orders
+//! equal timestamps) may be missing here.
+
+mod common;
+
+use serde_json::Value;
+use tracelane_core::analysis::device_time::device_time;
+use tracelane_core::analysis::frame::Mode;
+use tracelane_core::analysis::Scope;
+
+const CASES: [(&str, &str); 10] = [
+    ("public/hta_simple_add_a100.json.gz", "hta_simple_add_a100"),
+    ("public/hta_amd_mi250_rocm.json.gz", "hta_amd_mi250_rocm"),
+    ("public/hta_triton_example.json.gz", "hta_triton_example"),
+    (
+        "public/hta_nccl_2rank_rank0.json.gz",
+        "hta_nccl_2rank_rank0",
+    ),
+    (
+        "public/hta_large_216k_events.json.gz",
+        "hta_large_216k_events",
+    ),
+    ("public/hta_cpu_only_rank34.json.gz", "hta_cpu_only_rank34"),
+    (
+        "public/kineto_legacy_2021_resnet50.pt.trace.json.gz",
+        "kineto_legacy_2021_resnet50.pt.trace",
+    ),
+    (
+        "public/hta_compare_pair/base.json.gz",
+        "hta_compare_pair_base",
+    ),
+    (
+        "public/hta_compare_pair/test.json.gz",
+        "hta_compare_pair_test",
+    ),
+    (
+        "neuron-provisional/torchneuron_rmsnorm.json",
+        "torchneuron_rmsnorm",
+    ),
+];
+
+fn close(what: &str, ours: &Value, theirs: &Value, tol: f64, errs: &mut Vec<String>) {
+    match (ours.as_f64(), theirs.as_f64()) {
+        (Some(a), Some(b)) if (a - b).abs() <= tol => {}
+        (None, None) if ours.is_null() && theirs.is_null() => {}
+        _ => errs.push(format!("{what}: ours {ours}, HTA {theirs}")),
+    }
+}
+
+fn rows_by<'a>(v: &'a Value, key: &dyn Fn(&Value) -> String) -> Vec<(String, &'a Value)> {
+    v.as_array()
+        .map(|a| a.iter().map(|r| (key(r), r)).collect())
+        .unwrap_or_default()
+}
+
+/// Two lists of rows (or both null) with the same keys, each field within
+/// its tolerance.
+fn keyed_rows(
+    what: &str,
+    o: &Value,
+    h: &Value,
+    key: &dyn Fn(&Value) -> String,
+    fields: &[(&str, f64)],
+    e: &mut Vec<String>,
+) {
+    if h.is_null() != o.is_null() {
+        e.push(format!("{what}: ours {o}, HTA {h}"));
+        return;
+    }
+    let (or, hr) = (rows_by(o, key), rows_by(h, key));
+    if or.len() != hr.len() {
+        e.push(format!("{what}: {} rows, HTA {}", or.len(), hr.len()));
+    }
+    for (k, hv) in &hr {
+        match or.iter().find(|(ok, _)| ok == k) {
+            Some((_, ov)) => {
+                for (f, tol) in fields {
+                    close(&format!("{what}[{k}].{f}"), &ov[f], &hv[f], *tol, e);
+                }
+            }
+            None => e.push(format!("{what}: HTA has {k}, we do not")),
+        }
+    }
+}
+
+fn compare(name: &str, ours: &Value, hta: &Value) -> Vec<String> {
+    let mut errs = Vec::new();
+    let e = &mut errs;
+    // Temporal breakdown.
+    let (o, h) = (&ours["temporal_breakdown"], &hta["temporal_breakdown"]);
+    if h.is_null() || o.is_null() {
+        if h.is_null() != o.is_null() {
+            e.push(format!("temporal_breakdown: ours {o}, HTA {h}"));
+        }
+    } else {
+        for k in ["idle_us", "compute_us", "non_compute_us", "kernel_span_us"] {
+            close(&format!("temporal.{k}"), &o[k], &h[k], 1.0, e);
+        }
+        for k in ["idle_pct", "compute_pct", "non_compute_pct"] {
+            close(&format!("temporal.{k}"), &o[k], &h[k], 0.1, e);
+        }
+    }
+    // Kernel types (zero rows optional, see the module comment).
+    let key = |r: &Value| r["kernel_type"].as_str().unwrap_or("").to_string();
+    let ot = rows_by(&ours["kernel_types"], &key);
+    let ht = rows_by(&hta["kernel_types"], &key);
+    for (k, hr) in &ht {
+        match ot.iter().find(|(ok, _)| ok == k) {
+            Some((_, or)) => {
+                close(
+                    &format!("kernel_types[{k}].sum_us"),
+                    &or["sum_us"],
+                    &hr["sum_us"],
+                    1.0,
+                    e,
+                );
+                close(
+                    &format!("kernel_types[{k}].percentage"),
+                    &or["percentage"],
+                    &hr["percentage"],
+                    0.1,
+                    e,
+                );
+            }
+            None if hr["sum_us"].as_f64() == Some(0.0) => {}
+            None => e.push(format!("kernel_types: HTA has {k}, we do not")),
+        }
+    }
+    for (k, _) in &ot {
+        if !ht.iter().any(|(hk, _)| hk == k) {
+            e.push(format!("kernel_types: we have {k}, HTA does not"));
+        }
+    }
+    let idle_key = |r: &Value| format!("{}/{}", r["stream"], r["category"].as_str().unwrap_or(""));
+    keyed_rows(
+        "idle_breakdown",
+        &ours["idle_breakdown"],
+        &hta["idle_breakdown"],
+        &idle_key,
+        &[("idle_us", 1.0), ("ratio", 0.011)],
+        e,
+    );
+    // Launch statistics.
+    let (o, h) = (&ours["launch_stats"], &hta["launch_stats"]);
+    for k in [
+        "launches",
+        "short_kernels",
+        "runtime_outliers",
+        "launch_delay_outliers",
+    ] {
+        close(&format!("launch_stats.{k}"), &o[k], &h[k], 0.0, e);
+    }
+    for k in ["launch_delay_sum_us", "launch_delay_max_us"] {
+        close(&format!("launch_stats.{k}"), &o[k], &h[k], 1.0, e);
+    }
+    close(
+        "comm_comp_overlap_pct",
+        &ours["comm_comp_overlap_pct"],
+        &hta["comm_comp_overlap_pct"],
+        0.1,
+        e,
+    );
+    keyed_rows(
+        "queue_length",
+        &ours["queue_length"],
+        &hta["queue_length"],
+        &|r: &Value| r["stream"].to_string(),
+        &[("mean", 0.01), ("max", 0.0)],
+        e,
+    );
+    errs.into_iter().map(|s| format!("{name}: {s}")).collect()
+}
+
+#[test]
+fn hta_mode_equals_hta_on_every_public_trace() {
+    let mut errs = Vec::new();
+    for (rel, golden) in CASES {
+        let t = common::load(rel);
+        let ours = device_time(&t, &Scope::Whole, Mode::Hta)
+            .unwrap()
+            .hta_json();
+        let hta = common::expected(&format!("hta/{golden}.hta.json"));
+        errs.extend(compare(golden, &ours, &hta["expected"]));
+    }
+    assert!(
+        errs.is_empty(),
+        "{} differences:\n{}",
+        errs.len(),
+        errs.join("\n")
+    );
+}
