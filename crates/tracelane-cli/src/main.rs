@@ -596,7 +596,7 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
     if flags.positional.is_empty() {
         return Err("bench needs trace files".into());
     }
-    println!("file,json_mb,import_s,table_s,total_s,mb_per_s,slices,model_mb,model_over_json,peak_rss_mb,import_peak_over_file");
+    println!("file,json_mb,import_s,table_s,total_s,mb_per_s,slices,model_mb,model_over_json,peak_rss_mb,import_peak_over_file,analyze_s,analyze_hta_s");
     for path in &flags.positional {
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
         // What the import itself holds at its peak (model and transient
@@ -620,10 +620,26 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
             last = Some(trace);
         }
         let trace = last.expect("three runs");
+        // Every device-time analysis on the imported trace, each mode,
+        // best of three.
+        let analyze = |mode| -> Result<f64, String> {
+            let mut best = f64::MAX;
+            for _ in 0..3 {
+                let t0 = Instant::now();
+                let r =
+                    tracelane_core::analysis::device_time::device_time(&trace, &Scope::Whole, mode)
+                        .map_err(|e| e.to_string())?;
+                std::hint::black_box(&r);
+                best = best.min(t0.elapsed().as_secs_f64());
+            }
+            Ok(best)
+        };
+        use tracelane_core::analysis::frame::Mode;
+        let (analyze_s, analyze_hta_s) = (analyze(Mode::Exact)?, analyze(Mode::Hta)?);
         let json = trace.diagnostics.bytes_read as f64;
         let model = trace.heap_bytes() as f64;
         println!(
-            "{},{:.1},{:.3},{:.3},{:.3},{:.0},{},{:.1},{:.2},{},{}",
+            "{},{:.1},{:.3},{:.3},{:.3},{:.0},{},{:.1},{:.2},{},{},{:.3},{:.3}",
             path,
             json / 1e6,
             best.1,
@@ -639,7 +655,9 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
                 .map_or("n/a".into(), |(p, b)| format!(
                     "{:.2}",
                     (p - b) * 1e6 / bytes.len().max(1) as f64 / 1.048576
-                ))
+                )),
+            analyze_s,
+            analyze_hta_s,
         );
     }
     Ok(())

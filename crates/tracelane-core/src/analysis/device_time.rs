@@ -40,7 +40,7 @@
 //! - **Communication/computation overlap** (`get_comm_comp_overlap`): time
 //!   computation and communication kernels both run ÷ communication time.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde::Serialize;
 
@@ -342,7 +342,7 @@ fn lane_label(t: &Trace, f: &Frame, lane: i64) -> String {
 }
 
 fn temporal(t: &Trace, f: &Frame) -> Vec<TemporalBreakdown> {
-    let mut by_device: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut by_device: HashMap<u32, Vec<usize>> = HashMap::default();
     for r in device_rows(f) {
         by_device.entry(f.device[r]).or_default().push(r);
     }
@@ -407,7 +407,7 @@ fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
                 .collect()
         })
         .collect();
-    let mut by_mask: HashMap<u32, i64> = HashMap::new();
+    let mut by_mask: HashMap<u32, i64> = HashMap::default();
     for s in intervals::sweep(&sets) {
         *by_mask.entry(s.mask).or_default() += s.end_ns - s.start_ns;
     }
@@ -433,7 +433,7 @@ fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
 }
 
 fn kernel_stats(t: &Trace, f: &Frame) -> Vec<KernelStats> {
-    let mut by_name: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut by_name: HashMap<u32, Vec<usize>> = HashMap::default();
     for r in device_rows(f) {
         by_name.entry(f.name_id(t, r).0).or_default().push(r);
     }
@@ -471,7 +471,7 @@ fn kernel_stats(t: &Trace, f: &Frame) -> Vec<KernelStats> {
 
 fn idle_breakdown(t: &Trace, f: &Frame) -> (Option<Vec<IdleRow>>, Vec<Gap>) {
     let mut lanes: Vec<i64> = Vec::new();
-    let mut by_lane: HashMap<i64, Vec<usize>> = HashMap::new();
+    let mut by_lane: HashMap<i64, Vec<usize>> = HashMap::default();
     for r in (0..f.len()).filter(|&r| f.idle_lane[r]) {
         let e = by_lane.entry(f.lane[r]).or_default();
         if e.is_empty() {
@@ -491,7 +491,7 @@ fn idle_breakdown(t: &Trace, f: &Frame) -> (Option<Vec<IdleRow>>, Vec<Gap>) {
         let mut ks = by_lane.remove(&lane).unwrap();
         ks.sort_by_key(|&r| (f.ts[r], r));
         // category -> (time, gaps); a category exists once a kernel has it.
-        let mut acc: HashMap<IdleCategory, (i64, u64)> = HashMap::new();
+        let mut acc: HashMap<IdleCategory, (i64, u64)> = HashMap::default();
         let mut prev_end: Option<i64> = None;
         for &r in &ks {
             let launch_ts = match f.partner[r] {
@@ -571,28 +571,25 @@ fn launch_pairs(t: &Trace, f: &Frame) -> Vec<(usize, usize)> {
                 .iter()
                 .filter_map(|n| t.strings.lookup(n))
                 .collect();
-            let mut wanted: std::collections::HashSet<i64> = Default::default();
+            let mut wanted: rustc_hash::FxHashSet<i64> = Default::default();
             for r in 0..f.len() {
                 if names.contains(&f.name_id(t, r)) {
                     wanted.insert(f.correlation[r]);
                 }
             }
-            let mut by_corr: HashMap<i64, (Vec<usize>, Vec<usize>)> = HashMap::new();
-            for r in 0..f.len() {
-                if wanted.contains(&f.correlation[r]) {
-                    let e = by_corr.entry(f.correlation[r]).or_default();
-                    if f.is_device(r) {
-                        e.1.push(r);
-                    } else {
-                        e.0.push(r);
-                    }
-                }
-            }
+            // Rows carrying a wanted correlation, grouped by it; each
+            // group's host × device rows are its pairs (a SQL inner join).
+            let mut rows: Vec<(i64, bool, usize)> = (0..f.len())
+                .filter(|&r| wanted.contains(&f.correlation[r]))
+                .map(|r| (f.correlation[r], f.is_device(r), r))
+                .collect();
+            rows.sort_unstable();
             let mut pairs = Vec::new();
-            for (host, dev) in by_corr.values() {
-                for &h in host {
-                    for &d in dev {
-                        pairs.push((h, d));
+            for group in rows.chunk_by(|a, b| a.0 == b.0) {
+                let split = group.partition_point(|x| !x.1);
+                for h in &group[..split] {
+                    for d in &group[split..] {
+                        pairs.push((h.2, d.2));
                     }
                 }
             }
@@ -685,13 +682,13 @@ fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
     let runtime: Vec<usize> = (0..f.len())
         .filter(|&r| f.partner_positive[r] && names.contains(&f.name_id(t, r)))
         .collect();
-    let mut dev_by_corr: HashMap<i64, Vec<usize>> = HashMap::new();
+    let mut dev_by_corr: HashMap<i64, Vec<usize>> = HashMap::default();
     for r in device_rows(f) {
         dev_by_corr.entry(f.correlation[r]).or_default().push(r);
     }
-    let runtime_corr: std::collections::HashSet<i64> =
+    let runtime_corr: rustc_hash::FxHashSet<i64> =
         runtime.iter().map(|&r| f.correlation[r]).collect();
-    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::new();
+    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::default();
     let mut ups = 0usize;
     let mut downs = 0usize;
     for &r in &runtime {
@@ -727,7 +724,7 @@ fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
 }
 
 fn exact_queues(t: &Trace, f: &Frame) -> Vec<QueueRow> {
-    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::new();
+    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::default();
     for (h, d) in launch_pairs(t, f) {
         let e = by_lane.entry(f.lane[d]).or_default();
         e.push((f.ts[h], 1, 1));

@@ -29,7 +29,7 @@
 //! Times are `i64` nanoseconds in both; under `Hta` they are whole µs
 //! whenever HTA rounds.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -448,25 +448,25 @@ fn hta(t: &Trace) -> Frame {
     // transform_correlation_to_index: every host/device pair with the same
     // correlation (not -1); in merge order the last assignment wins, so a
     // host row takes its last device match and a device row its last host.
-    let mut by_corr: HashMap<i64, (Vec<u32>, Vec<u32>)> = HashMap::new();
+    let mut last: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
     for (r, &gpu) in gpu_like.iter().enumerate() {
         if f.correlation[r] == -1 {
             continue;
         }
-        let e = by_corr.entry(f.correlation[r]).or_default();
+        let e = last.entry(f.correlation[r]).or_insert((NO_ROW, NO_ROW));
         if gpu {
-            e.1.push(r as u32);
+            e.1 = r as u32;
         } else {
-            e.0.push(r as u32);
+            e.0 = r as u32;
         }
     }
-    for (host, dev) in by_corr.values() {
-        if let (Some(&h_last), Some(&d_last)) = (host.last(), dev.last()) {
-            for &h in host {
-                f.partner[h as usize] = d_last;
-            }
-            for &d in dev {
-                f.partner[d as usize] = h_last;
+    for (r, &gpu) in gpu_like.iter().enumerate() {
+        if let Some(&(h, d)) = last
+            .get(&f.correlation[r])
+            .filter(|_| f.correlation[r] != -1)
+        {
+            if h != NO_ROW && d != NO_ROW {
+                f.partner[r] = if gpu { h } else { d };
             }
         }
     }
@@ -476,25 +476,31 @@ fn hta(t: &Trace) -> Frame {
     }
 
     // _filter_irrelevant_gpu_kernels.
-    let mut step_symbols: Vec<StrId> = Vec::new();
+    // Per string: 0 not seen, 1 names a step, 2 does not.
+    let mut is_step = vec![0u8; t.strings.len()];
+    let mut step_symbols = 0usize;
     for r in 0..f.len() {
         let i = f.slice[r] as usize;
         for id in [s.name[i], s.cat[i]] {
-            if !step_symbols.contains(&id) && t.str(id).contains("ProfilerStep") {
-                step_symbols.push(id);
+            let k = id.0 as usize;
+            if k < is_step.len() && is_step[k] == 0 {
+                let yes = t.str(id).contains("ProfilerStep");
+                is_step[k] = if yes { 1 } else { 2 };
+                step_symbols += usize::from(yes);
             }
         }
     }
-    if step_symbols.len() < 2 {
+    if step_symbols < 2 {
         return f;
     }
+    let names_step = |r: usize| is_step.get(s.name[f.slice[r] as usize].0 as usize) == Some(&1);
     let last_step = (0..f.len())
-        .filter(|&r| !gpu_like[r] && step_symbols.contains(&s.name[f.slice[r] as usize]))
+        .filter(|&r| !gpu_like[r] && names_step(r))
         .max_by_key(|&r| f.ts[r]);
     let last_start = last_step.map(|r| f.ts[r]);
     f.dropped_from_step = last_step.map(|r| f.name(t, r).to_string());
     let kept_host = |r: usize| !gpu_like[r] && last_start.is_some_and(|ls| f.ts[r] < ls);
-    let mut kept_corr: HashMap<i64, usize> = HashMap::new();
+    let mut kept_corr: FxHashMap<i64, usize> = FxHashMap::default();
     for r in 0..f.len() {
         if kept_host(r) {
             *kept_corr.entry(f.correlation[r]).or_default() += 1;
