@@ -46,6 +46,7 @@ fn App() -> impl IntoView {
         compare_open: RwSignal::new(false),
         ranges: RwSignal::new(Vec::new()),
         last_batch: RwSignal::new(Vec::new()),
+        focus: RwSignal::new(None),
     };
     provide_context(ui);
     imports::spawn_worker(ui);
@@ -251,8 +252,9 @@ fn TraceView(summary: Summary) -> impl IntoView {
     };
     let span = table::fmt_ns(s.span_ns as f64);
     let diag = s.diagnostics.clone();
-    let timeline = RwSignal::new(false);
-    let s2 = s.clone();
+    // 0 op table, 1 timeline, 2 analyses.
+    let shown = RwSignal::new(0u8);
+    let (s2, s3) = (s.clone(), s.clone());
     view! {
         <section class="trace">
             <div class="facts" id="trace-facts"
@@ -270,13 +272,15 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 {diag.truncated.then(|| view! { <span class="badge warn">"truncated file: complete events kept"</span> })}
             </div>
             <div class="view-switch" role="tablist">
-                <button role="tab" id="show-table" class:active=move || !timeline.get() on:click=move |_| timeline.set(false)>"Op table"</button>
-                <button role="tab" id="show-timeline" class:active=move || timeline.get() on:click=move |_| timeline.set(true)>"Timeline"</button>
+                <button role="tab" id="show-table" class:active=move || shown.get() == 0 on:click=move |_| shown.set(0)>"Op table"</button>
+                <button role="tab" id="show-timeline" class:active=move || shown.get() == 1 on:click=move |_| shown.set(1)>"Timeline"</button>
+                <button role="tab" id="show-analyses" class:active=move || shown.get() == 2 on:click=move |_| shown.set(2)
+                    title="Where device time goes: idle gaps, launch delays, kernel types, queues — with HTA's numbers beside">"Analyses"</button>
             </div>
-            {move || if timeline.get() {
-                view! { <crate::page::timeline::TimelineView summary=s2.clone()/> }.into_any()
-            } else {
-                view! { <OpTable summary=s.clone()/> }.into_any()
+            {move || match shown.get() {
+                1 => view! { <crate::page::timeline::TimelineView summary=s2.clone()/> }.into_any(),
+                2 => view! { <crate::page::analyses::AnalysesView summary=s3.clone() show_timeline=shown/> }.into_any(),
+                _ => view! { <OpTable summary=s.clone()/> }.into_any(),
             }}
             <Diagnostics diag=diag/>
         </section>

@@ -10,8 +10,9 @@
 //! | [`client`] | questions to the primary worker, awaited by request id |
 //! | [`state`] | the page's signals ([`state::Ui`]) |
 //! | [`dom`] | window, performance measures, downloads |
-//! | [`op_table`], [`timeline`], [`compare`] | the three views |
+//! | [`op_table`], [`timeline`], [`analyses`], [`compare`] | the views |
 
+pub mod analyses;
 pub mod app;
 pub mod client;
 pub mod compare;

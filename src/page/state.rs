@@ -37,4 +37,16 @@ pub struct Ui {
     pub last_batch: RwSignal<Vec<u32>>,
     /// The last range selected on each trace's timeline (by import id).
     pub ranges: RwSignal<Vec<(u32, (i64, i64))>>,
+    /// What the timeline shows when it next opens (set by other views).
+    pub focus: RwSignal<Option<Focus>>,
+}
+
+/// A slice for the timeline to select, and a window to fit (none when
+/// `start_ns == end_ns`), on trace `trace`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Focus {
+    pub trace: u32,
+    pub slice: u32,
+    pub start_ns: i64,
+    pub end_ns: i64,
 }

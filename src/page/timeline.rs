@@ -559,6 +559,17 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
     let overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
     let no_offscreen = paint_in_worker(tl, rects, overlay);
     follow_visible_range(tl);
+    // Another view asked to show a slice (a gap, a launch): fit its window
+    // (or the slice) and select it.
+    if let Some(f) = ui.focus.get_untracked().filter(|f| f.trace == summary.id) {
+        ui.focus.set(None);
+        if f.end_ns > f.start_ns {
+            let pad = (f.end_ns - f.start_ns) / 4;
+            tl.axis
+                .set(TimeAxis::fit(f.start_ns - pad, f.end_ns + pad, tl.width));
+        }
+        tl.select_slice(f.slice);
+    }
     let (t0, width) = (tl.t0, tl.width);
     let data_view = move || {
         let a = tl.axis.get();

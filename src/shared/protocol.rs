@@ -17,7 +17,10 @@ use crate::shared::timeline_view::{
 };
 use serde::{Deserialize, Serialize};
 use tracelane_core::analysis::compare::Comparison;
+use tracelane_core::analysis::device_time::DeviceTimeReport;
+use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
+use tracelane_core::analysis::Scope;
 use tracelane_core::Trace;
 
 /// Page → worker: commands (no answer but events) and questions
@@ -93,6 +96,9 @@ pub enum Ask {
     /// The op table of the events that start inside `[start_ns, end_ns)` →
     /// [`Answer::RangeTable`].
     RangeTable { id: u32, start_ns: i64, end_ns: i64 },
+    /// Where device time goes in a scope, under tracelane's or HTA's rules
+    /// → [`Answer::DeviceTime`].
+    DeviceTime { id: u32, scope: Scope, mode: Mode },
 }
 
 /// The worker's answer to an [`Ask`].
@@ -118,6 +124,9 @@ pub enum Answer {
     },
     RangeTable {
         table: Box<RangeOps>,
+    },
+    DeviceTime {
+        report: Box<DeviceTimeReport>,
     },
 }
 
@@ -432,6 +441,11 @@ mod tests {
                 start_ns: 0,
                 end_ns: 99,
             },
+            Ask::DeviceTime {
+                id: 3,
+                scope: Scope::named("ProfilerStep#1"),
+                mode: Mode::Hta,
+            },
         ];
         let answers = vec![
             Answer::Details {
@@ -453,6 +467,16 @@ mod tests {
             },
             Answer::RangeTable {
                 table: Box::new(range_ops(&t, 0, i64::MAX)),
+            },
+            Answer::DeviceTime {
+                report: Box::new(
+                    tracelane_core::analysis::device_time::device_time(
+                        &t,
+                        &Scope::Whole,
+                        Mode::Exact,
+                    )
+                    .unwrap(),
+                ),
             },
         ];
         let mut to = vec![
@@ -547,6 +571,7 @@ mod tests {
                 Ask::Find { .. } => "ask find",
                 Ask::Compare { .. } => "ask compare",
                 Ask::RangeTable { .. } => "ask range_table",
+                Ask::DeviceTime { .. } => "ask device_time",
             },
         }
     }
@@ -568,6 +593,7 @@ mod tests {
                 Answer::Found { .. } => "answer found",
                 Answer::Compared { .. } => "answer compared",
                 Answer::RangeTable { .. } => "answer range_table",
+                Answer::DeviceTime { .. } => "answer device_time",
             },
         }
     }
@@ -581,7 +607,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 13 + 14);
+        assert_eq!(n, 14 + 15);
         for m in &to {
             round_trip(m);
         }

@@ -746,6 +746,12 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         } => Answer::RangeTable {
             table: Box::new(range_ops(&model(id)?.trace, start_ns, end_ns)),
         },
+        Ask::DeviceTime { id, scope, mode } => Answer::DeviceTime {
+            report: Box::new(
+                tracelane_core::analysis::device_time::device_time(&model(id)?.trace, &scope, mode)
+                    .map_err(|e| e.to_string())?,
+            ),
+        },
     })
 }
 

@@ -42,7 +42,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::Trace;
 
@@ -83,7 +83,7 @@ const HTA_QUEUE_NAMES: [&str; 11] = [
     "hipMemcpyWithStream",
 ];
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TemporalBreakdown {
     pub device: String,
     pub start_ns: i64,
@@ -116,14 +116,14 @@ impl TemporalBreakdown {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelTypeTime {
     /// A type, or types joined by " overlapping " (HTA's labels).
     pub kernel_type: String,
     pub time_ns: i64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KernelStats {
     pub name: String,
     pub kernel_type: KernelType,
@@ -136,7 +136,7 @@ pub struct KernelStats {
     pub stddev_ns: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IdleCategory {
     HostWait,
@@ -154,7 +154,7 @@ impl IdleCategory {
     }
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IdleRow {
     /// HTA: the stream number; exact: the lane's track index.
     pub lane: i64,
@@ -166,7 +166,7 @@ pub struct IdleRow {
     pub ratio: Option<f64>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Gap {
     pub lane: i64,
     pub lane_label: String,
@@ -177,7 +177,7 @@ pub struct Gap {
     pub next_slice: u32,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LaunchStats {
     pub launches: u64,
     pub cpu_total_ns: i64,
@@ -197,7 +197,7 @@ pub struct LaunchStats {
     pub worst: Vec<(u32, u32, i64)>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueueRow {
     pub lane: i64,
     pub lane_label: String,
@@ -211,7 +211,7 @@ pub struct QueueRow {
 }
 
 /// Everything this module answers for one trace and scope.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeviceTimeReport {
     pub mode: Mode,
     pub scope: String,
@@ -244,10 +244,11 @@ pub fn device_time(t: &Trace, scope: &Scope, mode: Mode) -> Result<DeviceTimeRep
             "HTA leaves out {step} and everything after it ({} host events; {} device events whose launch it left out)",
             f.dropped_host, f.dropped_device
         ));
-    } else if f.dropped_host + f.dropped_device > 0 {
+    }
+    if f.outside_host + f.outside_device > 0 {
         notes.push(format!(
-            "{} host and {} device events lie outside the scope",
-            f.dropped_host, f.dropped_device
+            "{} host and {} device events lie outside the scope (device work belongs where its launch started)",
+            f.outside_host, f.outside_device
         ));
     }
     if mode == Mode::Hta && f.rounded_to_us {

@@ -171,9 +171,12 @@ pub struct Frame {
     /// Device rows HTA's idle breakdown reads (`cat` in its kernel
     /// categories); exact: every device row.
     pub idle_lane: Vec<bool>,
-    /// What was left out, for the report's notes.
+    /// What HTA's rules left out (its last-step drop), for the report's notes.
     pub dropped_host: usize,
     pub dropped_device: usize,
+    /// What lies outside the scope.
+    pub outside_host: usize,
+    pub outside_device: usize,
     /// Under `Hta`: whether HTA rounds this file's times to whole µs.
     pub rounded_to_us: bool,
     /// Under `Hta`: the `ProfilerStep` HTA drops with everything after it.
@@ -236,9 +239,9 @@ impl Frame {
                 new_index[r] = out.len() as u32;
                 out.push_row(&self, r);
             } else if self.is_device(r) {
-                out.dropped_device += 1;
+                out.outside_device += 1;
             } else {
-                out.dropped_host += 1;
+                out.outside_host += 1;
             }
         }
         for p in out.partner.iter_mut() {

@@ -1,0 +1,367 @@
+//! The *Analyses* view of a trace: where device time goes (the core's
+//! `analysis::device_time`), for the whole trace, a region or the timeline's
+//! selection. Both rule sets are asked every time: the summary shows
+//! tracelane's and HTA 0.5's numbers side by side with the reasons they
+//! differ; the toggle chooses whose tables are shown in detail. Gaps and
+//! launches jump to the timeline.
+//!
+//! Signals for tests: `#analyses` carries `data-asked` (the question's
+//! number) and `data-answered` (the number of the last question fully
+//! answered, both modes).
+
+use leptos::prelude::*;
+
+use crate::page::client::Latest;
+use crate::page::state::{Focus, Ui};
+use crate::shared::protocol::{Answer, Ask, Summary};
+use crate::shared::table;
+use tracelane_core::analysis::device_time::{DeviceTimeReport, IdleCategory, TemporalBreakdown};
+use tracelane_core::analysis::frame::Mode;
+use tracelane_core::analysis::Scope;
+
+type Reply = Option<Result<DeviceTimeReport, String>>;
+
+fn fmt(ns: i64) -> String {
+    table::fmt_ns(ns as f64)
+}
+
+fn share(part: i64, whole: i64) -> f64 {
+    if whole <= 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+#[component]
+pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoView {
+    let ui: Ui = expect_context();
+    let id = summary.id;
+    let scope = RwSignal::new(Scope::Whole);
+    let hta_detail = RwSignal::new(false);
+    let exact: RwSignal<Reply> = RwSignal::new(None);
+    let hta: RwSignal<Reply> = RwSignal::new(None);
+    let asked = RwSignal::new(0u32);
+    let answered = RwSignal::new(0u32);
+    let (ask_exact, ask_hta) = (Latest::new(), Latest::new());
+    Effect::new(move |_| {
+        let scope = scope.get();
+        let k = asked.get_untracked() + 1;
+        asked.set(k);
+        exact.set(None);
+        hta.set(None);
+        let done = move || {
+            if exact.with_untracked(Option::is_some) && hta.with_untracked(Option::is_some) {
+                answered.set(k);
+            }
+        };
+        let unpack = |a: Result<Answer, String>| match a {
+            Ok(Answer::DeviceTime { report }) => Ok(*report),
+            Ok(_) => Err("the worker gave an unexpected answer".to_string()),
+            Err(e) => Err(e),
+        };
+        ask_exact.ask(
+            Ask::DeviceTime {
+                id,
+                scope: scope.clone(),
+                mode: Mode::Exact,
+            },
+            move |a| {
+                exact.set(Some(unpack(a)));
+                done();
+            },
+        );
+        ask_hta.ask(
+            Ask::DeviceTime {
+                id,
+                scope,
+                mode: Mode::Hta,
+            },
+            move |a| {
+                hta.set(Some(unpack(a)));
+                done();
+            },
+        );
+    });
+    let regions = summary.regions.clone();
+    let scope_options = move || {
+        let range = ui
+            .ranges
+            .with(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r));
+        let mut opts = vec![view! { <option value="whole">"whole trace"</option> }.into_any()];
+        for (name, n) in regions.iter() {
+            let v = format!("name:{name}");
+            opts.push(view! { <option value=v>{format!("{name} ({n}×)")}</option> }.into_any());
+        }
+        if let Some((a, b)) = range {
+            opts.push(
+                view! { <option value="range">{format!("timeline selection ({})", table::fmt_ns((b - a) as f64))}</option> }
+                    .into_any(),
+            );
+        }
+        opts
+    };
+    let set_scope = move |v: String| {
+        let next = if let Some(name) = v.strip_prefix("name:") {
+            Scope::named(name)
+        } else if v == "range" {
+            match ui
+                .ranges
+                .with_untracked(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r))
+            {
+                Some((start_ns, end_ns)) => Scope::Range { start_ns, end_ns },
+                None => Scope::Whole,
+            }
+        } else {
+            Scope::Whole
+        };
+        scope.set(next);
+    };
+    let jump = move |slice: u32, start_ns: i64, end_ns: i64| {
+        ui.focus.set(Some(Focus {
+            trace: id,
+            slice,
+            start_ns,
+            end_ns,
+        }));
+        show_timeline.set(1);
+    };
+    view! {
+        <section class="analyses" id="analyses"
+            data-asked=move || asked.get().to_string()
+            data-answered=move || answered.get().to_string()>
+            <div class="analyses-controls">
+                <label>"Scope "
+                    <select id="analyses-scope" on:change=move |ev| set_scope(event_target_value(&ev))>
+                        {scope_options}
+                    </select>
+                </label>
+                <label title="Show the detailed tables under Holistic Trace Analysis 0.5's definitions (its rounding, its last-step drop, its kernel and launch predicates)">
+                    <input type="checkbox" id="hta-mode" on:change=move |ev| hta_detail.set(event_target_checked(&ev))/>
+                    " HTA 0.5 rules in the tables"
+                </label>
+            </div>
+            {move || match (exact.get(), hta.get()) {
+                (Some(Err(e)), _) | (_, Some(Err(e))) => view! { <p class="error-text" id="analyses-error">{e}</p> }.into_any(),
+                (Some(Ok(x)), Some(Ok(h))) => {
+                    let detail = if hta_detail.get() { h.clone() } else { x.clone() };
+                    view! {
+                        <Overview exact=x hta=h/>
+                        <Details r=detail jump=jump/>
+                    }.into_any()
+                }
+                _ => view! { <p class="muted">"Analysing…"</p> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// One device's span as a stacked bar: compute, exposed communication,
+/// exposed memory, other, idle (these add up to the span).
+fn stacked_bar(d: &TemporalBreakdown) -> impl IntoView {
+    let parts = [
+        ("compute", d.compute_ns),
+        ("comm", d.exposed_communication_ns),
+        ("memory", d.exposed_memory_ns),
+        ("other", d.exposed_other_ns),
+        ("idle", d.idle_ns),
+    ];
+    let span = d.span_ns;
+    view! {
+        <div class="stack" role="img"
+            aria-label=format!("compute {:.1}%, idle {:.1}%", share(d.compute_ns, span), share(d.idle_ns, span))>
+            {parts
+                .into_iter()
+                .filter(|p| p.1 > 0)
+                .map(|(class, ns)| {
+                    view! {
+                        <span class=format!("part {class}")
+                            style=format!("width:{:.3}%", share(ns, span))
+                            title=format!("{class}: {} ({:.2}%)", fmt(ns), share(ns, span))></span>
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+}
+
+/// Both modes' headline numbers side by side, and why they differ.
+#[component]
+fn Overview(exact: DeviceTimeReport, hta: DeviceTimeReport) -> impl IntoView {
+    let h = hta.devices.first().cloned();
+    let row = |label: &str, ours: String, theirs: String| {
+        view! { <tr><th scope="row">{label.to_string()}</th><td class="num">{ours}</td><td class="num">{theirs}</td></tr> }
+    };
+    let pct_of = |part: i64, d: &TemporalBreakdown| {
+        format!("{} ({:.2}%)", fmt(part), share(part, d.span_ns))
+    };
+    let first = exact.devices.first().cloned();
+    let overlap = |v: &[Option<f64>]| {
+        v.first()
+            .copied()
+            .flatten()
+            .map_or("—".to_string(), |p| format!("{p:.2}%"))
+    };
+    let (xl, hl) = (&exact.launches, &hta.launches);
+    view! {
+        <div class="devices-breakdown">
+            {exact.devices.iter().map(|d| view! {
+                <div class="device-breakdown" data-device=d.device.clone() data-span-ns=d.span_ns
+                    data-idle-ns=d.idle_ns data-compute-ns=d.compute_ns>
+                    <div class="device-name">{d.device.clone()}" — span "{fmt(d.span_ns)}</div>
+                    {stacked_bar(d)}
+                </div>
+            }).collect_view()}
+            <div class="legend-row muted">
+                <span class="swatch compute"></span>"compute "
+                <span class="swatch comm"></span>"communication not under compute "
+                <span class="swatch memory"></span>"copies/sets under neither "
+                <span class="swatch other"></span>"other "
+                <span class="swatch idle"></span>"idle"
+            </div>
+        </div>
+        <table class="both-modes" id="both-modes">
+            <thead><tr><th></th><th>"tracelane (exact)"</th><th>"HTA 0.5"</th></tr></thead>
+            <tbody>
+                {match (first, h) {
+                    (Some(x), Some(h)) => view! {
+                        {row("device span", fmt(x.span_ns), fmt(h.span_ns))}
+                        {row("idle", pct_of(x.idle_ns, &x), pct_of(h.idle_ns, &h))}
+                        {row("compute", pct_of(x.compute_ns, &x), pct_of(h.compute_ns, &h))}
+                        {row("non-compute", pct_of(x.non_compute_ns, &x), pct_of(h.non_compute_ns, &h))}
+                    }.into_any(),
+                    _ => view! { {row("device span", "no device work".into(), "—".into())} }.into_any(),
+                }}
+                {row("computation hiding communication", overlap(&exact.comm_comp_overlap_pct), overlap(&hta.comm_comp_overlap_pct))}
+                {row("launches", table::fmt_count(xl.launches), table::fmt_count(hl.launches))}
+                {row("launch delay, total", fmt(xl.delay_total_ns), fmt(hl.delay_total_ns))}
+                {row("launch delay, max", fmt(xl.delay_max_ns), fmt(hl.delay_max_ns))}
+            </tbody>
+        </table>
+        <ul class="why-differ">
+            <li>"tracelane: exact nanoseconds; device work = kernels, copies, sets and device windows; every launch the import linked (Triton, CUDA graphs, HIP, Neuron)."</li>
+            <li>"HTA 0.5: any event with a stream is device work (annotations and syncs too); launches only through cudaLaunchKernel/ExC and cudaMemcpy/MemsetAsync."</li>
+            {hta.notes.iter().chain(exact.notes.iter()).map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
+        </ul>
+    }
+}
+
+/// The chosen mode's tables: kernel types, kernels, idle per lane with
+/// its longest gaps, launches with the delay histogram, queues.
+#[component]
+fn Details<J>(r: DeviceTimeReport, jump: J) -> impl IntoView
+where
+    J: Fn(u32, i64, i64) + Copy + Send + Sync + 'static,
+{
+    let type_total: i64 = r.kernel_types.iter().map(|k| k.time_ns).sum();
+    let max_bucket = r
+        .launches
+        .delay_histogram
+        .iter()
+        .map(|b| b.1)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let bucket_label = |upper: i64| {
+        if upper == i64::MAX {
+            "more".to_string()
+        } else {
+            format!("< {}", fmt(upper))
+        }
+    };
+    let origin = r.origin_ns;
+    view! {
+        <div class="analysis-tables">
+            <h3>"Kernel types"</h3>
+            <table class="kernel-types" id="kernel-types">
+                <thead><tr><th>"type"</th><th>"time"</th><th>"share"</th></tr></thead>
+                <tbody>
+                    {r.kernel_types.iter().map(|k| view! {
+                        <tr data-type=k.kernel_type.clone()><td>{k.kernel_type.clone()}</td><td class="num">{fmt(k.time_ns)}</td>
+                            <td class="num">{format!("{:.1}%", share(k.time_ns, type_total))}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <h3>"Kernels"</h3>
+            <table class="kernels">
+                <thead><tr><th>"name"</th><th>"type"</th><th>"count"</th><th>"total"</th><th>"mean"</th><th>"min"</th><th>"max"</th><th>"stddev"</th></tr></thead>
+                <tbody>
+                    {r.kernels.iter().take(25).map(|k| view! {
+                        <tr><td class="name">{k.name.clone()}</td><td>{k.kernel_type.as_str()}</td>
+                            <td class="num">{table::fmt_count(k.count)}</td><td class="num">{fmt(k.total_ns)}</td>
+                            <td class="num">{table::fmt_ns(k.mean_ns)}</td><td class="num">{fmt(k.min_ns)}</td>
+                            <td class="num">{fmt(k.max_ns)}</td><td class="num">{table::fmt_ns(k.stddev_ns)}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <h3>"Idle time per lane"</h3>
+            <table class="idle" id="idle-breakdown">
+                <thead><tr><th>"lane"</th><th>"why idle"</th><th>"time"</th><th>"gaps"</th><th>"share"</th></tr></thead>
+                <tbody>
+                    {r.idle.clone().unwrap_or_default().into_iter().map(|i| view! {
+                        <tr data-category=i.category.as_str()>
+                            <td>{i.lane_label.clone()}</td>
+                            <td>{match i.category {
+                                IdleCategory::HostWait => "host wait (launched after the lane drained)",
+                                IdleCategory::KernelWait => "kernel wait (gap < 30 µs)",
+                                IdleCategory::Other => "other",
+                            }}</td>
+                            <td class="num">{fmt(i.idle_ns)}</td><td class="num">{table::fmt_count(i.gaps)}</td>
+                            <td class="num">{i.ratio.map_or("—".into(), |x| format!("{:.1}%", 100.0 * x))}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            {(!r.longest_gaps.is_empty()).then(|| view! {
+                <h4>"Longest gaps"</h4>
+                <ol class="gaps" id="longest-gaps">
+                    {r.longest_gaps.iter().take(20).map(|g| {
+                        let (slice, a, b) = (g.next_slice, g.start_ns, g.end_ns);
+                        view! {
+                            <li>
+                                <button class="link" on:click=move |_| jump(slice, a, b)>
+                                    {format!("{} idle at +{}", fmt(b - a), fmt(a - origin))}
+                                </button>
+                                {format!(" on {} — {}", g.lane_label, g.category.as_str().replace('_', " "))}
+                            </li>
+                        }
+                    }).collect_view()}
+                </ol>
+            })}
+            <h3>"Launches"</h3>
+            <p>{format!(
+                "{} launches: {} in launch calls, {} of device work; launch delay {} in total, {} at most; {} short kernels (device time < launch call ≤ 50 µs), {} launch calls > 50 µs, {} delays > 100 µs, {} started before their call returned.",
+                table::fmt_count(r.launches.launches), fmt(r.launches.cpu_total_ns), fmt(r.launches.device_total_ns),
+                fmt(r.launches.delay_total_ns), fmt(r.launches.delay_max_ns), r.launches.short_kernels,
+                r.launches.runtime_outliers, r.launches.delay_outliers, r.launches.started_before_return
+            )}</p>
+            <div class="histogram" id="delay-histogram" role="img" aria-label="launch-delay histogram">
+                {r.launches.delay_histogram.iter().map(|&(upper, n)| view! {
+                    <div class="hbar" title=format!("{}: {n}", bucket_label(upper))>
+                        <span class="fill" style=format!("height:{:.1}%", 100.0 * n as f64 / max_bucket as f64)></span>
+                        <span class="hlabel">{bucket_label(upper)}</span>
+                    </div>
+                }).collect_view()}
+            </div>
+            {(!r.launches.worst.is_empty()).then(|| view! {
+                <h4>"Longest launch delays"</h4>
+                <ol class="gaps">
+                    {r.launches.worst.iter().take(10).map(|&(_launch, device, delay)| view! {
+                        <li><button class="link" on:click=move |_| jump(device, 0, 0)>{format!("{} before the device started", fmt(delay))}</button></li>
+                    }).collect_view()}
+                </ol>
+            })}
+            <h3>"Queue length per lane"</h3>
+            <table class="queues">
+                <thead><tr><th>"lane"</th><th>"changes"</th><th>"mean per change (HTA)"</th><th>"mean over time"</th><th>"max"</th></tr></thead>
+                <tbody>
+                    {r.queues.clone().unwrap_or_default().into_iter().map(|q| view! {
+                        <tr><td>{q.lane_label.clone()}</td><td class="num">{table::fmt_count(q.samples)}</td>
+                            <td class="num">{format!("{:.3}", q.mean)}</td><td class="num">{format!("{:.3}", q.time_weighted_mean)}</td>
+                            <td class="num">{q.max}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
