@@ -15,11 +15,13 @@ use crate::page::client::Latest;
 use crate::page::state::{Focus, Ui};
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table;
+use tracelane_core::analysis::critical_path::{Bound, CriticalPathReport};
 use tracelane_core::analysis::device_time::{DeviceTimeReport, IdleCategory, TemporalBreakdown};
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::Scope;
 
-type Reply = Option<Result<DeviceTimeReport, String>>;
+/// The device-time report and the critical path (or why there is none).
+type Reply = Option<Result<(DeviceTimeReport, Result<CriticalPathReport, String>), String>>;
 
 fn fmt(ns: i64) -> String {
     table::fmt_ns(ns as f64)
@@ -56,12 +58,15 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             }
         };
         let unpack = |a: Result<Answer, String>| match a {
-            Ok(Answer::DeviceTime { report }) => Ok(*report),
+            Ok(Answer::WhySlow {
+                report,
+                critical_path,
+            }) => Ok((*report, critical_path.map(|c| *c))),
             Ok(_) => Err("the worker gave an unexpected answer".to_string()),
             Err(e) => Err(e),
         };
         ask_exact.ask(
-            Ask::DeviceTime {
+            Ask::WhySlow {
                 id,
                 scope: scope.clone(),
                 mode: Mode::Exact,
@@ -72,7 +77,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             },
         );
         ask_hta.ask(
-            Ask::DeviceTime {
+            Ask::WhySlow {
                 id,
                 scope,
                 mode: Mode::Hta,
@@ -120,7 +125,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
     let jump = move |slice: u32, start_ns: i64, end_ns: i64| {
         ui.focus.set(Some(Focus {
             trace: id,
-            slice,
+            slice: Some(slice),
             start_ns,
             end_ns,
         }));
@@ -143,10 +148,17 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             </div>
             {move || match (exact.get(), hta.get()) {
                 (Some(Err(e)), _) | (_, Some(Err(e))) => view! { <p class="error-text" id="analyses-error">{e}</p> }.into_any(),
-                (Some(Ok(x)), Some(Ok(h))) => {
-                    let detail = if hta_detail.get() { h.clone() } else { x.clone() };
+                (Some(Ok((x, xcp))), Some(Ok((h, hcp)))) => {
+                    let mode = if hta_detail.get() { Mode::Hta } else { Mode::Exact };
+                    let (detail, cp) = if mode == Mode::Hta { (h.clone(), hcp.clone()) } else { (x.clone(), xcp.clone()) };
+                    let show_path = move |a: i64, b: i64| {
+                        ui.path_shown.set(Some((id, mode)));
+                        ui.focus.set(Some(Focus { trace: id, slice: None, start_ns: a, end_ns: b }));
+                        show_timeline.set(1);
+                    };
                     view! {
-                        <Overview exact=x hta=h/>
+                        <Overview exact=x hta=h exact_cp=xcp.clone() hta_cp=hcp/>
+                        <CriticalPath cp=cp show=show_path/>
                         <Details r=detail jump=jump/>
                     }.into_any()
                 }
@@ -187,7 +199,16 @@ fn stacked_bar(d: &TemporalBreakdown) -> impl IntoView {
 
 /// Both modes' headline numbers side by side, and why they differ.
 #[component]
-fn Overview(exact: DeviceTimeReport, hta: DeviceTimeReport) -> impl IntoView {
+fn Overview(
+    exact: DeviceTimeReport,
+    hta: DeviceTimeReport,
+    exact_cp: Result<CriticalPathReport, String>,
+    hta_cp: Result<CriticalPathReport, String>,
+) -> impl IntoView {
+    let cp_len = |c: &Result<CriticalPathReport, String>| match c {
+        Ok(c) => fmt(c.length_ns),
+        Err(_) => "—".to_string(),
+    };
     let h = hta.devices.first().cloned();
     let row = |label: &str, ours: String, theirs: String| {
         view! { <tr><th scope="row">{label.to_string()}</th><td class="num">{ours}</td><td class="num">{theirs}</td></tr> }
@@ -236,14 +257,86 @@ fn Overview(exact: DeviceTimeReport, hta: DeviceTimeReport) -> impl IntoView {
                 {row("launches", table::fmt_count(xl.launches), table::fmt_count(hl.launches))}
                 {row("launch delay, total", fmt(xl.delay_total_ns), fmt(hl.delay_total_ns))}
                 {row("launch delay, max", fmt(xl.delay_max_ns), fmt(hl.delay_max_ns))}
+                {row("critical path", cp_len(&exact_cp), cp_len(&hta_cp))}
             </tbody>
         </table>
         <ul class="why-differ">
             <li>"tracelane: exact nanoseconds; device work = kernels, copies, sets and device windows; every launch the import linked (Triton, CUDA graphs, HIP, Neuron)."</li>
             <li>"HTA 0.5: any event with a stream is device work (annotations and syncs too); launches only through cudaLaunchKernel/ExC and cudaMemcpy/MemsetAsync."</li>
+            <li>"Critical path: HTA counts only cpu_op and CUDA runtime/driver events and lets a sync edge run back in time (its path can outlast the trace); tracelane takes every runtime, keeps the path moving forward, and counts what it leaves out."</li>
             {hta.notes.iter().chain(exact.notes.iter()).map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
+            {hta_cp.as_ref().err().map(|e| view! { <li>{format!("HTA critical path: {e}")}</li> })}
         </ul>
     }
+}
+
+/// The critical path: its length against the scope's wall time, a bar of
+/// what bounds it, and the ops by time on the path beside the ops by
+/// total time.
+#[component]
+fn CriticalPath<S>(cp: Result<CriticalPathReport, String>, show: S) -> impl IntoView
+where
+    S: Fn(i64, i64) + Copy + Send + Sync + 'static,
+{
+    let cp = match cp {
+        Err(e) => {
+            return view! { <div class="critical-path" id="critical-path"><h3>"Critical path"</h3><p class="muted">{e}</p></div> }
+                .into_any()
+        }
+        Ok(c) => c,
+    };
+    let class = |b: Bound| match b {
+        Bound::CpuBound => "cpu",
+        Bound::GpuComputeBound => "compute",
+        Bound::GpuCommunicationBound => "comm",
+        Bound::GpuKernelLaunchOverhead => "launch",
+        Bound::GpuKernelKernelOverhead => "gap",
+        Bound::Dependency => "other",
+    };
+    let len = cp.length_ns;
+    let rows = cp.on_path.len().max(cp.by_total.len()).min(15);
+    let (first, last) = (
+        cp.edges.first().map_or(0, |e| e.from_ns),
+        cp.edges.last().map_or(0, |e| e.to_ns),
+    );
+    view! {
+        <div class="critical-path" id="critical-path" data-length-ns=cp.length_ns data-edges=cp.edges.len()>
+            <h3>{format!("Critical path — {} of a {} scope ({} edges)", fmt(cp.length_ns), fmt(cp.wall_ns), cp.edges.len())}
+                " "<button id="show-path" on:click=move |_| show(first, last)>"Show on the timeline"</button></h3>
+            <div class="stack" role="img" aria-label="critical path by what bounds it">
+                {cp.by_bound.iter().filter(|b| b.1 > 0).map(|&(b, ns)| view! {
+                    <span class=format!("part cp-{}", class(b)) style=format!("width:{:.3}%", share(ns, len))
+                        title=format!("{}: {} ({:.1}%)", b.label(), fmt(ns), share(ns, len))></span>
+                }).collect_view()}
+            </div>
+            <table class="cp-bounds" id="cp-bounds">
+                <tbody>
+                    {cp.by_bound.iter().filter(|b| b.1 != 0).map(|&(b, ns)| view! {
+                        <tr data-bound=b.key()><td><span class=format!("swatch cp-{}", class(b))></span>{b.label()}</td>
+                            <td class="num">{fmt(ns)}</td><td class="num">{format!("{:.1}%", share(ns, len))}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <table class="cp-ranks">
+                <thead><tr><th>"on the critical path"</th><th>"time"</th><th>"by total time"</th><th>"time"</th></tr></thead>
+                <tbody>
+                    {(0..rows).map(|k| {
+                        let a = cp.on_path.get(k).cloned();
+                        let b = cp.by_total.get(k).cloned();
+                        view! {
+                            <tr>
+                                <td class="name">{a.as_ref().map(|x| x.name.clone()).unwrap_or_default()}</td>
+                                <td class="num">{a.map(|x| fmt(x.ns)).unwrap_or_default()}</td>
+                                <td class="name">{b.as_ref().map(|x| x.name.clone()).unwrap_or_default()}</td>
+                                <td class="num">{b.map(|x| fmt(x.ns)).unwrap_or_default()}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+    .into_any()
 }
 
 /// The chosen mode's tables: kernel types, kernels, idle per lane with

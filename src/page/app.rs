@@ -47,6 +47,7 @@ fn App() -> impl IntoView {
         ranges: RwSignal::new(Vec::new()),
         last_batch: RwSignal::new(Vec::new()),
         focus: RwSignal::new(None),
+        path_shown: RwSignal::new(None),
     };
     provide_context(ui);
     imports::spawn_worker(ui);

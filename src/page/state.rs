@@ -39,14 +39,16 @@ pub struct Ui {
     pub ranges: RwSignal<Vec<(u32, (i64, i64))>>,
     /// What the timeline shows when it next opens (set by other views).
     pub focus: RwSignal<Option<Focus>>,
+    /// The trace whose critical path the timeline draws, and under which rules.
+    pub path_shown: RwSignal<Option<(u32, tracelane_core::analysis::frame::Mode)>>,
 }
 
-/// A slice for the timeline to select, and a window to fit (none when
-/// `start_ns == end_ns`), on trace `trace`.
+/// A slice for the timeline to select (if any), and a window to fit (none
+/// when `start_ns == end_ns`), on trace `trace`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Focus {
     pub trace: u32,
-    pub slice: u32,
+    pub slice: Option<u32>,
     pub start_ns: i64,
     pub end_ns: i64,
 }

@@ -484,6 +484,7 @@ fn paint_in_worker(
     overlay: NodeRef<leptos::html::Canvas>,
 ) -> RwSignal<bool> {
     let id = tl.id;
+    let ui: Ui = expect_context();
     let no_offscreen = RwSignal::new(false);
     Effect::new(move |_| {
         let (Some(r), Some(o)) = (rects.get(), overlay.get()) else {
@@ -519,6 +520,11 @@ fn paint_in_worker(
             selected: tl.selected.get(),
             range: tl.range.get(),
             dpr: window().device_pixel_ratio(),
+            critical_path: ui
+                .path_shown
+                .get()
+                .filter(|(trace, _)| *trace == id)
+                .map(|(_, mode)| mode),
         };
         with_frames(|f| {
             f.scene_seq += 1;
@@ -568,7 +574,9 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             tl.axis
                 .set(TimeAxis::fit(f.start_ns - pad, f.end_ns + pad, tl.width));
         }
-        tl.select_slice(f.slice);
+        if let Some(slice) = f.slice {
+            tl.select_slice(slice);
+        }
     }
     let (t0, width) = (tl.t0, tl.width);
     let data_view = move || {
@@ -637,6 +645,9 @@ fn Toolbar(tl: Tl) -> impl IntoView {
             }}</span>
             {move || ui.table_highlight.get().map(|_| view! {
                 <button id="clear-highlight" on:click=move |_| ui.table_highlight.set(None)>"clear highlight"</button>
+            })}
+            {move || ui.path_shown.get().filter(|(t, _)| *t == tl.id).map(|_| view! {
+                <button id="clear-path" title="Stop drawing the critical path" on:click=move |_| ui.path_shown.set(None)>"critical path ✕"</button>
             })}
             <label><input type="checkbox" id="colour-by-name" prop:checked=move || tl.colour_by_name.get()
                 on:change=move |ev| tl.colour_by_name.set(event_target_checked(&ev))/>" colour by name"</label>

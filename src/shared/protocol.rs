@@ -17,6 +17,7 @@ use crate::shared::timeline_view::{
 };
 use serde::{Deserialize, Serialize};
 use tracelane_core::analysis::compare::Comparison;
+use tracelane_core::analysis::critical_path::CriticalPathReport;
 use tracelane_core::analysis::device_time::DeviceTimeReport;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
@@ -96,9 +97,9 @@ pub enum Ask {
     /// The op table of the events that start inside `[start_ns, end_ns)` →
     /// [`Answer::RangeTable`].
     RangeTable { id: u32, start_ns: i64, end_ns: i64 },
-    /// Where device time goes in a scope, under tracelane's or HTA's rules
-    /// → [`Answer::DeviceTime`].
-    DeviceTime { id: u32, scope: Scope, mode: Mode },
+    /// Why is it slow: where device time goes and the critical path of a
+    /// scope, under tracelane's or HTA's rules → [`Answer::WhySlow`].
+    WhySlow { id: u32, scope: Scope, mode: Mode },
 }
 
 /// The worker's answer to an [`Ask`].
@@ -125,8 +126,10 @@ pub enum Answer {
     RangeTable {
         table: Box<RangeOps>,
     },
-    DeviceTime {
+    WhySlow {
         report: Box<DeviceTimeReport>,
+        /// Or why there is none (no work in the scope; HTA's own failures).
+        critical_path: Result<Box<CriticalPathReport>, String>,
     },
 }
 
@@ -441,7 +444,7 @@ mod tests {
                 start_ns: 0,
                 end_ns: 99,
             },
-            Ask::DeviceTime {
+            Ask::WhySlow {
                 id: 3,
                 scope: Scope::named("ProfilerStep#1"),
                 mode: Mode::Hta,
@@ -468,15 +471,16 @@ mod tests {
             Answer::RangeTable {
                 table: Box::new(range_ops(&t, 0, i64::MAX)),
             },
-            Answer::DeviceTime {
-                report: Box::new(
-                    tracelane_core::analysis::device_time::device_time(
-                        &t,
-                        &Scope::Whole,
-                        Mode::Exact,
-                    )
-                    .unwrap(),
-                ),
+            {
+                let (report, cp) =
+                    tracelane_core::analysis::why_slow(&t, &Scope::Whole, Mode::Exact, &|s| {
+                        t.slice_args_json(s).to_string()
+                    })
+                    .unwrap();
+                Answer::WhySlow {
+                    report: Box::new(report),
+                    critical_path: cp.map(Box::new),
+                }
             },
         ];
         let mut to = vec![
@@ -505,6 +509,7 @@ mod tests {
                     selected: Some(picked),
                     range: Some((1, 2)),
                     dpr: 2.0,
+                    critical_path: Some(Mode::Exact),
                 }),
                 sent_ms: 1.5,
             },
@@ -571,7 +576,7 @@ mod tests {
                 Ask::Find { .. } => "ask find",
                 Ask::Compare { .. } => "ask compare",
                 Ask::RangeTable { .. } => "ask range_table",
-                Ask::DeviceTime { .. } => "ask device_time",
+                Ask::WhySlow { .. } => "ask why_slow",
             },
         }
     }
@@ -593,7 +598,7 @@ mod tests {
                 Answer::Found { .. } => "answer found",
                 Answer::Compared { .. } => "answer compared",
                 Answer::RangeTable { .. } => "answer range_table",
-                Answer::DeviceTime { .. } => "answer device_time",
+                Answer::WhySlow { .. } => "answer why_slow",
             },
         }
     }

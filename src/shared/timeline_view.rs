@@ -202,6 +202,22 @@ pub struct Scene {
     pub range: Option<(i64, i64)>,
     /// Device pixels per CSS pixel.
     pub dpr: f64,
+    /// Draw the critical path the worker last computed under these rules.
+    #[serde(default)]
+    pub critical_path: Option<tracelane_core::analysis::frame::Mode>,
+}
+
+/// One edge of a critical path placed on the timeline: the row it runs
+/// along (its event's, else the previous edge's) and its time span
+/// (absolute ns); `span` for an op or kernel's own time, else a wait or a
+/// dependency between rows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PathMark {
+    pub lane: u32,
+    pub lane_row: u16,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub span: bool,
 }
 
 /// One item of a dependency chain, placed for the page to draw and link.
@@ -475,6 +491,32 @@ impl TimelineModel {
     }
 
     /// Index row and row-within-lane of every slice row of a lane.
+    /// A critical path's edges placed on lanes (see [`PathMark`]).
+    pub fn place_path(
+        &self,
+        t: &Trace,
+        edges: &[tracelane_core::analysis::critical_path::PathEdge],
+    ) -> Vec<PathMark> {
+        use tracelane_core::analysis::critical_path::EdgeKind;
+        let mut out: Vec<PathMark> = Vec::with_capacity(edges.len());
+        for e in edges {
+            let placed = (e.slice != NO_SLICE)
+                .then(|| self.lane_row_of_slice(t, e.slice as usize))
+                .flatten()
+                .or_else(|| out.last().map(|m| (m.lane, m.lane_row)));
+            if let Some((lane, lane_row)) = placed {
+                out.push(PathMark {
+                    lane,
+                    lane_row,
+                    start_ns: e.from_ns,
+                    end_ns: e.to_ns,
+                    span: e.kind == EdgeKind::Span,
+                });
+            }
+        }
+        out
+    }
+
     fn lane_row_of_slice(&self, t: &Trace, s: usize) -> Option<(u32, u16)> {
         let tr = t.slices.track[s];
         let lane = self.track_lane[tr.idx()]?;

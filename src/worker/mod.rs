@@ -38,9 +38,10 @@ use crate::shared::compare_view::compare_traces;
 use crate::shared::protocol::{
     range_ops, shape_rows, summarize, Answer, Ask, FromWorker, ImportPhases, ToWorker,
 };
-use crate::shared::timeline_view::{kept_args, ArgsOf, TimelineModel};
+use crate::shared::timeline_view::{kept_args, ArgsOf, PathMark, TimelineModel};
 use crate::transfer::Transfer;
 use crate::worker::paint::Surface;
+use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::ops::op_details;
 use tracelane_core::{ImportOptions, Importer, Trace};
 
@@ -125,6 +126,8 @@ struct Kept {
     trace: Trace,
     timeline: TimelineModel,
     source: Option<web_sys::Blob>,
+    /// The critical path last computed under each rule set, placed on lanes.
+    paths: RefCell<Vec<(Mode, Vec<PathMark>)>>,
 }
 
 impl Kept {
@@ -337,6 +340,7 @@ impl Shared {
                     trace,
                     timeline,
                     source: j.source,
+                    paths: RefCell::new(Vec::new()),
                 });
                 self.post(&FromWorker::Done {
                     id,
@@ -636,7 +640,12 @@ pub fn start() {
                         return;
                     };
                     let painted = with_model(&sh.models, id, |k| {
-                        surface.paint(&k.trace, &k.timeline, &scene, || now_ms(&sh.scope))
+                        let paths = k.paths.borrow();
+                        let path = scene
+                            .critical_path
+                            .and_then(|m| paths.iter().find(|p| p.0 == m))
+                            .map(|p| p.1.as_slice());
+                        surface.paint(&k.trace, &k.timeline, &scene, path, || now_ms(&sh.scope))
                     });
                     if let Some((layout_ms, paint_ms)) = painted {
                         post(
@@ -746,12 +755,23 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         } => Answer::RangeTable {
             table: Box::new(range_ops(&model(id)?.trace, start_ns, end_ns)),
         },
-        Ask::DeviceTime { id, scope, mode } => Answer::DeviceTime {
-            report: Box::new(
-                tracelane_core::analysis::device_time::device_time(&model(id)?.trace, &scope, mode)
-                    .map_err(|e| e.to_string())?,
-            ),
-        },
+        Ask::WhySlow { id, scope, mode } => {
+            let k = model(id)?;
+            let args = |s: usize| k.args(ArgsOf::Slice(s));
+            let (report, cp) = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
+                .map_err(|e| e.to_string())?;
+            let marks = cp
+                .as_ref()
+                .map(|c| k.timeline.place_path(&k.trace, &c.edges))
+                .unwrap_or_default();
+            let mut paths = k.paths.borrow_mut();
+            paths.retain(|p| p.0 != mode);
+            paths.push((mode, marks));
+            Answer::WhySlow {
+                report: Box::new(report),
+                critical_path: cp.map(Box::new),
+            }
+        }
     })
 }
 

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{OffscreenCanvas, OffscreenCanvasRenderingContext2d as Ctx};
 
 use crate::shared::timeline_view::{
-    encode_rects, palette, row_layout, RowLayout, Scene, TimelineModel, CODE_COUNTER,
+    encode_rects, palette, row_layout, PathMark, RowLayout, Scene, TimelineModel, CODE_COUNTER,
     CODE_HIGHLIGHT, RECT_STRIDE, ROW_PX,
 };
 use crate::worker::gl::GlRects;
@@ -57,6 +57,9 @@ fn elide(label: &str, fit: usize) -> Option<String> {
 }
 
 /// Display row of a lane row, if its group is expanded.
+/// The critical path's colour (in no palette, so a test can count its pixels).
+pub const PATH_COLOUR: &str = "#e64980";
+
 fn display_row(layout: &RowLayout, lane: u32, lane_row: u16) -> Option<f64> {
     let first = (*layout.lane_first_row.get(lane as usize)?)?;
     Some((first + lane_row as u32) as f64)
@@ -100,6 +103,7 @@ impl Surface {
         t: &Trace,
         m: &TimelineModel,
         scene: &Scene,
+        path: Option<&[PathMark]>,
         now_ms: impl Fn() -> f64,
     ) -> (f64, f64) {
         let began = now_ms();
@@ -119,6 +123,9 @@ impl Surface {
             None => self.paint_rects_2d(packed, w, h, dpr),
         }
         self.paint_overlay(packed, &labels, &layout, m.start_ns, scene);
+        if let Some(path) = path {
+            self.paint_path(path, &layout, scene);
+        }
         (laid_out - began, now_ms() - laid_out)
     }
 
@@ -151,6 +158,45 @@ impl Surface {
             }
         }
     }
+    /// The critical path over the overlay: a thick line along each op or
+    /// kernel span on it, a thin one along waits, and a connector where
+    /// it changes rows.
+    fn paint_path(&self, path: &[PathMark], layout: &RowLayout, scene: &Scene) {
+        let Some(ctx) = context_2d(&self.overlay) else {
+            return;
+        };
+        let axis = scene.view.axis();
+        let w = scene.view.width_px;
+        let y_of = |m: &PathMark| {
+            display_row(layout, m.lane, m.lane_row).map(|r| r * ROW_PX + ROW_PX - 2.0)
+        };
+        ctx.set_stroke_style_str(PATH_COLOUR);
+        let mut prev: Option<(f64, f64)> = None;
+        for m in path {
+            let (x0, x1) = (axis.px(m.start_ns), axis.px(m.end_ns));
+            let Some(y) = y_of(m) else {
+                prev = None;
+                continue;
+            };
+            if x1 < -2.0 || x0 > w + 2.0 {
+                prev = Some((x1, y));
+                continue;
+            }
+            ctx.set_line_width(if m.span { 3.0 } else { 1.5 });
+            ctx.begin_path();
+            match prev {
+                Some((px, py)) if (py - y).abs() > 0.5 => {
+                    ctx.move_to(px, py);
+                    ctx.line_to(x0, y);
+                }
+                _ => ctx.move_to(x0, y),
+            }
+            ctx.line_to(x1.max(x0 + 1.0), y);
+            ctx.stroke();
+            prev = Some((x1, y));
+        }
+    }
+
     fn paint_overlay(
         &self,
         rects: &[f32],

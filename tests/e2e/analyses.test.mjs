@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  artifacts, cli, fixtures, open, openFile, useBrowser, waitForDemo, waitForPainted,
+  artifacts, cli, decodePng, fixtures, open, openFile, useBrowser, waitForDemo, waitForPainted,
 } from './helpers.mjs';
 
 useBrowser();
@@ -19,7 +19,7 @@ async function waitForAnalyses(page) {
   }, null, { timeout: 30000 });
 }
 
-const analyze = (rel, ...args) => JSON.parse(execFileSync(cli, ['analyze', path.join(fixtures, rel), '--format', 'json', ...args]).toString());
+const analyze = (rel, ...args) => JSON.parse(execFileSync(cli, ['analyze', path.join(fixtures, rel), '--format', 'json', ...args], { maxBuffer: 1 << 28 }).toString());
 
 test('analyses: the NCCL trace shows tracelane\'s and HTA\'s breakdowns as the CLI computes them, and a gap opens on the timeline', async () => {
   const rel = 'public/hta_nccl_2rank_rank0.json.gz';
@@ -59,6 +59,45 @@ test('analyses: the NCCL trace shows tracelane\'s and HTA\'s breakdowns as the C
   await page.waitForSelector('#timeline canvas.overlay');
   await waitForPainted(page);
   await page.waitForSelector('#timeline-picked', { timeout: 10000 });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('analyses: the TorchNeuron critical path equals the CLI\'s and is drawn on the timeline', async () => {
+  const rel = 'neuron-provisional/torchneuron_rmsnorm.json';
+  const exact = analyze(rel);
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel);
+  await page.click('#show-analyses');
+  await waitForAnalyses(page);
+  const cp = await page.locator('#critical-path').evaluate((e) => ({ ...e.dataset }));
+  assert.equal(Number(cp.lengthNs), exact.critical_path.length_ns);
+  assert.equal(Number(cp.edges), exact.critical_path.edges.length);
+  const bounds = await page.locator('#cp-bounds tr').evaluateAll((rows) => rows.map((r) => r.dataset.bound));
+  assert.deepEqual(bounds, exact.critical_path.by_bound.filter(([, ns]) => ns !== 0).map(([b]) => b));
+  // Drawn on the timeline in its own colour (#e64980), counted over the
+  // plot once the scene with the path is painted, and gone once cleared.
+  const pathPixels = async () => {
+    await waitForPainted(page);
+    const box = await page.locator('#timeline canvas.overlay').boundingBox();
+    const png = decodePng(await page.screenshot({ clip: { x: box.x, y: box.y, width: box.width, height: Math.min(box.height, 600) } }));
+    let n = 0;
+    for (let k = 0; k < png.pixels.length; k += png.channels) {
+      const [r, g, b] = [png.pixels[k], png.pixels[k + 1], png.pixels[k + 2]];
+      if (Math.abs(r - 230) < 14 && Math.abs(g - 73) < 14 && Math.abs(b - 128) < 14) n += 1;
+    }
+    return n;
+  };
+  await page.click('#show-path');
+  await page.waitForSelector('#clear-path');
+  const shown = await pathPixels();
+  assert.ok(shown > 50, `path pixels: ${shown}`);
+  await page.screenshot({ path: path.join(artifacts, 'critical-path.png'), fullPage: false });
+  // Clearing it repaints without.
+  await page.click('#clear-path');
+  await page.waitForSelector('#clear-path', { state: 'detached' });
+  assert.equal(await pathPixels(), 0);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

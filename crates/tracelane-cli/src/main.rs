@@ -259,23 +259,33 @@ fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<Scope>, Stri
 }
 
 fn cmd_analyze(flags: &Flags) -> Result<(), String> {
-    use tracelane_core::analysis::device_time::device_time;
+    use tracelane_core::analysis::critical_path::CriticalPathReport;
+    use tracelane_core::analysis::device_time::DeviceTimeReport;
     use tracelane_core::analysis::frame::Mode;
     let path = one_file(flags)?;
     let trace = load(path, flags)?;
     let mode = if flags.hta { Mode::Hta } else { Mode::Exact };
     let mut reports = Vec::new();
+    let args = |s: usize| trace.slice_args_json(s).to_string();
     for scope in analyze_scopes(&trace, flags.scope.as_deref())? {
-        reports.push(device_time(&trace, &scope, mode).map_err(|e| e.to_string())?);
+        reports.push(
+            tracelane_core::analysis::why_slow(&trace, &scope, mode, &args)
+                .map_err(|e| e.to_string())?,
+        );
     }
     let top = flags.top.unwrap_or(15);
     let text = match flags.format.as_deref().unwrap_or("table") {
         "json" => {
-            let one = |r: &tracelane_core::analysis::device_time::DeviceTimeReport| {
+            let one = |(r, cp): &(DeviceTimeReport, Result<CriticalPathReport, String>)| {
                 if flags.hta {
-                    r.hta_json()
+                    r.hta_json(cp.as_ref().ok())
                 } else {
-                    serde_json::to_value(r).unwrap_or_default()
+                    let mut v = serde_json::to_value(r).unwrap_or_default();
+                    v["critical_path"] = match cp {
+                        Ok(c) => serde_json::to_value(c).unwrap_or_default(),
+                        Err(e) => serde_json::json!({ "error": e }),
+                    };
+                    v
                 }
             };
             let json = if reports.len() == 1 {
@@ -284,7 +294,7 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
                 serde_json::Value::Array(
                     reports
                         .iter()
-                        .map(|r| serde_json::json!({"scope": r.scope, "report": one(r)}))
+                        .map(|r| serde_json::json!({"scope": r.0.scope, "report": one(r)}))
                         .collect(),
                 )
             };
@@ -292,11 +302,15 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
         }
         "md" => reports
             .iter()
-            .map(|r| export::sections_to_markdown(&export::device_time_sections(r, top)))
+            .map(|(r, cp)| {
+                export::sections_to_markdown(&export::analysis_sections(r, cp.as_ref(), top))
+            })
             .collect(),
         "table" => reports
             .iter()
-            .map(|r| export::sections_to_text(&export::device_time_sections(r, top)))
+            .map(|(r, cp)| {
+                export::sections_to_text(&export::analysis_sections(r, cp.as_ref(), top))
+            })
             .collect(),
         other => return Err(format!("unknown --format {other:?} (table, md, json)")),
     };
@@ -620,15 +634,15 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
             last = Some(trace);
         }
         let trace = last.expect("three runs");
-        // Every device-time analysis on the imported trace, each mode,
-        // best of three.
+        // Every analysis (device time and the critical path) on the
+        // imported trace, each mode, best of three.
         let analyze = |mode| -> Result<f64, String> {
             let mut best = f64::MAX;
             for _ in 0..3 {
                 let t0 = Instant::now();
-                let r =
-                    tracelane_core::analysis::device_time::device_time(&trace, &Scope::Whole, mode)
-                        .map_err(|e| e.to_string())?;
+                let args = |s: usize| trace.slice_args_json(s).to_string();
+                let r = tracelane_core::analysis::why_slow(&trace, &Scope::Whole, mode, &args)
+                    .map_err(|e| e.to_string())?;
                 std::hint::black_box(&r);
                 best = best.min(t0.elapsed().as_secs_f64());
             }

@@ -647,6 +647,62 @@ pub fn device_time_sections(
     out
 }
 
+/// The device-time sections, then the critical path's: its length against
+/// the window, the time by label, and the ops by time on the path beside
+/// the ops by total time (or why there is no path).
+pub fn analysis_sections(
+    r: &crate::analysis::device_time::DeviceTimeReport,
+    cp: Result<&crate::analysis::critical_path::CriticalPathReport, &String>,
+    top: usize,
+) -> Vec<Section> {
+    let mut out = device_time_sections(r, top);
+    let t = |ns: i64| fmt_ns(ns as f64);
+    match cp {
+        Err(e) => {
+            let mut s = Section::new("Critical path", &[("", false)]);
+            s.rows.push(vec![format!("none: {e}")]);
+            out.push(s);
+        }
+        Ok(cp) => {
+            let mut s = Section::new(
+                &format!(
+                    "Critical path — {} over a {} window ({} edges)",
+                    t(cp.length_ns),
+                    t(cp.wall_ns),
+                    cp.edges.len()
+                ),
+                &[("bound by", false), ("time", true), ("share", true)],
+            );
+            for &(b, ns) in cp.by_bound.iter().filter(|b| b.1 != 0) {
+                s.rows
+                    .push(vec![b.label().into(), t(ns), pct(ns, cp.length_ns)]);
+            }
+            out.push(s);
+            let mut s = Section::new(
+                "Ops on the critical path vs by total time",
+                &[
+                    ("on the path", false),
+                    ("time", true),
+                    ("by total time", false),
+                    ("time", true),
+                ],
+            );
+            for k in 0..top.min(cp.on_path.len().max(cp.by_total.len())) {
+                let a = cp.on_path.get(k);
+                let b = cp.by_total.get(k);
+                s.rows.push(vec![
+                    a.map_or(String::new(), |x| x.name.clone()),
+                    a.map_or(String::new(), |x| t(x.ns)),
+                    b.map_or(String::new(), |x| x.name.clone()),
+                    b.map_or(String::new(), |x| t(x.ns)),
+                ]);
+            }
+            out.push(s);
+        }
+    }
+    out
+}
+
 /// Sections as aligned plain text (cells clipped to 60 characters).
 pub fn sections_to_text(sections: &[Section]) -> String {
     let clip = |s: &str| -> String {

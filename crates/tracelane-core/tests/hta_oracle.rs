@@ -9,6 +9,7 @@
 mod common;
 
 use serde_json::Value;
+use tracelane_core::analysis::critical_path::critical_path;
 use tracelane_core::analysis::device_time::device_time;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::Scope;
@@ -173,6 +174,32 @@ fn compare(name: &str, ours: &Value, hta: &Value) -> Vec<String> {
         &[("mean", 0.01), ("max", 0.0)],
         e,
     );
+    // Critical path: length and the share of each label.
+    let (o, h) = (&ours["critical_path"], &hta["critical_path"]);
+    if h.is_null() || o.is_null() {
+        if h.is_null() != o.is_null() {
+            e.push(format!("critical_path: ours {o}, HTA {h}"));
+        }
+    } else {
+        close(
+            "critical_path.length_us",
+            &o["length_us"],
+            &h["length_us"],
+            1.0,
+            e,
+        );
+        let (ob, hb) = (&o["bound_by_pct"], &h["bound_by_pct"]);
+        for k in ob
+            .as_object()
+            .unwrap()
+            .keys()
+            .chain(hb.as_object().unwrap().keys())
+        {
+            let zero = Value::from(0.0);
+            let (x, y) = (ob.get(k).unwrap_or(&zero), hb.get(k).unwrap_or(&zero));
+            close(&format!("critical_path.bound_by_pct.{k}"), x, y, 0.1, e);
+        }
+    }
     errs.into_iter().map(|s| format!("{name}: {s}")).collect()
 }
 
@@ -181,9 +208,12 @@ fn hta_mode_equals_hta_on_every_public_trace() {
     let mut errs = Vec::new();
     for (rel, golden) in CASES {
         let t = common::load(rel);
+        let cp = critical_path(&t, &Scope::Whole, Mode::Hta, &|s| {
+            t.slice_args_json(s).to_string()
+        });
         let ours = device_time(&t, &Scope::Whole, Mode::Hta)
             .unwrap()
-            .hta_json();
+            .hta_json(cp.as_ref().ok());
         let hta = common::expected(&format!("hta/{golden}.hta.json"));
         errs.extend(compare(golden, &ours, &hta["expected"]));
     }

@@ -69,7 +69,7 @@ const HTA_LAUNCH_STAT_NAMES: [&str; 5] = [
 ];
 
 /// Runtime calls HTA's queue length counts (`get_runtime_launch_events_query`).
-const HTA_QUEUE_NAMES: [&str; 11] = [
+pub(crate) const HTA_QUEUE_NAMES: [&str; 11] = [
     "cudaMemsetAsync",
     "cudaMemcpyAsync",
     "cudaLaunchKernel",
@@ -238,6 +238,12 @@ pub struct DeviceTimeReport {
 /// every part of the report from it.
 pub fn device_time(t: &Trace, scope: &Scope, mode: Mode) -> Result<DeviceTimeReport, ScopeError> {
     let f = Frame::build(t, scope, mode)?;
+    Ok(device_time_of(t, &f, scope))
+}
+
+/// [`device_time`] on a frame already built for the scope.
+pub fn device_time_of(t: &Trace, f: &Frame, scope: &Scope) -> DeviceTimeReport {
+    let mode = f.mode;
     let mut notes = Vec::new();
     if let Some(step) = &f.dropped_from_step {
         notes.push(format!(
@@ -254,7 +260,7 @@ pub fn device_time(t: &Trace, scope: &Scope, mode: Mode) -> Result<DeviceTimeRep
     if mode == Mode::Hta && f.rounded_to_us {
         notes.push("HTA rounds each start up and each end down to whole µs in this trace".into());
     }
-    let devices = temporal(t, &f);
+    let devices = temporal(t, f);
     let comm_comp_overlap_pct = devices
         .iter()
         .map(|d| {
@@ -262,30 +268,30 @@ pub fn device_time(t: &Trace, scope: &Scope, mode: Mode) -> Result<DeviceTimeRep
                 .then(|| 100.0 * d.communication_overlapped_ns as f64 / d.communication_ns as f64)
         })
         .collect();
-    let (idle, longest_gaps) = idle_breakdown(t, &f);
+    let (idle, longest_gaps) = idle_breakdown(t, f);
     let queues = match mode {
-        Mode::Hta => hta_queues(t, &f),
-        Mode::Exact => Some(exact_queues(t, &f)),
+        Mode::Hta => hta_queues(t, f),
+        Mode::Exact => Some(exact_queues(t, f)),
     };
     if queues.is_none() {
         notes.push(
             "queue length: a launch pairs with several device events (or the reverse), which HTA's check rejects".into(),
         );
     }
-    Ok(DeviceTimeReport {
+    DeviceTimeReport {
         mode,
         scope: scope.label(),
         origin_ns: t.time_span_ns().map_or(0, |s| s.0),
         notes,
-        kernel_types: kernel_types(&f),
-        kernels: kernel_stats(t, &f),
+        kernel_types: kernel_types(f),
+        kernels: kernel_stats(t, f),
         devices,
         idle,
         longest_gaps,
-        launches: launch_stats(t, &f),
+        launches: launch_stats(t, f),
         queues,
         comm_comp_overlap_pct,
-    })
+    }
 }
 
 fn device_rows(f: &Frame) -> impl Iterator<Item = usize> + '_ {
@@ -643,7 +649,7 @@ fn launch_stats(t: &Trace, f: &Frame) -> LaunchStats {
     s
 }
 
-fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<(i64, u8, i64)>) -> QueueRow {
+fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<QueueEvent>) -> QueueRow {
     // (time, order at a tie, ±1). At one timestamp device starts count
     // before launches: HTA's numpy sort leaves ties in no defined order, and
     // this is the order its answers show on the public traces.
@@ -653,7 +659,7 @@ fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<(i64, u8, i64)>) -> Qu
     let mut max = i64::MIN;
     let mut weighted = 0f64;
     let mut last_t = ev.first().map_or(0, |e| e.0);
-    for &(at, _, d) in &ev {
+    for &(at, _, d, _) in &ev {
         weighted += q as f64 * (at - last_t) as f64;
         last_t = at;
         q += d;
@@ -675,7 +681,15 @@ fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<(i64, u8, i64)>) -> Qu
     }
 }
 
-fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
+/// One change of a lane's queue: (time, 0 for a device start / 1 for a
+/// launch, ±1, frame row).
+pub(crate) type QueueEvent = (i64, u8, i64, usize);
+
+/// HTA's queue-length series (`_get_queue_length_time_series_for_rank`):
+/// +1 at each launch call (HTA's launch names, paired) on its kernel's
+/// stream, −1 at each kernel start, by lane; `None` where HTA's check that
+/// the two sides are as many fails.
+pub(crate) fn hta_queue_events(t: &Trace, f: &Frame) -> Option<HashMap<i64, Vec<QueueEvent>>> {
     let names: Vec<_> = HTA_QUEUE_NAMES
         .iter()
         .filter_map(|n| t.strings.lookup(n))
@@ -689,14 +703,17 @@ fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
     }
     let runtime_corr: rustc_hash::FxHashSet<i64> =
         runtime.iter().map(|&r| f.correlation[r]).collect();
-    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::default();
+    let mut by_lane: HashMap<i64, Vec<QueueEvent>> = HashMap::default();
     let mut ups = 0usize;
     let mut downs = 0usize;
     for &r in &runtime {
         match dev_by_corr.get(&f.correlation[r]) {
             Some(devs) => {
                 for &d in devs {
-                    by_lane.entry(f.lane[d]).or_default().push((f.ts[r], 1, 1));
+                    by_lane
+                        .entry(f.lane[d])
+                        .or_default()
+                        .push((f.ts[r], 1, 1, r));
                     ups += 1;
                 }
             }
@@ -707,13 +724,18 @@ fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
     }
     for r in device_rows(f) {
         if runtime_corr.contains(&f.correlation[r]) {
-            by_lane.entry(f.lane[r]).or_default().push((f.ts[r], 0, -1));
+            by_lane
+                .entry(f.lane[r])
+                .or_default()
+                .push((f.ts[r], 0, -1, r));
             downs += 1;
         }
     }
-    if ups != downs {
-        return None;
-    }
+    (ups == downs).then_some(by_lane)
+}
+
+fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
+    let mut by_lane = hta_queue_events(t, f)?;
     let mut lanes: Vec<i64> = by_lane.keys().copied().collect();
     lanes.sort_unstable();
     Some(
@@ -725,11 +747,11 @@ fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
 }
 
 fn exact_queues(t: &Trace, f: &Frame) -> Vec<QueueRow> {
-    let mut by_lane: HashMap<i64, Vec<(i64, u8, i64)>> = HashMap::default();
+    let mut by_lane: HashMap<i64, Vec<QueueEvent>> = HashMap::default();
     for (h, d) in launch_pairs(t, f) {
         let e = by_lane.entry(f.lane[d]).or_default();
-        e.push((f.ts[h], 1, 1));
-        e.push((f.ts[d], 0, -1));
+        e.push((f.ts[h], 1, 1, h));
+        e.push((f.ts[d], 0, -1, d));
     }
     let mut lanes: Vec<i64> = by_lane.keys().copied().collect();
     lanes.sort_unstable();
@@ -744,7 +766,12 @@ impl DeviceTimeReport {
     /// --format json` prints: µs, percentages 0–100, rounded where HTA
     /// rounds (temporal and overlap to 0.01, kernel-type shares to 0.1,
     /// idle times and ratios to 0.01). The first device stands for the rank.
-    pub fn hta_json(&self) -> serde_json::Value {
+    /// `critical_path` is the same scope's, under HTA's rules (null where
+    /// HTA's analysis fails).
+    pub fn hta_json(
+        &self,
+        critical_path: Option<&super::critical_path::CriticalPathReport>,
+    ) -> serde_json::Value {
         use serde_json::json;
         let us = |ns: i64| ns as f64 / 1000.0;
         let round = |x: f64, places: i32| {
@@ -813,7 +840,7 @@ impl DeviceTimeReport {
             },
             "comm_comp_overlap_pct": self.comm_comp_overlap_pct.first().copied().flatten().map(|x| round(x, 2)),
             "queue_length": queues,
-            "critical_path": serde_json::Value::Null,
+            "critical_path": critical_path.map(|c| c.hta_json()),
         })
     }
 }

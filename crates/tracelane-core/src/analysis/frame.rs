@@ -164,6 +164,11 @@ pub struct Frame {
     /// HTA's `index_correlation > 0`: paired, and the partner is not the
     /// file's first event.
     pub partner_positive: Vec<bool>,
+    /// The event's position in the file (HTA's `index`).
+    pub index: Vec<i64>,
+    /// HTA's `index_correlation` as computed before its filter: the
+    /// partner's `index`, else 0 for a correlated event without one, else -1.
+    pub index_corr: Vec<i64>,
     /// The device (exact: the device track's process; HTA: 0, one rank per file).
     pub device: Vec<u32>,
     /// Device rows: the kernel type.
@@ -199,18 +204,23 @@ impl Frame {
     /// that step's, wherever it ran), or, without a launch, when it starts
     /// inside it; a host row when it starts inside it.
     pub fn build(t: &Trace, scope: &Scope, mode: Mode) -> Result<Frame, ScopeError> {
-        let occ = scope.occurrences(t)?;
-        let mut f = match mode {
+        let whole = match mode {
             Mode::Exact => exact(t),
             Mode::Hta => hta(t),
         };
-        if *scope != Scope::Whole {
-            f = f.restricted(&occ);
-        }
-        Ok(f)
+        whole.scoped(t, scope)
     }
 
-    fn restricted(self, occ: &[Occurrence]) -> Frame {
+    /// A whole-trace frame narrowed to a scope (itself for the whole trace).
+    pub fn scoped(self, t: &Trace, scope: &Scope) -> Result<Frame, ScopeError> {
+        if *scope == Scope::Whole {
+            return Ok(self);
+        }
+        let occ = scope.occurrences(t)?;
+        Ok(self.restricted(&occ))
+    }
+
+    fn restricted(&self, occ: &[Occurrence]) -> Frame {
         let inside = |ns: i64| {
             let k = occ.partition_point(|o| o.start_ns <= ns);
             k > 0 && ns < occ[k - 1].end_ns
@@ -237,7 +247,7 @@ impl Frame {
         for r in 0..self.len() {
             if keep[r] {
                 new_index[r] = out.len() as u32;
-                out.push_row(&self, r);
+                out.push_row(self, r);
             } else if self.is_device(r) {
                 out.outside_device += 1;
             } else {
@@ -260,6 +270,8 @@ impl Frame {
         self.correlation.push(from.correlation[r]);
         self.partner.push(from.partner[r]);
         self.partner_positive.push(from.partner_positive[r]);
+        self.index.push(from.index[r]);
+        self.index_corr.push(from.index_corr[r]);
         self.device.push(from.device[r]);
         self.kernel_type.push(from.kernel_type[r]);
         self.idle_lane.push(from.idle_lane[r]);
@@ -304,6 +316,8 @@ fn exact(t: &Trace) -> Frame {
             });
         f.partner.push(NO_ROW);
         f.partner_positive.push(false);
+        f.index.push(s.file_order[i] as i64);
+        f.index_corr.push(-1);
         f.device.push(if device_work {
             t.tracks[track.idx()].process.0
         } else {
@@ -327,6 +341,8 @@ fn exact(t: &Trace) -> Frame {
             f.partner_positive[r] = true;
             f.partner[h as usize] = r as u32;
             f.partner_positive[h as usize] = true;
+            f.index_corr[r] = f.index[h as usize];
+            f.index_corr[h as usize] = f.index[r];
         }
     }
     f
@@ -437,6 +453,8 @@ fn hta(t: &Trace) -> Frame {
         f.correlation.push(corr);
         f.partner.push(NO_ROW);
         f.partner_positive.push(false);
+        f.index.push(s.file_order[i] as i64);
+        f.index_corr.push(corr.min(0));
         f.device.push(0);
         f.kernel_type.push(hta_kernel_type(t.slice_name(i)));
         f.idle_lane
@@ -475,7 +493,10 @@ fn hta(t: &Trace) -> Frame {
     }
     for r in 0..f.len() {
         let p = f.partner[r];
-        f.partner_positive[r] = p != NO_ROW && s.file_order[f.slice[p as usize] as usize] > 0;
+        if p != NO_ROW {
+            f.index_corr[r] = f.index[p as usize];
+        }
+        f.partner_positive[r] = f.index_corr[r] > 0;
     }
 
     // _filter_irrelevant_gpu_kernels.
