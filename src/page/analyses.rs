@@ -16,12 +16,13 @@ use crate::page::state::{Focus, Ui};
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table;
 use tracelane_core::analysis::critical_path::{Bound, CriticalPathReport};
+use tracelane_core::analysis::data_movement::DataMovementReport;
 use tracelane_core::analysis::device_time::{DeviceTimeReport, IdleCategory, TemporalBreakdown};
 use tracelane_core::analysis::frame::Mode;
-use tracelane_core::analysis::Scope;
+use tracelane_core::analysis::warmup::WarmupReport;
+use tracelane_core::analysis::{Scope, WhySlow};
 
-/// The device-time report and the critical path (or why there is none).
-type Reply = Option<Result<(DeviceTimeReport, Result<CriticalPathReport, String>), String>>;
+type Reply = Option<Result<WhySlow, String>>;
 
 fn fmt(ns: i64) -> String {
     table::fmt_ns(ns as f64)
@@ -58,10 +59,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             }
         };
         let unpack = |a: Result<Answer, String>| match a {
-            Ok(Answer::WhySlow {
-                report,
-                critical_path,
-            }) => Ok((*report, critical_path.map(|c| *c))),
+            Ok(Answer::WhySlow { report }) => Ok(*report),
             Ok(_) => Err("the worker gave an unexpected answer".to_string()),
             Err(e) => Err(e),
         };
@@ -148,9 +146,11 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             </div>
             {move || match (exact.get(), hta.get()) {
                 (Some(Err(e)), _) | (_, Some(Err(e))) => view! { <p class="error-text" id="analyses-error">{e}</p> }.into_any(),
-                (Some(Ok((x, xcp))), Some(Ok((h, hcp)))) => {
+                (Some(Ok(xw)), Some(Ok(hw))) => {
                     let mode = if hta_detail.get() { Mode::Hta } else { Mode::Exact };
+                    let (x, xcp, h, hcp) = (xw.device.clone(), xw.critical_path.clone(), hw.device.clone(), hw.critical_path.clone());
                     let (detail, cp) = if mode == Mode::Hta { (h.clone(), hcp.clone()) } else { (x.clone(), xcp.clone()) };
+                    let (dm, wu) = (xw.data_movement.clone(), xw.warmup.clone());
                     let show_path = move |a: i64, b: i64| {
                         ui.path_shown.set(Some((id, mode)));
                         ui.focus.set(Some(Focus { trace: id, slice: None, start_ns: a, end_ns: b }));
@@ -159,6 +159,8 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                     view! {
                         <Overview exact=x hta=h exact_cp=xcp.clone() hta_cp=hcp/>
                         <CriticalPath cp=cp show=show_path/>
+                        {wu.map(|wu| view! { <Warmup wu=wu/> })}
+                        {dm.map(|dm| view! { <DataMovement dm=dm/> })}
                         <Details r=detail jump=jump/>
                     }.into_any()
                 }
@@ -337,6 +339,65 @@ where
         </div>
     }
     .into_any()
+}
+
+/// Each step's (or occurrence's) duration as a bar, warm-up flagged.
+#[component]
+fn Warmup(wu: Result<WarmupReport, String>) -> impl IntoView {
+    let Ok(wu) = wu else {
+        return ().into_any();
+    };
+    let max = wu
+        .occurrences
+        .iter()
+        .map(|o| o.dur_ns)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    view! {
+        <div class="warmup" id="warmup" data-flagged=wu.flagged data-median-ns=wu.median_ns>
+            <h3>{format!("Occurrences — median {} ({} warm-up left out; {} with them)", fmt(wu.median_ns), wu.flagged, fmt(wu.median_all_ns))}</h3>
+            <div class="histogram steps" role="img" aria-label="duration per occurrence">
+                {wu.occurrences.iter().map(|o| view! {
+                    <div class="hbar" class:warm=o.warmup
+                        title=format!("{}: {}{}", o.label, fmt(o.dur_ns), o.reason.as_ref().map(|r| format!(" — {r}")).unwrap_or_default())>
+                        <span class="fill" style=format!("height:{:.1}%", 100.0 * o.dur_ns as f64 / max as f64)></span>
+                    </div>
+                }).collect_view()}
+            </div>
+        </div>
+    }
+    .into_any()
+}
+
+/// Copies by kind, and by the op that caused them.
+#[component]
+fn DataMovement(dm: DataMovementReport) -> impl IntoView {
+    view! {
+        <div class="data-movement" id="data-movement">
+            <h3>{format!("Data movement — {:.2}% of device time", dm.copy_share_pct)}</h3>
+            <table class="dm-kinds">
+                <thead><tr><th>"kind"</th><th>"memory"</th><th>"count"</th><th>"bytes"</th><th>"time"</th><th>"GB/s"</th></tr></thead>
+                <tbody>
+                    {dm.by_kind.iter().map(|k| view! {
+                        <tr data-kind=k.kind.clone()><td>{k.kind.clone()}</td><td>{k.memory.clone()}</td>
+                            <td class="num">{table::fmt_count(k.count)}</td><td class="num">{table::fmt_bytes(k.bytes)}</td>
+                            <td class="num">{fmt(k.time_ns)}</td><td class="num">{k.gbps.map_or("—".into(), |g| format!("{g:.1}"))}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <table class="dm-causes" id="dm-causes">
+                <thead><tr><th>"caused by"</th><th>"under"</th><th>"count"</th><th>"bytes"</th><th>"time"</th><th>"of device time"</th></tr></thead>
+                <tbody>
+                    {dm.by_cause.iter().take(15).map(|c| view! {
+                        <tr><td class="name">{c.op.clone()}</td><td class="name">{c.context.clone()}</td>
+                            <td class="num">{table::fmt_count(c.count)}</td><td class="num">{table::fmt_bytes(c.bytes)}</td>
+                            <td class="num">{fmt(c.time_ns)}</td><td class="num">{format!("{:.2}%", c.device_share_pct)}</td></tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
 }
 
 /// The chosen mode's tables: kernel types, kernels, idle per lane with

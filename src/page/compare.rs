@@ -308,7 +308,8 @@ fn Card(v: Variant, vs: Option<AgainstBaseline>) -> impl IntoView {
                 {device}
                 <dt>"CPU ops dispatched"</dt><dd class="cpu-ops">{count(per(v.cpu_ops as f64))}" "{badge("CPU ops")}<span class="muted">{format!(" ({} with nested)", count(per(v.cpu_ops_all as f64)))}</span></dd>
                 <dt>"CPU time in ops"</dt><dd class="cpu-time">{table::fmt_ns(per(v.cpu_self_ns as f64))}" "{badge("CPU time in ops")}</dd>
-                <dt>"wall (median)"</dt><dd class="wall">{format!("{} ({} – {})", table::fmt_ns(v.wall_median_ns() as f64), table::fmt_ns(v.wall_min_ns() as f64), table::fmt_ns(v.wall_max_ns() as f64))}</dd>
+                <dt>"wall (median)"</dt><dd class="wall">{format!("{} ({} – {}){}", table::fmt_ns(v.wall_median_ns() as f64), table::fmt_ns(v.wall_min_ns() as f64), table::fmt_ns(v.wall_max_ns() as f64),
+                    match v.warmup_excluded() { 0 => String::new(), 1 => " — 1 warm-up occurrence left out".to_string(), n => format!(" — {n} warm-up occurrences left out") })}</dd>
             </dl>
             {vs.map(|a| view! { <p class="headline">{a.headline}</p> })}
         </article>

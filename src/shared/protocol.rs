@@ -17,11 +17,10 @@ use crate::shared::timeline_view::{
 };
 use serde::{Deserialize, Serialize};
 use tracelane_core::analysis::compare::Comparison;
-use tracelane_core::analysis::critical_path::CriticalPathReport;
-use tracelane_core::analysis::device_time::DeviceTimeReport;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::analysis::Scope;
+use tracelane_core::analysis::WhySlow;
 use tracelane_core::Trace;
 
 /// Page → worker: commands (no answer but events) and questions
@@ -127,9 +126,7 @@ pub enum Answer {
         table: Box<RangeOps>,
     },
     WhySlow {
-        report: Box<DeviceTimeReport>,
-        /// Or why there is none (no work in the scope; HTA's own failures).
-        critical_path: Result<Box<CriticalPathReport>, String>,
+        report: Box<WhySlow>,
     },
 }
 
@@ -471,16 +468,13 @@ mod tests {
             Answer::RangeTable {
                 table: Box::new(range_ops(&t, 0, i64::MAX)),
             },
-            {
-                let (report, cp) =
+            Answer::WhySlow {
+                report: Box::new(
                     tracelane_core::analysis::why_slow(&t, &Scope::Whole, Mode::Exact, &|s| {
                         t.slice_args_json(s).to_string()
                     })
-                    .unwrap();
-                Answer::WhySlow {
-                    report: Box::new(report),
-                    critical_path: cp.map(Box::new),
-                }
+                    .unwrap(),
+                ),
             },
         ];
         let mut to = vec![

@@ -758,9 +758,10 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         Ask::WhySlow { id, scope, mode } => {
             let k = model(id)?;
             let args = |s: usize| k.args(ArgsOf::Slice(s));
-            let (report, cp) = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
+            let report = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
                 .map_err(|e| e.to_string())?;
-            let marks = cp
+            let marks = report
+                .critical_path
                 .as_ref()
                 .map(|c| k.timeline.place_path(&k.trace, &c.edges))
                 .unwrap_or_default();
@@ -769,7 +770,6 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
             paths.push((mode, marks));
             Answer::WhySlow {
                 report: Box::new(report),
-                critical_path: cp.map(Box::new),
             }
         }
     })

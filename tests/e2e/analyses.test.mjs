@@ -53,6 +53,10 @@ test('analyses: the NCCL trace shows tracelane\'s and HTA\'s breakdowns as the C
   await waitForAnalyses(page);
   const stepSpan = Number(await page.locator('.device-breakdown').first().getAttribute('data-span-ns'));
   assert.ok(stepSpan > 0 && stepSpan < exact.devices[0].span_ns, `${stepSpan}`);
+  // Data movement and warm-up as the CLI reports them.
+  const kinds = await page.locator('.dm-kinds tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.kind));
+  const stepExact = JSON.parse(execFileSync(cli, ['analyze', path.join(fixtures, rel), '--format', 'json', '--scope', `region:${step.slice(5)}`], { maxBuffer: 1 << 28 }).toString());
+  assert.deepEqual(kinds, stepExact.data_movement.by_kind.map((k) => k.kind));
   await page.screenshot({ path: path.join(artifacts, 'analyses.png'), fullPage: true });
   // The longest gap jumps to the timeline and selects the kernel after it.
   await page.locator('#longest-gaps button').first().click();
@@ -102,14 +106,21 @@ test('analyses: the TorchNeuron critical path equals the CLI\'s and is drawn on 
   await page.close();
 });
 
-test('analyses: a CPU-only trace says it has no device work; names stay text', async () => {
+test('analyses: a CPU-only trace says it has no device work; a compiled region\'s first call is flagged warm-up', async () => {
   const page = await open();
   await waitForDemo(page);
-  await openFile(page, 'torch-cpu/mlp_train_cpu.pt.trace.json.gz');
+  await openFile(page, 'torch-cpu/rmsnorm_compiled_cpu.pt.trace.json.gz');
   await page.click('#show-analyses');
   await waitForAnalyses(page);
   assert.equal(await page.locator('.device-breakdown').count(), 0);
   assert.match(await page.locator('#both-modes').textContent(), /no device work/);
+  const asked = Number(await page.locator('#analyses').getAttribute('data-asked'));
+  await page.selectOption('#analyses-scope', 'name:rmsnorm_compiled');
+  await page.waitForFunction((k) => Number(document.querySelector('#analyses').dataset.asked) > k, asked);
+  await waitForAnalyses(page);
+  const w = await page.locator('#warmup').evaluate((e) => ({ ...e.dataset }));
+  assert.equal(Number(w.flagged), 1);
+  assert.equal(await page.locator('#warmup .hbar.warm').count(), 1);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

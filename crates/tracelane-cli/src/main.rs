@@ -259,9 +259,8 @@ fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<Scope>, Stri
 }
 
 fn cmd_analyze(flags: &Flags) -> Result<(), String> {
-    use tracelane_core::analysis::critical_path::CriticalPathReport;
-    use tracelane_core::analysis::device_time::DeviceTimeReport;
     use tracelane_core::analysis::frame::Mode;
+    use tracelane_core::analysis::WhySlow;
     let path = one_file(flags)?;
     let trace = load(path, flags)?;
     let mode = if flags.hta { Mode::Hta } else { Mode::Exact };
@@ -276,14 +275,28 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
     let top = flags.top.unwrap_or(15);
     let text = match flags.format.as_deref().unwrap_or("table") {
         "json" => {
-            let one = |(r, cp): &(DeviceTimeReport, Result<CriticalPathReport, String>)| {
+            let one = |w: &WhySlow| {
                 if flags.hta {
-                    r.hta_json(cp.as_ref().ok())
+                    w.device.hta_json(w.critical_path.as_ref().ok())
                 } else {
-                    let mut v = serde_json::to_value(r).unwrap_or_default();
-                    v["critical_path"] = match cp {
-                        Ok(c) => serde_json::to_value(c).unwrap_or_default(),
-                        Err(e) => serde_json::json!({ "error": e }),
+                    // The device-time report's fields, then each other
+                    // analysis under its name (or {"error": why}).
+                    let or_error = |v: Result<serde_json::Value, &String>| {
+                        v.unwrap_or_else(|e| serde_json::json!({ "error": e }))
+                    };
+                    let mut v = serde_json::to_value(&w.device).unwrap_or_default();
+                    v["critical_path"] = or_error(
+                        w.critical_path
+                            .as_ref()
+                            .map(|c| serde_json::to_value(c).unwrap_or_default()),
+                    );
+                    v["data_movement"] = serde_json::to_value(&w.data_movement).unwrap_or_default();
+                    v["warmup"] = match &w.warmup {
+                        Some(r) => or_error(
+                            r.as_ref()
+                                .map(|x| serde_json::to_value(x).unwrap_or_default()),
+                        ),
+                        None => serde_json::Value::Null,
                     };
                     v
                 }
@@ -294,7 +307,7 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
                 serde_json::Value::Array(
                     reports
                         .iter()
-                        .map(|r| serde_json::json!({"scope": r.0.scope, "report": one(r)}))
+                        .map(|r| serde_json::json!({"scope": r.device.scope, "report": one(r)}))
                         .collect(),
                 )
             };
@@ -302,15 +315,11 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
         }
         "md" => reports
             .iter()
-            .map(|(r, cp)| {
-                export::sections_to_markdown(&export::analysis_sections(r, cp.as_ref(), top))
-            })
+            .map(|w| export::sections_to_markdown(&export::analysis_sections(w, top)))
             .collect(),
         "table" => reports
             .iter()
-            .map(|(r, cp)| {
-                export::sections_to_text(&export::analysis_sections(r, cp.as_ref(), top))
-            })
+            .map(|w| export::sections_to_text(&export::analysis_sections(w, top)))
             .collect(),
         other => return Err(format!("unknown --format {other:?} (table, md, json)")),
     };

@@ -163,6 +163,7 @@ fn compare_json_has_the_documented_fields_and_ratios() {
         "region",
         "occurrences",
         "wall_us",
+        "warmup_excluded",
         "device_us",
         "device_busy_us",
         "device_events",

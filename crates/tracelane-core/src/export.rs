@@ -647,14 +647,13 @@ pub fn device_time_sections(
     out
 }
 
-/// The device-time sections, then the critical path's: its length against
-/// the window, the time by label, and the ops by time on the path beside
-/// the ops by total time (or why there is no path).
-pub fn analysis_sections(
-    r: &crate::analysis::device_time::DeviceTimeReport,
-    cp: Result<&crate::analysis::critical_path::CriticalPathReport, &String>,
-    top: usize,
-) -> Vec<Section> {
+/// Every "why is it slow" section: device time, the critical path (its
+/// length against the scope's wall time, the time by label, the ops by
+/// time on the path beside the ops by total time, or why there is none),
+/// data movement and warm-up.
+pub fn analysis_sections(w: &crate::analysis::WhySlow, top: usize) -> Vec<Section> {
+    let r = &w.device;
+    let cp = w.critical_path.as_ref();
     let mut out = device_time_sections(r, top);
     let t = |ns: i64| fmt_ns(ns as f64);
     match cp {
@@ -699,6 +698,80 @@ pub fn analysis_sections(
             }
             out.push(s);
         }
+    }
+    let Some(dm) = &w.data_movement else {
+        return out;
+    };
+    let mut s = Section::new(
+        &format!("Data movement — {:.2}% of device time", dm.copy_share_pct),
+        &[
+            ("kind", false),
+            ("memory", false),
+            ("count", true),
+            ("bytes", true),
+            ("time", true),
+            ("GB/s", true),
+        ],
+    );
+    for k in &dm.by_kind {
+        s.rows.push(vec![
+            k.kind.clone(),
+            k.memory.clone(),
+            fmt_count(k.count),
+            fmt_count(k.bytes),
+            t(k.time_ns),
+            k.gbps.map_or("—".into(), |g| format!("{g:.1}")),
+        ]);
+    }
+    out.push(s);
+    let mut s = Section::new(
+        "Copies by the op that caused them",
+        &[
+            ("op", false),
+            ("under", false),
+            ("count", true),
+            ("bytes", true),
+            ("time", true),
+            ("of device time", true),
+        ],
+    );
+    for c in dm.by_cause.iter().take(top) {
+        s.rows.push(vec![
+            c.op.clone(),
+            c.context.clone(),
+            fmt_count(c.count),
+            fmt_count(c.bytes),
+            t(c.time_ns),
+            format!("{:.2}%", c.device_share_pct),
+        ]);
+    }
+    out.push(s);
+    match w.warmup.as_ref().unwrap_or(&Err(String::new())) {
+        Ok(wu) => {
+            let mut s = Section::new(
+                &format!(
+                    "Occurrences — median {} ({} warm-up left out; {} with them)",
+                    t(wu.median_ns),
+                    wu.flagged,
+                    t(wu.median_all_ns)
+                ),
+                &[("occurrence", false), ("duration", true), ("", false)],
+            );
+            for o in wu.occurrences.iter().take(top.max(20)) {
+                s.rows.push(vec![
+                    o.label.clone(),
+                    t(o.dur_ns),
+                    o.reason.clone().unwrap_or_default(),
+                ]);
+            }
+            out.push(s);
+        }
+        Err(e) if !e.is_empty() => {
+            let mut s = Section::new("Occurrences", &[("", false)]);
+            s.rows.push(vec![e.clone()]);
+            out.push(s);
+        }
+        Err(_) => {}
     }
     out
 }

@@ -132,3 +132,50 @@ fn torchneuron_breakdown_matches_the_hand_computed_figures() {
     assert_eq!(q.len(), 1);
     assert_eq!(q[0].max, 5);
 }
+
+/// Counted from the raw events with Python: the A100 trace's 16
+/// `Memcpy HtoD (Pageable -> Device)` carry 244,403,360 bytes in 39,080 µs,
+/// all under `aten::to`; the NCCL trace has 633 layout kernels
+/// (`nchwToNhwc` / `nhwcToNchw`) taking 15,120.91 µs.
+#[test]
+fn data_movement_matches_the_raw_events() {
+    use tracelane_core::analysis::data_movement::data_movement;
+    let t = common::load("public/hta_simple_add_a100.json.gz");
+    let r = data_movement(&t, &Scope::Whole, &|i| t.slice_args_json(i).to_string()).unwrap();
+    let htod = r.by_kind.iter().find(|k| k.kind == "HtoD").unwrap();
+    assert_eq!(
+        (htod.memory.as_str(), htod.count, htod.bytes, htod.time_ns),
+        ("pageable", 16, 244_403_360, 39_080_000)
+    );
+    assert!((htod.gbps.unwrap() - 244_403_360.0 / 39_080_000.0).abs() < 1e-9);
+    assert_eq!(r.by_cause[0].op, "aten::to");
+    assert_eq!(r.by_cause[0].count, 16);
+    let t = common::load("public/hta_nccl_2rank_rank0.json.gz");
+    let r = data_movement(&t, &Scope::Whole, &|i| t.slice_args_json(i).to_string()).unwrap();
+    let layout = r
+        .by_kind
+        .iter()
+        .find(|k| k.kind == "layout kernel")
+        .unwrap();
+    assert_eq!((layout.count, layout.time_ns), (633, 15_120_910));
+}
+
+#[test]
+fn a_compiled_regions_first_call_is_warm_up_and_says_it_compiled() {
+    use tracelane_core::analysis::warmup::warmup;
+    let t = common::load("torch-cpu/rmsnorm_compiled_cpu.pt.trace.json.gz");
+    let w = warmup(&t, &Scope::named("rmsnorm_compiled")).unwrap();
+    assert_eq!(w.occurrences.len(), 5);
+    assert_eq!(w.flagged, 1);
+    assert!(w.occurrences[0].warmup);
+    assert!(
+        w.occurrences[0]
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("compiles"),
+        "{:?}",
+        w.occurrences[0].reason
+    );
+    assert!(w.median_ns < w.median_all_ns);
+}

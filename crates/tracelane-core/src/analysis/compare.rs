@@ -9,7 +9,8 @@
 //! runs after the CPU has left the region.
 //!
 //! Definitions (per variant, summed over occurrences unless said):
-//! - `wall`: each occurrence's duration (median, min, max);
+//! - `wall`: each occurrence's duration (median, min, max); the median
+//!   leaves out warm-up occurrences (`warmup::flag_warmup`) and says how many;
 //! - `device_ns`: sum of device event durations (kernels, memcpy, memset,
 //!   device windows; not syncs or mirrored annotations); `device_busy_ns`:
 //!   the union of those intervals; `device_idle_ns`: per occurrence, the span
@@ -69,6 +70,10 @@ pub struct Variant {
     pub occurrences: usize,
     /// Duration of each occurrence, in start order.
     pub wall_ns: Vec<i64>,
+    /// Which occurrences are warm-up ([`super::warmup::flag_warmup`]); the
+    /// median wall time leaves them out.
+    #[serde(default)]
+    pub warmup: Vec<bool>,
     pub device_ns: i64,
     pub device_busy_ns: i64,
     pub device_idle_ns: i64,
@@ -94,8 +99,13 @@ pub struct Variant {
 }
 
 impl Variant {
+    /// Median wall time of the occurrences that are not warm-up.
     pub fn wall_median_ns(&self) -> i64 {
-        median(&self.wall_ns)
+        super::warmup::steady_median(&self.wall_ns, &self.warmup)
+    }
+    /// How many occurrences the median leaves out as warm-up.
+    pub fn warmup_excluded(&self) -> usize {
+        self.warmup.iter().filter(|&&w| w).count()
     }
     pub fn wall_min_ns(&self) -> i64 {
         self.wall_ns.iter().copied().min().unwrap_or(0)
@@ -106,20 +116,6 @@ impl Variant {
     /// `value` per occurrence.
     pub fn per_occurrence(&self, value: f64) -> f64 {
         value / self.occurrences.max(1) as f64
-    }
-}
-
-fn median(v: &[i64]) -> i64 {
-    if v.is_empty() {
-        return 0;
-    }
-    let mut s = v.to_vec();
-    s.sort_unstable();
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2
     }
 }
 
@@ -235,6 +231,7 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
         region: region.clone(),
         occurrences: occ.len(),
         wall_ns: occ.iter().map(|&(_, a, b)| b - a).collect(),
+        warmup: super::warmup::flag_warmup(&occ.iter().map(|&(_, a, b)| b - a).collect::<Vec<_>>()),
         device_ns: 0,
         device_busy_ns: 0,
         device_idle_ns: 0,
@@ -733,6 +730,7 @@ pub fn to_json(variants: &[Variant]) -> serde_json::Value {
                 "occurrences": v.occurrences,
                 "map_occurrence": v.map_occurrence + 1,
                 "wall_us": us(v.wall_median_ns()),
+                "warmup_excluded": v.warmup_excluded(),
                 "wall_min_us": us(v.wall_min_ns()),
                 "wall_max_us": us(v.wall_max_ns()),
                 "device_us": us(v.device_ns),
@@ -799,10 +797,14 @@ pub fn table_rows(variants: &[Variant]) -> Vec<Vec<String>> {
             },
             v.occurrences.to_string(),
             format!(
-                "{} ({}–{})",
+                "{} ({}–{}){}",
                 fmt_us(v.wall_median_ns() as f64),
                 fmt_us(v.wall_min_ns() as f64),
-                fmt_us(v.wall_max_ns() as f64)
+                fmt_us(v.wall_max_ns() as f64),
+                match v.warmup_excluded() {
+                    0 => String::new(),
+                    n => format!(", {n} warm-up left out"),
+                }
             ),
             device(fmt_us(per(v.device_ns))),
             device(fmt_us(per(v.device_busy_ns))),

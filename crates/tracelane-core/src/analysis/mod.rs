@@ -8,9 +8,11 @@
 //! | [`chain`] | what a slice launched or was launched by, with launch delays |
 //! | [`compare`] | variants (traces × scopes) side by side against a baseline |
 //! | [`critical_path`] | the longest chain of dependent work, each edge labelled by what bounds it (HTA's model) |
+//! | [`data_movement`] | copies and sets by kind with bandwidth, and the ops that caused them |
 //! | [`device_time`] | where device time goes: idle, kernel types, launch delays, queues (HTA's numbers under `Mode::Hta`) |
 //! | [`frame`] | the event table the time analyses read, under tracelane's or HTA's rules |
 //! | [`info`] | what was imported: counts, lanes, links, warnings |
+//! | [`warmup`] | each step's duration with warm-up flagged; the steady median |
 //! | [`scope`] | which part of a trace an analysis looks at |
 //! | [`intervals`] | union, gaps, intersection and overlap of time intervals |
 //!
@@ -23,31 +25,51 @@
 pub mod chain;
 pub mod compare;
 pub mod critical_path;
+pub mod data_movement;
 pub mod device_time;
 pub mod frame;
 pub mod info;
 pub mod intervals;
 pub mod ops;
 pub mod scope;
+pub mod warmup;
 
 pub use scope::{Occurrence, Scope, ScopeError};
 
-/// Why is it slow: the device-time report and the critical path of one
-/// scope under one set of rules, from one frame (built once for both).
+/// Why is it slow, for one scope under one set of rules: where device time
+/// goes, the critical path, data movement and warm-up.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WhySlow {
+    pub device: device_time::DeviceTimeReport,
+    /// Or why there is none (no work in the scope; HTA's own failures).
+    pub critical_path: Result<critical_path::CriticalPathReport, String>,
+    /// Not an HTA analysis: `None` under HTA's rules.
+    pub data_movement: Option<data_movement::DataMovementReport>,
+    /// Or why there is none (no steps in the trace); `None` under HTA's rules.
+    pub warmup: Option<Result<warmup::WarmupReport, String>>,
+}
+
+/// Every "why is it slow" analysis of one scope, from one frame (built
+/// once for the device-time report and the critical path). `args` reads a
+/// slice's args JSON (sync and copy details the model keeps as text).
 pub fn why_slow(
     t: &crate::Trace,
     scope: &Scope,
     mode: frame::Mode,
     args: &dyn Fn(usize) -> String,
-) -> Result<
-    (
-        device_time::DeviceTimeReport,
-        Result<critical_path::CriticalPathReport, String>,
-    ),
-    ScopeError,
-> {
+) -> Result<WhySlow, ScopeError> {
     let whole = frame::Frame::build(t, &Scope::Whole, mode)?;
-    let cp = critical_path::critical_path_of(t, &whole, scope, args);
+    let critical_path = critical_path::critical_path_of(t, &whole, scope, args);
     let scoped = whole.scoped(t, scope)?;
-    Ok((device_time::device_time_of(t, &scoped, scope), cp))
+    let exact = mode == frame::Mode::Exact;
+    Ok(WhySlow {
+        device: device_time::device_time_of(t, &scoped, scope),
+        critical_path,
+        data_movement: if exact {
+            Some(data_movement::data_movement(t, scope, args)?)
+        } else {
+            None
+        },
+        warmup: exact.then(|| warmup::warmup(t, scope).map_err(|e| e.to_string())),
+    })
 }
