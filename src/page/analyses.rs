@@ -12,6 +12,7 @@
 use leptos::prelude::*;
 
 use crate::page::client::Latest;
+use crate::page::dom::{performance_span, window};
 use crate::page::state::{Focus, Ui};
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table;
@@ -46,6 +47,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
     let hta: RwSignal<Reply> = RwSignal::new(None);
     let asked = RwSignal::new(0u32);
     let answered = RwSignal::new(0u32);
+    let answered_exact = RwSignal::new(0u32);
     let (ask_exact, ask_hta) = (Latest::new(), Latest::new());
     Effect::new(move |_| {
         let scope = scope.get();
@@ -56,6 +58,12 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
         let done = move || {
             if exact.with_untracked(Option::is_some) && hta.with_untracked(Option::is_some) {
                 answered.set(k);
+            }
+        };
+        let asked_at = window().performance().map_or(0.0, |p| p.now());
+        let timed = move |name: &str| {
+            if let Some(p) = window().performance() {
+                performance_span(name, asked_at, p.now());
             }
         };
         let unpack = |a: Result<Answer, String>| match a {
@@ -70,7 +78,9 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 mode: Mode::Exact,
             },
             move |a| {
+                timed("tracelane:why-slow");
                 exact.set(Some(unpack(a)));
+                answered_exact.set(k);
                 done();
             },
         );
@@ -81,6 +91,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 mode: Mode::Hta,
             },
             move |a| {
+                timed("tracelane:why-slow-hta");
                 hta.set(Some(unpack(a)));
                 done();
             },
@@ -132,7 +143,8 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
     view! {
         <section class="analyses" id="analyses"
             data-asked=move || asked.get().to_string()
-            data-answered=move || answered.get().to_string()>
+            data-answered=move || answered.get().to_string()
+            data-answered-exact=move || answered_exact.get().to_string()>
             <div class="analyses-controls">
                 <label>"Scope "
                     <select id="analyses-scope" on:change=move |ev| set_scope(event_target_value(&ev))>
@@ -146,10 +158,19 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             </div>
             {move || match (exact.get(), hta.get()) {
                 (Some(Err(e)), _) | (_, Some(Err(e))) => view! { <p class="error-text" id="analyses-error">{e}</p> }.into_any(),
-                (Some(Ok(xw)), Some(Ok(hw))) => {
-                    let mode = if hta_detail.get() { Mode::Hta } else { Mode::Exact };
-                    let (x, xcp, h, hcp) = (xw.device.clone(), xw.critical_path.clone(), hw.device.clone(), hw.critical_path.clone());
-                    let (detail, cp) = if mode == Mode::Hta { (h.clone(), hcp.clone()) } else { (x.clone(), xcp.clone()) };
+                (Some(Ok(xw)), hw) => {
+                    // tracelane's answer shows at once; HTA's column fills in when it comes.
+                    let hw = hw.and_then(|h| h.ok());
+                    let mode = if hta_detail.get() && hw.is_some() { Mode::Hta } else { Mode::Exact };
+                    let (x, xcp) = (xw.device.clone(), xw.critical_path.clone());
+                    let (h, hcp) = match &hw {
+                        Some(h) => (Some(h.device.clone()), Some(h.critical_path.clone())),
+                        None => (None, None),
+                    };
+                    let (detail, cp) = match (mode, &h, &hcp) {
+                        (Mode::Hta, Some(h), Some(hcp)) => (h.clone(), hcp.clone()),
+                        _ => (x.clone(), xcp.clone()),
+                    };
                     let (dm, wu) = (xw.data_movement.clone(), xw.warmup.clone());
                     let show_path = move |a: i64, b: i64| {
                         ui.path_shown.set(Some((id, mode)));
@@ -203,16 +224,21 @@ fn stacked_bar(d: &TemporalBreakdown) -> impl IntoView {
 #[component]
 fn Overview(
     exact: DeviceTimeReport,
-    hta: DeviceTimeReport,
+    /// HTA's, once it has come.
+    hta: Option<DeviceTimeReport>,
     exact_cp: Result<CriticalPathReport, String>,
-    hta_cp: Result<CriticalPathReport, String>,
+    hta_cp: Option<Result<CriticalPathReport, String>>,
 ) -> impl IntoView {
+    let pending = hta.is_none();
+    let hta = hta.unwrap_or_else(|| exact.clone());
+    let hta_cp = hta_cp.unwrap_or(Err(String::new()));
     let cp_len = |c: &Result<CriticalPathReport, String>| match c {
         Ok(c) => fmt(c.length_ns),
         Err(_) => "—".to_string(),
     };
     let h = hta.devices.first().cloned();
-    let row = |label: &str, ours: String, theirs: String| {
+    let row = move |label: &str, ours: String, theirs: String| {
+        let theirs = if pending { "…".to_string() } else { theirs };
         view! { <tr><th scope="row">{label.to_string()}</th><td class="num">{ours}</td><td class="num">{theirs}</td></tr> }
     };
     let pct_of = |part: i64, d: &TemporalBreakdown| {
@@ -266,8 +292,8 @@ fn Overview(
             <li>"tracelane: exact nanoseconds; device work = kernels, copies, sets and device windows; every launch the import linked (Triton, CUDA graphs, HIP, Neuron)."</li>
             <li>"HTA 0.5: any event with a stream is device work (annotations and syncs too); launches only through cudaLaunchKernel/ExC and cudaMemcpy/MemsetAsync."</li>
             <li>"Critical path: HTA counts only cpu_op and CUDA runtime/driver events and lets a sync edge run back in time (its path can outlast the trace); tracelane takes every runtime, keeps the path moving forward, and counts what it leaves out."</li>
-            {hta.notes.iter().chain(exact.notes.iter()).map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
-            {hta_cp.as_ref().err().map(|e| view! { <li>{format!("HTA critical path: {e}")}</li> })}
+            {(if pending { Vec::new() } else { hta.notes.clone() }).into_iter().chain(exact.notes.iter().cloned()).map(|n| view! { <li>{n}</li> }).collect_view()}
+            {hta_cp.as_ref().err().filter(|e| !e.is_empty()).map(|e| view! { <li>{format!("HTA critical path: {e}")}</li> })}
         </ul>
     }
 }
@@ -297,13 +323,10 @@ where
     };
     let len = cp.length_ns;
     let rows = cp.on_path.len().max(cp.by_total.len()).min(15);
-    let (first, last) = (
-        cp.edges.first().map_or(0, |e| e.from_ns),
-        cp.edges.last().map_or(0, |e| e.to_ns),
-    );
+    let (first, last) = (cp.start_ns, cp.end_ns);
     view! {
-        <div class="critical-path" id="critical-path" data-length-ns=cp.length_ns data-edges=cp.edges.len()>
-            <h3>{format!("Critical path — {} of a {} scope ({} edges)", fmt(cp.length_ns), fmt(cp.wall_ns), cp.edges.len())}
+        <div class="critical-path" id="critical-path" data-length-ns=cp.length_ns data-edges=cp.edge_count>
+            <h3>{format!("Critical path — {} of a {} scope ({} edges)", fmt(cp.length_ns), fmt(cp.wall_ns), cp.edge_count)}
                 " "<button id="show-path" on:click=move |_| show(first, last)>"Show on the timeline"</button></h3>
             <div class="stack" role="img" aria-label="critical path by what bounds it">
                 {cp.by_bound.iter().filter(|b| b.1 > 0).map(|&(b, ns)| view! {

@@ -158,6 +158,61 @@ impl Kept {
         };
         read().unwrap_or_else(|| "{}".to_string())
     }
+
+    /// The args of many slices at once: their source ranges read in runs of
+    /// up to 4 MB (one file read per run instead of one per event).
+    fn args_of_many(&self, mut slices: Vec<usize>) -> std::collections::HashMap<usize, String> {
+        let t = &self.trace;
+        let mut out = std::collections::HashMap::new();
+        if !t.args_in_source {
+            for s in slices {
+                out.insert(s, kept_args(t, ArgsOf::Slice(s)));
+            }
+            return out;
+        }
+        const RUN: u64 = 4 << 20;
+        slices.sort_by_key(|&s| t.slices.source[s].0);
+        let mut k = 0;
+        while k < slices.len() {
+            let start = t.slices.source[slices[k]].0;
+            let mut j = k;
+            let mut end = start;
+            while j < slices.len() {
+                let (off, len) = t.slices.source[slices[j]];
+                if off + len as u64 - start > RUN && j > k {
+                    break;
+                }
+                end = end.max(off + len as u64);
+                j += 1;
+            }
+            let bytes = (|| -> Option<Vec<u8>> {
+                let piece = self
+                    .source
+                    .as_ref()?
+                    .slice_with_f64_and_f64(start as f64, end as f64)
+                    .ok()?;
+                let buf = web_sys::FileReaderSync::new()
+                    .ok()?
+                    .read_as_array_buffer(&piece)
+                    .ok()?;
+                Some(js_sys::Uint8Array::new(&buf).to_vec())
+            })();
+            for &s in &slices[k..j] {
+                let (off, len) = t.slices.source[s];
+                let text = bytes
+                    .as_ref()
+                    .and_then(|b| {
+                        b.get((off - start) as usize..(off - start) as usize + len as usize)
+                    })
+                    .and_then(tracelane_core::import::event_args)
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .unwrap_or_else(|| "{}".to_string());
+                out.insert(s, text);
+            }
+            k = j;
+        }
+        out
+    }
 }
 
 type Models = RefCell<Vec<Kept>>;
@@ -757,14 +812,25 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         },
         Ask::WhySlow { id, scope, mode } => {
             let k = model(id)?;
-            let args = |s: usize| k.args(ArgsOf::Slice(s));
-            let report = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
+            // The args the analyses read (copies' bytes, syncs' events),
+            // read from the file in a few large pieces up front.
+            let read = k.args_of_many(tracelane_core::analysis::args_read_by_why_slow(&k.trace));
+            let args = |s: usize| {
+                read.get(&s)
+                    .cloned()
+                    .unwrap_or_else(|| k.args(ArgsOf::Slice(s)))
+            };
+            let mut report = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
                 .map_err(|e| e.to_string())?;
             let marks = report
                 .critical_path
                 .as_ref()
                 .map(|c| k.timeline.place_path(&k.trace, &c.edges))
                 .unwrap_or_default();
+            // The worker draws the path itself: the page gets its summary.
+            if let Ok(c) = report.critical_path.as_mut() {
+                c.edges = Vec::new();
+            }
             let mut paths = k.paths.borrow_mut();
             paths.retain(|p| p.0 != mode);
             paths.push((mode, marks));

@@ -668,7 +668,7 @@ pub fn analysis_sections(w: &crate::analysis::WhySlow, top: usize) -> Vec<Sectio
                     "Critical path — {} over a {} window ({} edges)",
                     t(cp.length_ns),
                     t(cp.wall_ns),
-                    cp.edges.len()
+                    cp.edge_count
                 ),
                 &[("bound by", false), ("time", true), ("share", true)],
             );

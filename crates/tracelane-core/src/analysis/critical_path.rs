@@ -139,7 +139,13 @@ pub struct CriticalPathReport {
     pub wall_ns: i64,
     /// Time on the path by label, every label (zero where none).
     pub by_bound: Vec<(Bound, i64)>,
+    /// The path's edges in order (a caller that only shows the summary may
+    /// drop them: `edge_count`, `start_ns` and `end_ns` stay).
     pub edges: Vec<PathEdge>,
+    pub edge_count: usize,
+    /// Where the path starts and ends (trace clock).
+    pub start_ns: i64,
+    pub end_ns: i64,
     /// Ops and kernels by their time on the path, most first.
     pub on_path: Vec<NamedTime>,
     /// The same events by their total time in the scope, most first.
@@ -305,21 +311,24 @@ impl Graph {
     }
 }
 
-/// A frame's rows by HTA's `index` (the first of duplicated ones).
+/// A frame's rows by `index` (the event's position in the file; the first
+/// of HTA's duplicated rows), as a dense table.
 struct Rows {
-    by_index: FxHashMap<i64, usize>,
+    by_index: Vec<u32>,
 }
 
 impl Rows {
     fn new(f: &Frame) -> Rows {
-        let mut by_index = FxHashMap::default();
-        for r in 0..f.len() {
-            by_index.entry(f.index[r]).or_insert(r);
+        let n = f.index.iter().copied().max().map_or(0, |m| m as usize + 1);
+        let mut by_index = vec![u32::MAX; n];
+        for r in (0..f.len()).rev() {
+            by_index[f.index[r] as usize] = r as u32;
         }
         Rows { by_index }
     }
     fn at(&self, index: i64) -> Option<usize> {
-        self.by_index.get(&index).copied()
+        let r = *self.by_index.get(usize::try_from(index).ok()?)?;
+        (r != u32::MAX).then_some(r as usize)
     }
 }
 
@@ -441,36 +450,48 @@ pub fn critical_path_of(
         end_of: vec![u32::MAX; f.len()],
         ..Graph::default()
     };
-    // Starts (in index order), then ends, by time; a tie keeps that order.
-    let mut order: Vec<(i64, usize, usize)> = events
-        .iter()
-        .enumerate()
-        .map(|(k, &r)| (f.ts[r], k, r))
-        .collect();
-    order.extend(
-        events
-            .iter()
-            .enumerate()
-            .map(|(k, &r)| (f.end[r], events.len() + k, r)),
-    );
-    // HTA numbers nodes by time (its ties then follow); the exact mode's
-    // search does not depend on the numbering, so it keeps event order.
-    if mode == Mode::Hta {
-        order.sort_unstable_by_key(|x| (x.0, x.1));
-    }
-    for (ts, k, r) in order {
-        let is_start = k < events.len();
+    let blocking_name = |r: usize| blocking.contains(&Some(s.name[f.slice[r] as usize]));
+    let push = |g: &mut Graph, r: usize, ts: i64, is_start: bool| {
         let id = g.nodes.len() as u32;
         g.nodes.push(Node {
             row: r,
             ts,
             is_start,
-            blocking: blocking.contains(&Some(s.name[f.slice[r] as usize])),
+            blocking: is_start && blocking_name(r),
         });
         if is_start {
             g.start_of[r] = id;
         } else {
             g.end_of[r] = id;
+        }
+    };
+    g.nodes.reserve(events.len() * 2);
+    match mode {
+        // HTA numbers nodes by time: starts (in index order), then ends;
+        // a tie keeps that order (networkx's tie-breaking follows it).
+        Mode::Hta => {
+            let mut order: Vec<(i64, usize, usize)> = events
+                .iter()
+                .enumerate()
+                .map(|(k, &r)| (f.ts[r], k, r))
+                .collect();
+            order.extend(
+                events
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &r)| (f.end[r], events.len() + k, r)),
+            );
+            order.sort_unstable_by_key(|x| (x.0, x.1));
+            for (ts, k, r) in order {
+                push(&mut g, r, ts, k < events.len());
+            }
+        }
+        // The exact search does not depend on the numbering.
+        Mode::Exact => {
+            for &r in &events {
+                push(&mut g, r, f.ts[r], true);
+                push(&mut g, r, f.end[r], false);
+            }
         }
     }
     match mode {
@@ -580,6 +601,9 @@ pub fn critical_path_of(
             .iter()
             .map(|&b| (b, by.get(&b).copied().unwrap_or(0)))
             .collect(),
+        edge_count: edges.len(),
+        start_ns: edges.first().map_or(0, |e| e.from_ns),
+        end_ns: edges.last().map_or(0, |e| e.to_ns),
         edges,
         on_path: ranked(on_path),
         by_total: ranked(totals),

@@ -213,11 +213,17 @@ impl Frame {
 
     /// A whole-trace frame narrowed to a scope (itself for the whole trace).
     pub fn scoped(self, t: &Trace, scope: &Scope) -> Result<Frame, ScopeError> {
+        Ok(self.scoped_ref(t, scope)?.unwrap_or(self))
+    }
+
+    /// [`Frame::scoped`] without giving the frame up: `None` where the
+    /// scope is the whole trace (the frame itself).
+    pub fn scoped_ref(&self, t: &Trace, scope: &Scope) -> Result<Option<Frame>, ScopeError> {
         if *scope == Scope::Whole {
-            return Ok(self);
+            return Ok(None);
         }
         let occ = scope.occurrences(t)?;
-        Ok(self.restricted(&occ))
+        Ok(Some(self.restricted(&occ)))
     }
 
     fn restricted(&self, occ: &[Occurrence]) -> Frame {

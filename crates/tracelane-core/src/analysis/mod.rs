@@ -49,6 +49,21 @@ pub struct WhySlow {
     pub warmup: Option<Result<warmup::WarmupReport, String>>,
 }
 
+/// The slices whose args text [`why_slow`] reads: copies and sets (their
+/// bytes) and device syncs (the events they wait on) — for a caller that
+/// keeps args in the file to read them in one pass.
+pub fn args_read_by_why_slow(t: &crate::Trace) -> Vec<usize> {
+    use crate::category::Category;
+    (0..t.slices.len())
+        .filter(|&i| {
+            matches!(
+                t.slices.category[i],
+                Category::Memcpy | Category::Memset | Category::DeviceSync
+            )
+        })
+        .collect()
+}
+
 /// Every "why is it slow" analysis of one scope, from one frame (built
 /// once for the device-time report and the critical path). `args` reads a
 /// slice's args JSON (sync and copy details the model keeps as text).
@@ -59,17 +74,38 @@ pub fn why_slow(
     args: &dyn Fn(usize) -> String,
 ) -> Result<WhySlow, ScopeError> {
     let whole = frame::Frame::build(t, &Scope::Whole, mode)?;
-    let critical_path = critical_path::critical_path_of(t, &whole, scope, args);
-    let scoped = whole.scoped(t, scope)?;
     let exact = mode == frame::Mode::Exact;
-    Ok(WhySlow {
-        device: device_time::device_time_of(t, &scoped, scope),
-        critical_path,
-        data_movement: if exact {
+    // What needs no args text (device time, warm-up) and what does (the
+    // critical path, data movement); natively the first runs on a second
+    // thread while the second runs here.
+    let no_args = || -> Result<_, ScopeError> {
+        let scoped = whole.scoped_ref(t, scope)?;
+        let device = device_time::device_time_of(t, scoped.as_ref().unwrap_or(&whole), scope);
+        let warmup = exact.then(|| warmup::warmup(t, scope).map_err(|e| e.to_string()));
+        Ok((device, warmup))
+    };
+    let with_args = || -> Result<_, ScopeError> {
+        let critical_path = critical_path::critical_path_of(t, &whole, scope, args);
+        let data_movement = if exact {
             Some(data_movement::data_movement(t, scope, args)?)
         } else {
             None
-        },
-        warmup: exact.then(|| warmup::warmup(t, scope).map_err(|e| e.to_string())),
+        };
+        Ok((critical_path, data_movement))
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let (first, second) = std::thread::scope(|s| {
+        let h = s.spawn(no_args);
+        let second = with_args();
+        (h.join().expect("device-time thread"), second)
+    });
+    #[cfg(target_arch = "wasm32")]
+    let (first, second) = (no_args(), with_args());
+    let ((device, warmup), (critical_path, data_movement)) = (first?, second?);
+    Ok(WhySlow {
+        device,
+        critical_path,
+        data_movement,
+        warmup,
     })
 }

@@ -146,6 +146,43 @@ fn named_occurrences(t: &Trace, name: &str) -> Result<Vec<Occurrence>, ScopeErro
     Ok(kept)
 }
 
+/// Every `ProfilerStep#N` occurrence in start order, in one pass over the
+/// slices (a step nested in another on its thread is part of it).
+pub fn profiler_steps(t: &Trace) -> Vec<Occurrence> {
+    let is_step: Vec<bool> = (0..t.strings.len())
+        .map(|k| t.str(StrId(k as u32)).starts_with("ProfilerStep#"))
+        .collect();
+    let mut occ: Vec<Occurrence> = (0..t.slices.len())
+        .filter(|&s| {
+            is_step
+                .get(t.slices.name[s].0 as usize)
+                .copied()
+                .unwrap_or(false)
+                && t.on_host(s)
+        })
+        .map(|s| Occurrence {
+            slice: s as u32,
+            start_ns: t.slices.start_ns[s],
+            end_ns: t.slices.end_ns(s),
+        })
+        .collect();
+    occ.sort_by_key(|o| (o.start_ns, o.slice));
+    let mut kept: Vec<Occurrence> = Vec::new();
+    let mut open: Vec<Occurrence> = Vec::new();
+    for o in occ {
+        let track = t.slices.track[o.slice as usize];
+        open.retain(|k| k.end_ns > o.start_ns);
+        let inside = open
+            .iter()
+            .any(|k| t.slices.track[k.slice as usize] == track && o.end_ns <= k.end_ns);
+        if !inside {
+            kept.push(o);
+            open.push(o);
+        }
+    }
+    kept
+}
+
 /// Names of host slices usable as regions, with how often each occurs:
 /// annotations (including `ProfilerStep#N`), most frequent first.
 pub fn region_names(t: &Trace) -> Vec<(String, u64)> {

@@ -103,13 +103,7 @@ fn compiles(name: &str) -> bool {
 pub fn warmup(t: &Trace, scope: &Scope) -> Result<WarmupReport, ScopeError> {
     let occ = match scope {
         Scope::Whole => {
-            let mut all = Vec::new();
-            for (name, _) in super::scope::region_names(t) {
-                if name.starts_with("ProfilerStep#") {
-                    all.extend(Scope::named(&name).occurrences(t)?);
-                }
-            }
-            all.sort_by_key(|o| o.start_ns);
+            let all = super::scope::profiler_steps(t);
             if all.is_empty() {
                 return Err(ScopeError(
                     "no ProfilerStep#N in this trace: choose a region to see its occurrences"
