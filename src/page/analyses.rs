@@ -530,12 +530,12 @@ where
             })}
             <h3>"Queue length per lane"</h3>
             <table class="queues">
-                <thead><tr><th>"lane"</th><th>"changes"</th><th>"mean per change (HTA)"</th><th>"mean over time"</th><th>"max"</th></tr></thead>
+                <thead><tr><th>"lane"</th><th>"changes"</th><th>"mean per change (HTA)"</th><th>"mean over time"</th><th>"max"</th><th>"blocked (1,024 queued)"</th></tr></thead>
                 <tbody>
                     {r.queues.clone().unwrap_or_default().into_iter().map(|q| view! {
                         <tr><td>{q.lane_label.clone()}</td><td class="num">{table::fmt_count(q.samples)}</td>
                             <td class="num">{format!("{:.3}", q.mean)}</td><td class="num">{format!("{:.3}", q.time_weighted_mean)}</td>
-                            <td class="num">{q.max}</td></tr>
+                            <td class="num">{q.max}</td><td class="num">{fmt(q.full_queue_ns)}</td></tr>
                     }).collect_view()}
                 </tbody>
             </table>

@@ -50,6 +50,25 @@ fn region_value(r: &Scope) -> String {
     }
 }
 
+/// A variant's device span as the Analyses view's stacked bar: compute,
+/// exposed communication, exposed copies, idle.
+fn busy_split(v: &Variant) -> impl IntoView {
+    let parts = [
+        ("compute", v.device_compute_ns),
+        ("comm", v.device_exposed_comm_ns),
+        ("memory", v.device_exposed_memory_ns),
+        ("idle", v.device_idle_ns),
+    ];
+    let total: i64 = parts.iter().map(|p| p.1).sum::<i64>().max(1);
+    view! {
+        <div class="stack small" role="img" aria-label="device time split">
+            {parts.into_iter().filter(|p| p.1 > 0).map(|(class, ns)| view! {
+                <span class=format!("part {class}") style=format!("width:{:.3}%", 100.0 * ns as f64 / total as f64)></span>
+            }).collect_view()}
+        </div>
+    }
+}
+
 #[component]
 pub fn ComparePanel() -> impl IntoView {
     let ui: Ui = expect_context();
@@ -289,6 +308,10 @@ fn Card(v: Variant, vs: Option<AgainstBaseline>) -> impl IntoView {
         view! {
             <dt>"device time"</dt><dd class="device-time">{table::fmt_ns(per(v.device_ns as f64))}" "{badge("device time")}</dd>
             <dt>"device busy / idle"</dt><dd>{format!("{} / {}", table::fmt_ns(per(v.device_busy_ns as f64)), table::fmt_ns(per(v.device_idle_ns as f64)))}</dd>
+            <dt>"busy as"</dt><dd class="busy-split" data-compute-ns=v.device_compute_ns data-comm-ns=v.device_exposed_comm_ns data-memory-ns=v.device_exposed_memory_ns>
+                {busy_split(&v)}
+                {format!("compute {} · communication {} · copies/sets {}", table::fmt_ns(per(v.device_compute_ns as f64)), table::fmt_ns(per(v.device_exposed_comm_ns as f64)), table::fmt_ns(per(v.device_exposed_memory_ns as f64)))}
+            </dd>
             <dt>"device events"</dt><dd class="device-events">{format!("{} ({} kernels, {} memcpy, {} memset)", count(per(v.device_events as f64)), count(per(v.kernels as f64)), count(per(v.memcpys as f64)), count(per(v.memsets as f64)))}" "{badge("device events")}</dd>
             <dt>"launches"</dt><dd>{count(per(v.launches as f64))}" "{badge("launches")}</dd>
         }

@@ -72,6 +72,10 @@ test('compare: regions inside one trace (TorchNeuron): 2,355 / 403.3 / 375.5 µs
   assert.deepEqual(cards.map((c) => Number(c.deviceNs)), [2355000, 403300, 375500]);
   assert.match(cards[1].text, /device time 2,355 µs → 403 µs \(5\.8× less\); 6 device events → 1; 6 CPU ops → 1/);
   assert.match(cards[2].text, /device time 2,355 µs → 376 µs \(6\.3× less\); 6 device events → 1; 6 CPU ops → 1/);
+  // The busy time split as the Analyses view splits it: all compute here
+  // (NeuronCore windows), the 2 µs gaps between the eager windows idle.
+  const split = await page.locator('#compare-cards .card .busy-split').evaluateAll((els) => els.map((e) => Number(e.dataset.computeNs)));
+  assert.deepEqual(split, [2355000, 403300, 375500]);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

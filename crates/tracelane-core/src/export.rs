@@ -636,6 +636,7 @@ pub fn device_time_sections(
             format!("{:.3}", q.mean),
             format!("{:.3}", q.time_weighted_mean),
             q.max.to_string(),
+            t(q.full_queue_ns),
         ]);
     }
     out.push(s);

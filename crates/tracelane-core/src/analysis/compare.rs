@@ -9,6 +9,8 @@
 //! runs after the CPU has left the region.
 //!
 //! Definitions (per variant, summed over occurrences unless said):
+//! - `device_compute` / `device_exposed_comm` / `device_exposed_memory`:
+//!   the busy time split as `device_time` splits it (all occurrences);
 //! - `wall`: each occurrence's duration (median, min, max); the median
 //!   leaves out warm-up occurrences (`warmup::flag_warmup`) and says how many;
 //! - `device_ns`: sum of device event durations (kernels, memcpy, memset,
@@ -77,6 +79,15 @@ pub struct Variant {
     pub device_ns: i64,
     pub device_busy_ns: i64,
     pub device_idle_ns: i64,
+    /// The busy time split as the Analyses view splits it: computation,
+    /// communication not under computation, copies and sets under neither
+    /// (device events typed by `frame::exact_kernel_type`).
+    #[serde(default)]
+    pub device_compute_ns: i64,
+    #[serde(default)]
+    pub device_exposed_comm_ns: i64,
+    #[serde(default)]
+    pub device_exposed_memory_ns: i64,
     pub device_events: u64,
     pub kernels: u64,
     pub memcpys: u64,
@@ -235,6 +246,9 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
         device_ns: 0,
         device_busy_ns: 0,
         device_idle_ns: 0,
+        device_compute_ns: 0,
+        device_exposed_comm_ns: 0,
+        device_exposed_memory_ns: 0,
         device_events: 0,
         kernels: 0,
         memcpys: 0,
@@ -303,6 +317,24 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
         }
     }
     let mut intervals: Vec<(i64, i64)> = Vec::new();
+    let mut by_type: [Vec<(i64, i64)>; 3] = Default::default();
+    for ds in &device_of {
+        for &d in ds {
+            let k = match super::frame::exact_kernel_type(t.slices.category[d], t.slice_name(d)) {
+                super::frame::KernelType::Communication => 1,
+                super::frame::KernelType::Memory => 2,
+                _ => 0,
+            };
+            by_type[k].push((t.slices.start_ns[d], t.slices.end_ns(d)));
+        }
+    }
+    let [comp, comm, mem] = by_type.map(intervals::union);
+    let comp_comm = intervals::union([comp.clone(), comm.clone()].concat());
+    v.device_compute_ns = intervals::total(&comp);
+    v.device_exposed_comm_ns =
+        intervals::total(&comm) - intervals::total(&intervals::intersect(&comm, &comp));
+    v.device_exposed_memory_ns =
+        intervals::total(&mem) - intervals::total(&intervals::intersect(&mem, &comp_comm));
     for (k, ds) in device_of.iter().enumerate() {
         let mut busy: Vec<(i64, i64)> = Vec::new();
         for &d in ds {
@@ -736,6 +768,9 @@ pub fn to_json(variants: &[Variant]) -> serde_json::Value {
                 "device_us": us(v.device_ns),
                 "device_busy_us": us(v.device_busy_ns),
                 "device_idle_us": us(v.device_idle_ns),
+                "device_compute_us": us(v.device_compute_ns),
+                "device_exposed_comm_us": us(v.device_exposed_comm_ns),
+                "device_exposed_memory_us": us(v.device_exposed_memory_ns),
                 "device_events": v.device_events,
                 "kernels": v.kernels,
                 "memcpys": v.memcpys,

@@ -36,7 +36,8 @@
 //! - **Queue length** (`get_queue_length_summary`): per lane, +1 when a
 //!   launch call starts, −1 when its device work starts. HTA's mean and
 //!   max are over change points; the exact mode adds the time-weighted
-//!   mean over the lane's active span.
+//!   mean over the lane's active span, and both the time spent with 1024
+//!   launches queued (CUDA's queue depth: further launches block).
 //! - **Communication/computation overlap** (`get_comm_comp_overlap`): time
 //!   computation and communication kernels both run ÷ communication time.
 
@@ -208,7 +209,14 @@ pub struct QueueRow {
     pub max: i64,
     /// Mean over time, from the lane's first change to its last.
     pub time_weighted_mean: f64,
+    /// Time with the queue at least [`FULL_QUEUE`] deep: launches then
+    /// block the CPU (HTA's `get_time_spent_blocked_on_full_queue`).
+    pub full_queue_ns: i64,
 }
+
+/// CUDA's launch queue depth: a launch beyond it blocks until one starts
+/// (the `max_queue_length` HTA's blocked-time analysis is given).
+pub const FULL_QUEUE: i64 = 1024;
 
 /// Everything this module answers for one trace and scope.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -659,8 +667,12 @@ fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<QueueEvent>) -> QueueR
     let mut max = i64::MIN;
     let mut weighted = 0f64;
     let mut last_t = ev.first().map_or(0, |e| e.0);
+    let mut full = 0i64;
     for &(at, _, d, _) in &ev {
         weighted += q as f64 * (at - last_t) as f64;
+        if q >= FULL_QUEUE {
+            full += at - last_t;
+        }
         last_t = at;
         q += d;
         sum += q as f64;
@@ -678,6 +690,7 @@ fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<QueueEvent>) -> QueueR
         } else {
             0.0
         },
+        full_queue_ns: full,
     }
 }
 
@@ -918,6 +931,25 @@ mod tests {
         assert!(hta.notes[0].contains("ProfilerStep#2"), "{:?}", hta.notes);
         let exact = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
         assert_eq!(exact.devices[0].span_ns, 60_000);
+    }
+
+    #[test]
+    fn a_queue_of_1024_launches_counts_as_blocked_time() {
+        // 1,100 launches 1 µs apart; the kernels start from 2,000 µs on,
+        // 1 µs each: the queue holds 1,024 or more from the 1,024th launch
+        // (1,023 µs) until the 77th kernel has started (2,076 µs).
+        let mut ev = Vec::new();
+        for k in 0..1100 {
+            ev.push(format!(r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{k},"dur":0.5,"args":{{"correlation":{c}}}}}"#, c = k + 1));
+            ev.push(format!(r#"{{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":{},"dur":1,"args":{{"stream":7,"correlation":{c}}}}}"#, 2000 + k, c = k + 1));
+        }
+        let t = trace(&ev.join(","));
+        let q = device_time(&t, &Scope::Whole, Mode::Exact)
+            .unwrap()
+            .queues
+            .unwrap();
+        assert_eq!(q[0].max, 1100);
+        assert_eq!(q[0].full_queue_ns, (2076 - 1023) * 1000);
     }
 
     #[test]
