@@ -66,8 +66,17 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 performance_span(name, asked_at, p.now());
             }
         };
-        let unpack = |a: Result<Answer, String>| match a {
-            Ok(Answer::WhySlow { report }) => Ok(*report),
+        let unpack = move |a: Result<Answer, String>| match a {
+            Ok(Answer::WhySlow { report, lanes }) => {
+                // The timeline gains the analyses' counter lanes.
+                if let Some(lanes) = lanes {
+                    ui.lanes.update(|l| {
+                        l.retain(|(t, _)| *t != id);
+                        l.push((id, lanes));
+                    });
+                }
+                Ok(*report)
+            }
             Ok(_) => Err("the worker gave an unexpected answer".to_string()),
             Err(e) => Err(e),
         };

@@ -48,6 +48,7 @@ fn App() -> impl IntoView {
         last_batch: RwSignal::new(Vec::new()),
         focus: RwSignal::new(None),
         path_shown: RwSignal::new(None),
+        lanes: RwSignal::new(Vec::new()),
     };
     provide_context(ui);
     imports::spawn_worker(ui);

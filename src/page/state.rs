@@ -39,6 +39,9 @@ pub struct Ui {
     pub ranges: RwSignal<Vec<(u32, (i64, i64))>>,
     /// What the timeline shows when it next opens (set by other views).
     pub focus: RwSignal<Option<Focus>>,
+    /// Timeline lanes that replaced an import's (by import id): the
+    /// analyses' counter lanes added.
+    pub lanes: RwSignal<Vec<(u32, Vec<crate::shared::timeline_view::LaneView>)>>,
     /// The trace whose critical path the timeline draws, and under which rules.
     pub path_shown: RwSignal<Option<(u32, tracelane_core::analysis::frame::Mode)>>,
 }

@@ -225,7 +225,16 @@ fn picked(answer: Result<Answer, String>) -> Option<PickedSlice> {
 impl Tl {
     fn new(summary: &Summary, ui: Ui) -> Tl {
         let (t0, t1) = (summary.timeline_start_ns, summary.timeline_end_ns);
-        let lanes = StoredValue::new(summary.lanes.clone());
+        // The lanes the analyses extended, else the import's.
+        let lanes = StoredValue::new(
+            ui.lanes
+                .with_untracked(|l| {
+                    l.iter()
+                        .find(|(t, _)| *t == summary.id)
+                        .map(|x| x.1.clone())
+                })
+                .unwrap_or_else(|| summary.lanes.clone()),
+        );
         let width = plot_width();
         let home = TimeAxis::fit(t0, t1, width);
         let axis = RwSignal::new(home);

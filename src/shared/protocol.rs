@@ -127,6 +127,9 @@ pub enum Answer {
     },
     WhySlow {
         report: Box<WhySlow>,
+        /// The trace's timeline lanes again when this answer added the
+        /// derived counter lanes (queue length, copy bandwidth) to them.
+        lanes: Option<Vec<LaneView>>,
     },
 }
 
@@ -475,6 +478,7 @@ mod tests {
                     })
                     .unwrap(),
                 ),
+                lanes: Some(timeline.lanes.clone()),
             },
         ];
         let mut to = vec![

@@ -63,6 +63,11 @@ test('analyses: the NCCL trace shows tracelane\'s and HTA\'s breakdowns as the C
   await page.waitForSelector('#timeline canvas.overlay');
   await waitForPainted(page);
   await page.waitForSelector('#timeline-picked', { timeout: 10000 });
+  // The analyses' counters are lanes of the timeline now.
+  const lanes = await page.locator('.lane-label').allTextContents();
+  for (const lane of ['queue length · stream 7', 'copy bandwidth (GB/s)']) {
+    assert.ok(lanes.some((l) => l.includes(lane)), lanes.join(' | '));
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

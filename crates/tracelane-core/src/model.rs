@@ -366,6 +366,18 @@ impl Trace {
         order
     }
 
+    /// Adds a counter series (an analysis's derived counter: queue
+    /// length, copy bandwidth) to a process; shown like the file's own.
+    pub fn add_counter_series(&mut self, process: ProcessIdx, series: &str, points: &[(i64, f64)]) {
+        let name = self.strings.intern(series);
+        for &(ts, value) in points {
+            self.counters.process.push(process);
+            self.counters.series.push(name);
+            self.counters.ts_ns.push(ts);
+            self.counters.value.push(value);
+        }
+    }
+
     pub fn lane_label(&self, id: LaneId) -> String {
         match id {
             LaneId::Int(v) => v.to_string(),

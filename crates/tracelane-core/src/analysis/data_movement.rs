@@ -104,7 +104,8 @@ pub fn copy_kind(name: &str) -> (String, String) {
     (kind.into(), memory.into())
 }
 
-fn bytes_of(args: &str) -> Option<u64> {
+/// `args.bytes` of a copy or set, read from its args JSON text.
+pub fn bytes_of(args: &str) -> Option<u64> {
     let k = args.find("\"bytes\"")?;
     let rest = args[k + 7..].trim_start().strip_prefix(':')?.trim_start();
     let end = rest

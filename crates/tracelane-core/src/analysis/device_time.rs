@@ -51,6 +51,91 @@ use super::frame::{Frame, KernelType, Mode, NO_ROW};
 use super::intervals::{self, Interval};
 use super::scope::{Scope, ScopeError};
 
+/// A derived counter series for the timeline: its process, name and
+/// (time, value) steps.
+pub type CounterSeries = (crate::model::ProcessIdx, String, Vec<(i64, f64)>);
+
+/// The timeline's derived counters (tracelane's rules): per device lane,
+/// the queue length (+1 at each launch call, −1 at its work's start), and
+/// per device, the bandwidth of the copies and sets running (bytes ÷
+/// duration of each, summed over those in flight, GB/s). `args` reads a
+/// slice's args JSON (copies carry `bytes` there).
+pub fn counter_series(t: &Trace, args: &dyn Fn(usize) -> String) -> Vec<CounterSeries> {
+    let f = Frame::build(t, &Scope::Whole, Mode::Exact).unwrap_or_default();
+    let mut out = Vec::new();
+    let mut by_lane: HashMap<i64, Vec<QueueEvent>> = HashMap::default();
+    for (h, d) in launch_pairs(t, &f) {
+        let e = by_lane.entry(f.lane[d]).or_default();
+        e.push((f.ts[h], 1, 1, h));
+        e.push((f.ts[d], 0, -1, d));
+    }
+    let mut lanes: Vec<i64> = by_lane.keys().copied().collect();
+    lanes.sort_unstable();
+    for lane in lanes {
+        let mut ev = by_lane.remove(&lane).unwrap_or_default();
+        ev.sort();
+        let mut points: Vec<(i64, f64)> = Vec::with_capacity(ev.len());
+        let mut q = 0i64;
+        for (at, _, d, _) in ev {
+            q += d;
+            match points.last_mut() {
+                Some(p) if p.0 == at => p.1 = q as f64,
+                _ => points.push((at, q as f64)),
+            }
+        }
+        let track = &t.tracks[lane as usize];
+        let name = track
+            .name
+            .map(|s| t.str(s).to_string())
+            .unwrap_or_else(|| format!("stream {}", t.lane_label(track.tid)));
+        out.push((track.process, format!("queue length · {name}"), points));
+    }
+    // Copy bandwidth per device process.
+    let mut copies: HashMap<u32, Vec<(i64, f64)>> = HashMap::default();
+    for r in device_rows(&f) {
+        let i = f.slice[r] as usize;
+        if !matches!(
+            t.slices.category[i],
+            crate::category::Category::Memcpy | crate::category::Category::Memset
+        ) {
+            continue;
+        }
+        let dur = f.end[r] - f.ts[r];
+        let Some(bytes) = super::data_movement::bytes_of(&args(i)) else {
+            continue;
+        };
+        if dur <= 0 {
+            continue;
+        }
+        let gbps = bytes as f64 / dur as f64;
+        let e = copies.entry(f.device[r]).or_default();
+        e.push((f.ts[r], gbps));
+        e.push((f.end[r], -gbps));
+    }
+    let mut devices: Vec<u32> = copies.keys().copied().collect();
+    devices.sort_unstable();
+    for d in devices {
+        let mut ev = copies.remove(&d).unwrap_or_default();
+        ev.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let mut points: Vec<(i64, f64)> = Vec::with_capacity(ev.len());
+        let mut bw = 0f64;
+        for (at, delta) in ev {
+            bw += delta;
+            let v = if bw.abs() < 1e-9 { 0.0 } else { bw };
+            match points.last_mut() {
+                Some(p) if p.0 == at => p.1 = v,
+                _ => points.push((at, v)),
+            }
+        }
+        out.push((
+            crate::model::ProcessIdx(d),
+            "copy bandwidth (GB/s)".to_string(),
+            points,
+        ));
+    }
+    out
+}
+
 /// HTA's `consecutive_kernel_delay`: gaps shorter than this are kernel waits.
 pub const KERNEL_WAIT_NS: i64 = 30_000;
 /// HTA's `runtime_cutoff`.
@@ -950,6 +1035,28 @@ mod tests {
             .unwrap();
         assert_eq!(q[0].max, 1100);
         assert_eq!(q[0].full_queue_ns, (2076 - 1023) * 1000);
+    }
+
+    #[test]
+    fn the_queue_length_and_copy_bandwidth_become_counter_series() {
+        let t = trace(
+            r#"
+          {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+          {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":2}},
+          {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":10,"args":{"stream":7,"correlation":1}},
+          {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":20,"dur":4,"args":{"stream":7,"correlation":2,"bytes":8000}}
+        "#,
+        );
+        let series = counter_series(&t, &|i| t.slice_args_json(i).to_string());
+        assert_eq!(series.len(), 2);
+        assert_eq!(series[0].1, "queue length · stream 7");
+        assert_eq!(
+            series[0].2,
+            [(0, 1.0), (2_000, 2.0), (10_000, 1.0), (20_000, 0.0)]
+        );
+        // 8,000 bytes in 4 µs: 2 GB/s while it runs.
+        assert_eq!(series[1].1, "copy bandwidth (GB/s)");
+        assert_eq!(series[1].2, [(20_000, 2.0), (24_000, 0.0)]);
     }
 
     #[test]
