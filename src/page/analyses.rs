@@ -520,7 +520,10 @@ where
                 table::fmt_count(r.launches.launches), fmt(r.launches.cpu_total_ns), fmt(r.launches.device_total_ns),
                 fmt(r.launches.delay_total_ns), fmt(r.launches.delay_max_ns), r.launches.short_kernels,
                 r.launches.runtime_outliers, r.launches.delay_outliers, r.launches.started_before_return
-            )}</p>
+            )}
+            {(r.launches.started_before_return > 0).then(|| format!(
+                " Measured from the call's start (a synchronous runtime waits inside the call): {} in total, {} at most.",
+                fmt(r.launches.from_call_start_total_ns), fmt(r.launches.from_call_start_max_ns)))}</p>
             <div class="histogram" id="delay-histogram" role="img" aria-label="launch-delay histogram">
                 {r.launches.delay_histogram.iter().map(|&(upper, n)| view! {
                     <div class="hbar" title=format!("{}: {n}", bucket_label(upper))>

@@ -615,6 +615,14 @@ pub fn device_time_sections(
             "started before the call returned",
             fmt_count(l.started_before_return),
         ),
+        (
+            "device start − call start, total",
+            t(l.from_call_start_total_ns),
+        ),
+        (
+            "device start − call start, max",
+            t(l.from_call_start_max_ns),
+        ),
     ] {
         s.rows.push(vec![k.into(), v]);
     }

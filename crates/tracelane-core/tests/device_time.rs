@@ -133,6 +133,23 @@ fn torchneuron_breakdown_matches_the_hand_computed_figures() {
     assert_eq!(q[0].max, 5);
 }
 
+/// `system_profile.json`: `nrt_execute` is synchronous — each NeuronCore
+/// execution starts inside the call that launched it, so the delay from
+/// the call's end is 0 for all six, and the wait is measured from its start.
+#[test]
+fn a_synchronous_runtimes_wait_is_measured_from_the_calls_start() {
+    let t = common::load("neuron-provisional/system_profile.json");
+    let l = device_time(&t, &Scope::Whole, Mode::Exact)
+        .unwrap()
+        .launches;
+    assert_eq!(
+        (l.launches, l.started_before_return, l.delay_total_ns),
+        (6, 6, 0)
+    );
+    assert!(l.from_call_start_total_ns > 0);
+    assert!(l.from_call_start_max_ns <= l.from_call_start_total_ns);
+}
+
 /// Counted from the raw events with Python: the A100 trace's 16
 /// `Memcpy HtoD (Pageable -> Device)` carry 244,403,360 bytes in 39,080 µs,
 /// all under `aten::to`; the NCCL trace has 633 layout kernels

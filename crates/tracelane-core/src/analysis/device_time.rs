@@ -274,8 +274,13 @@ pub struct LaunchStats {
     pub runtime_outliers: u64,
     pub delay_outliers: u64,
     /// Device work that started before its launch call returned (delay
-    /// clipped to 0).
+    /// clipped to 0): a synchronous runtime (Neuron's `nrt_execute`).
     pub started_before_return: u64,
+    /// Device start − launch *start*, summed and at most: the wait in the
+    /// runtime whether or not the call returned first (what a synchronous
+    /// runtime's delay is).
+    pub from_call_start_total_ns: i64,
+    pub from_call_start_max_ns: i64,
     /// Launch-delay histogram: `(upper bound ns, count)`, powers of two
     /// from 1 µs; the last bucket is open (`i64::MAX`).
     pub delay_histogram: Vec<(i64, u64)>,
@@ -717,6 +722,9 @@ fn launch_stats(t: &Trace, f: &Frame) -> LaunchStats {
         s.runtime_outliers += u64::from(cpu > RUNTIME_CUTOFF_NS);
         s.delay_outliers += u64::from(delay > LAUNCH_DELAY_CUTOFF_NS);
         s.started_before_return += u64::from(raw < 0);
+        let from_start = (f.ts[d] - f.ts[h]).max(0);
+        s.from_call_start_total_ns += from_start;
+        s.from_call_start_max_ns = s.from_call_start_max_ns.max(from_start);
         let mut k = 0;
         while k + 1 < buckets.len() && delay >= 1000 << k {
             k += 1;
