@@ -4,7 +4,7 @@
 //! tracelane ops FILE [--by-shape] [--sort KEY] [--top N] [--format table|csv|json|md]
 //! tracelane info FILE [--format text|json]
 //! tracelane compare FILE... [--region NAME]... [--format table|md|json]
-//! tracelane analyze FILE [--scope whole|steps|region:NAME] [--hta] [--format table|md|json]
+//! tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta] [--format table|md|json]
 //! tracelane synth OUT --mb N [--seed S]
 //! tracelane bench FILE...
 //! ```
@@ -27,10 +27,12 @@ const USAGE: &str = "usage:
                      the first variant is the baseline; one file with several --region: one
                      variant per region; several files with as many --region: the i-th region
                      of the i-th file; one --region: it in every file; none: whole traces
-  tracelane analyze FILE [--scope whole|steps|region:NAME] [--hta] [--top N] [--format table|md|json]
+  tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta] [--top N]
+                     [--format table|md|json]
                      where device time goes: breakdowns, idle gaps, launch delays, queues;
                      --hta: Holistic Trace Analysis 0.5's definitions (its JSON fields with
-                     --format json); steps: one report per ProfilerStep#N
+                     --format json); steps: one report per ProfilerStep#N; occurrences:NAME:
+                     one per occurrence of a region (region:NAME: all of them together)
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
   tracelane bench FILE...                        time import + link + op table
   tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame";
@@ -237,9 +239,13 @@ fn cmd_ops(flags: &Flags) -> Result<(), String> {
 
 /// The scopes `analyze --scope` names: the whole trace, every
 /// `ProfilerStep#N` (in step order), or every occurrence of a region.
-fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<Scope>, String> {
+/// The scopes `analyze --scope` names, each with its label: the whole
+/// trace, every `ProfilerStep#N` (in step order), every occurrence of a
+/// region together, or each occurrence of it on its own.
+fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<(String, Scope)>, String> {
+    let labelled = |s: Scope| (s.label(), s);
     Ok(match scope.unwrap_or("whole") {
-        "whole" => vec![Scope::Whole],
+        "whole" => vec![labelled(Scope::Whole)],
         "steps" => {
             let mut steps: Vec<u64> = tracelane_core::analysis::scope::region_names(trace)
                 .into_iter()
@@ -249,12 +255,36 @@ fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<Scope>, Stri
             if steps.is_empty() {
                 return Err("this trace has no ProfilerStep#N annotations".into());
             }
-            steps.into_iter().map(|n| Scope::Step { n }).collect()
+            steps
+                .into_iter()
+                .map(|n| labelled(Scope::Step { n }))
+                .collect()
         }
-        s => match s.strip_prefix("region:") {
-            Some(name) if !name.is_empty() => vec![Scope::named(name)],
-            _ => return Err(format!("unknown --scope {s:?} (whole, steps, region:NAME)")),
-        },
+        s => {
+            if let Some(name) = s.strip_prefix("region:").filter(|n| !n.is_empty()) {
+                vec![labelled(Scope::named(name))]
+            } else if let Some(name) = s.strip_prefix("occurrences:").filter(|n| !n.is_empty()) {
+                Scope::named(name)
+                    .occurrences(trace)
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, o)| {
+                        (
+                            format!("{name} #{}", k + 1),
+                            Scope::Range {
+                                start_ns: o.start_ns,
+                                end_ns: o.end_ns,
+                            },
+                        )
+                    })
+                    .collect()
+            } else {
+                return Err(format!(
+                    "unknown --scope {s:?} (whole, steps, region:NAME, occurrences:NAME)"
+                ));
+            }
+        }
     })
 }
 
@@ -266,11 +296,11 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
     let mode = if flags.hta { Mode::Hta } else { Mode::Exact };
     let mut reports = Vec::new();
     let args = |s: usize| trace.slice_args_json(s).to_string();
-    for scope in analyze_scopes(&trace, flags.scope.as_deref())? {
-        reports.push(
-            tracelane_core::analysis::why_slow(&trace, &scope, mode, &args)
-                .map_err(|e| e.to_string())?,
-        );
+    for (label, scope) in analyze_scopes(&trace, flags.scope.as_deref())? {
+        let mut w = tracelane_core::analysis::why_slow(&trace, &scope, mode, &args)
+            .map_err(|e| e.to_string())?;
+        w.device.scope = label;
+        reports.push(w);
     }
     let top = flags.top.unwrap_or(15);
     let text = match flags.format.as_deref().unwrap_or("table") {

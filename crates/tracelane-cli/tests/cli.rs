@@ -299,5 +299,23 @@ fn analyze_steps_reports_each_profiler_step_and_names_a_bad_scope() {
     );
     let (code, _, err) = tracelane(&["analyze", &f, "--scope", "bogus"]);
     assert_eq!(code, 2);
-    assert!(err.contains("whole, steps, region:NAME"), "{err}");
+    assert!(
+        err.contains("whole, steps, region:NAME, occurrences:NAME"),
+        "{err}"
+    );
+    // Each occurrence of a region on its own: TorchNeuron's fused region
+    // runs once, one 403.3 µs window.
+    let n = fixture("neuron-provisional/torchneuron_rmsnorm.json");
+    let (code, out, err) = tracelane(&[
+        "analyze",
+        &n,
+        "--scope",
+        "occurrences:rmsnorm_fused",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scope"], "rmsnorm_fused #1");
+    assert_eq!(v["devices"][0]["busy_ns"], 403_300);
 }
