@@ -6,12 +6,14 @@
 //! launches jump to the timeline.
 //!
 //! Signals for tests: `#analyses` carries `data-asked` (the question's
-//! number) and `data-answered` (the number of the last question fully
-//! answered, both modes).
+//! number), `data-answered` (the number of the last question fully
+//! answered, both modes) and `data-counter-lanes` (`true` once the
+//! timeline has the analyses' counter lanes — a timeline opened after that
+//! shows them).
 
 use leptos::prelude::*;
 
-use crate::page::client::Latest;
+use crate::page::client::{self, Latest};
 use crate::page::dom::{performance_span, window};
 use crate::page::state::{Focus, Ui};
 use crate::shared::protocol::{Answer, Ask, Summary};
@@ -67,16 +69,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             }
         };
         let unpack = move |a: Result<Answer, String>| match a {
-            Ok(Answer::WhySlow { report, lanes }) => {
-                // The timeline gains the analyses' counter lanes.
-                if let Some(lanes) = lanes {
-                    ui.lanes.update(|l| {
-                        l.retain(|(t, _)| *t != id);
-                        l.push((id, lanes));
-                    });
-                }
-                Ok(*report)
-            }
+            Ok(Answer::WhySlow { report }) => Ok(*report),
             Ok(_) => Err("the worker gave an unexpected answer".to_string()),
             Err(e) => Err(e),
         };
@@ -91,6 +84,18 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 exact.set(Some(unpack(a)));
                 answered_exact.set(k);
                 done();
+                // Then the timeline gains the analyses' counter lanes (once).
+                if !ui.lanes.with_untracked(|l| l.iter().any(|(t, _)| *t == id)) {
+                    let pending = client::ask(Ask::CounterLanes { id });
+                    leptos::task::spawn_local(async move {
+                        if let Ok(Answer::Lanes { lanes: Some(lanes) }) = pending.await {
+                            ui.lanes.update(|l| {
+                                l.retain(|(t, _)| *t != id);
+                                l.push((id, lanes));
+                            });
+                        }
+                    });
+                }
             },
         );
         ask_hta.ask(
@@ -153,7 +158,8 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
         <section class="analyses" id="analyses"
             data-asked=move || asked.get().to_string()
             data-answered=move || answered.get().to_string()
-            data-answered-exact=move || answered_exact.get().to_string()>
+            data-answered-exact=move || answered_exact.get().to_string()
+            data-counter-lanes=move || ui.lanes.with(|l| l.iter().any(|(t, _)| *t == id)).to_string()>
             <div class="analyses-controls">
                 <label>"Scope "
                     <select id="analyses-scope" on:change=move |ev| set_scope(event_target_value(&ev))>

@@ -99,6 +99,9 @@ pub enum Ask {
     /// Why is it slow: where device time goes and the critical path of a
     /// scope, under tracelane's or HTA's rules → [`Answer::WhySlow`].
     WhySlow { id: u32, scope: Scope, mode: Mode },
+    /// Adds the analyses' counters (queue length, copy bandwidth) to the
+    /// trace's timeline as lanes, once → [`Answer::Lanes`].
+    CounterLanes { id: u32 },
 }
 
 /// The worker's answer to an [`Ask`].
@@ -127,8 +130,10 @@ pub enum Answer {
     },
     WhySlow {
         report: Box<WhySlow>,
-        /// The trace's timeline lanes again when this answer added the
-        /// derived counter lanes (queue length, copy bandwidth) to them.
+    },
+    /// The trace's timeline lanes with the counter lanes added (`None`:
+    /// they were already).
+    Lanes {
         lanes: Option<Vec<LaneView>>,
     },
 }
@@ -449,6 +454,7 @@ mod tests {
                 scope: Scope::named("ProfilerStep#1"),
                 mode: Mode::Hta,
             },
+            Ask::CounterLanes { id: 3 },
         ];
         let answers = vec![
             Answer::Details {
@@ -478,6 +484,8 @@ mod tests {
                     })
                     .unwrap(),
                 ),
+            },
+            Answer::Lanes {
                 lanes: Some(timeline.lanes.clone()),
             },
         ];
@@ -575,6 +583,7 @@ mod tests {
                 Ask::Compare { .. } => "ask compare",
                 Ask::RangeTable { .. } => "ask range_table",
                 Ask::WhySlow { .. } => "ask why_slow",
+                Ask::CounterLanes { .. } => "ask counter_lanes",
             },
         }
     }
@@ -597,6 +606,7 @@ mod tests {
                 Answer::Compared { .. } => "answer compared",
                 Answer::RangeTable { .. } => "answer range_table",
                 Answer::WhySlow { .. } => "answer why_slow",
+                Answer::Lanes { .. } => "answer lanes",
             },
         }
     }
@@ -610,7 +620,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 14 + 15);
+        assert_eq!(n, 15 + 16);
         for m in &to {
             round_trip(m);
         }

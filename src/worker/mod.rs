@@ -814,10 +814,39 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
             table: Box::new(range_ops(&model(id)?.trace, start_ns, end_ns)),
         },
         Ask::WhySlow { id, scope, mode } => {
-            let (report, needs_counters) = {
+            let k = model(id)?;
+            // The args the analyses read (copies' bytes, syncs' events),
+            // read from the file in a few large pieces up front.
+            let read = k.args_of_many(tracelane_core::analysis::args_read_by_why_slow(&k.trace));
+            let args = |s: usize| {
+                read.get(&s)
+                    .cloned()
+                    .unwrap_or_else(|| k.args(ArgsOf::Slice(s)))
+            };
+            let mut report = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
+                .map_err(|e| e.to_string())?;
+            let marks = report
+                .critical_path
+                .as_ref()
+                .map(|c| k.timeline.place_path(&k.trace, &c.edges))
+                .unwrap_or_default();
+            // The worker draws the path itself: the page gets its summary.
+            if let Ok(c) = report.critical_path.as_mut() {
+                c.edges = Vec::new();
+            }
+            let mut paths = k.paths.borrow_mut();
+            paths.retain(|p| p.0 != mode);
+            paths.push((mode, marks));
+            Answer::WhySlow {
+                report: Box::new(report),
+            }
+        }
+        Ask::CounterLanes { id } => {
+            let series = {
                 let k = model(id)?;
-                // The args the analyses read (copies' bytes, syncs' events),
-                // read from the file in a few large pieces up front.
+                if k.derived_counters.get() {
+                    return Ok(Answer::Lanes { lanes: None });
+                }
                 let read =
                     k.args_of_many(tracelane_core::analysis::args_read_by_why_slow(&k.trace));
                 let args = |s: usize| {
@@ -825,42 +854,19 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                         .cloned()
                         .unwrap_or_else(|| k.args(ArgsOf::Slice(s)))
                 };
-                let mut report = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
-                    .map_err(|e| e.to_string())?;
-                let marks = report
-                    .critical_path
-                    .as_ref()
-                    .map(|c| k.timeline.place_path(&k.trace, &c.edges))
-                    .unwrap_or_default();
-                // The worker draws the path itself: the page gets its summary.
-                if let Ok(c) = report.critical_path.as_mut() {
-                    c.edges = Vec::new();
-                }
-                let mut paths = k.paths.borrow_mut();
-                paths.retain(|p| p.0 != mode);
-                paths.push((mode, marks));
-                let series = (mode == Mode::Exact && !k.derived_counters.get()).then(|| {
-                    tracelane_core::analysis::device_time::counter_series(&k.trace, &args)
-                });
-                (report, series)
+                tracelane_core::analysis::device_time::counter_series(&k.trace, &args)
             };
-            // The derived counters join the timeline once, as lanes after
-            // the existing ones (whose numbers stay).
-            let lanes = needs_counters.map(|series| {
-                let mut models = models.borrow_mut();
-                let Some(k) = models.iter_mut().find(|k| k.id == id) else {
-                    return Vec::new();
-                };
-                for (process, name, points) in &series {
-                    k.trace.add_counter_series(*process, name, points);
-                }
-                k.timeline = TimelineModel::new(&k.trace);
-                k.derived_counters.set(true);
-                k.timeline.lanes.clone()
-            });
-            Answer::WhySlow {
-                report: Box::new(report),
-                lanes,
+            // The counters join the timeline after the existing lanes
+            // (whose numbers stay).
+            let mut models = models.borrow_mut();
+            let k = models.iter_mut().find(|k| k.id == id).ok_or_else(gone)?;
+            for (process, name, points) in &series {
+                k.trace.add_counter_series(*process, name, points);
+            }
+            k.timeline = TimelineModel::new(&k.trace);
+            k.derived_counters.set(true);
+            Answer::Lanes {
+                lanes: Some(k.timeline.lanes.clone()),
             }
         }
     })

@@ -58,7 +58,9 @@ test('analyses: the NCCL trace shows tracelane\'s and HTA\'s breakdowns as the C
   const stepExact = JSON.parse(execFileSync(cli, ['analyze', path.join(fixtures, rel), '--format', 'json', '--scope', `region:${step.slice(5)}`], { maxBuffer: 1 << 28 }).toString());
   assert.deepEqual(kinds, stepExact.data_movement.by_kind.map((k) => k.kind));
   await page.screenshot({ path: path.join(artifacts, 'analyses.png'), fullPage: true });
-  // The longest gap jumps to the timeline and selects the kernel after it.
+  // The longest gap jumps to the timeline (once it has the analyses'
+  // counter lanes) and selects the kernel after it.
+  await page.waitForSelector('#analyses[data-counter-lanes="true"]', { timeout: 30000 });
   await page.locator('#longest-gaps button').first().click();
   await page.waitForSelector('#timeline canvas.overlay');
   await waitForPainted(page);
