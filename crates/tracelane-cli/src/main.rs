@@ -247,11 +247,19 @@ fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<(String, Sco
     Ok(match scope.unwrap_or("whole") {
         "whole" => vec![labelled(Scope::Whole)],
         "steps" => {
-            let mut steps: Vec<u64> = tracelane_core::analysis::scope::region_names(trace)
+            // Any host slice named ProfilerStep#N (2021 traces file them as ops).
+            let mut steps: Vec<u64> = tracelane_core::analysis::scope::profiler_steps(trace)
                 .into_iter()
-                .filter_map(|(n, _)| n.strip_prefix("ProfilerStep#")?.parse().ok())
+                .filter_map(|o| {
+                    trace
+                        .slice_name(o.slice as usize)
+                        .strip_prefix("ProfilerStep#")?
+                        .parse()
+                        .ok()
+                })
                 .collect();
             steps.sort_unstable();
+            steps.dedup();
             if steps.is_empty() {
                 return Err("this trace has no ProfilerStep#N annotations".into());
             }

@@ -291,6 +291,12 @@ fn analyze_steps_reports_each_profiler_step_and_names_a_bad_scope() {
         .collect();
     assert_eq!(scopes.len(), 3, "{scopes:?}");
     assert!(scopes.iter().all(|s| s.starts_with("ProfilerStep#")));
+    // The 2021 schema files its steps as operators: they are steps too.
+    let legacy = fixture("public/kineto_legacy_2021_resnet50.pt.trace.json.gz");
+    let (code, out, err) = tracelane(&["analyze", &legacy, "--scope", "steps", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v.as_array().unwrap().len() >= 2, "{out:.200}");
     let (code, out, _) = tracelane(&["analyze", &f, "--format", "md"]);
     assert_eq!(code, 0);
     assert!(
