@@ -206,33 +206,49 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
     }
 }
 
-/// One device's span as a stacked bar: compute, exposed communication,
-/// exposed memory, other, idle (these add up to the span).
-fn stacked_bar(d: &TemporalBreakdown) -> impl IntoView {
-    let parts = [
-        ("compute", d.compute_ns),
-        ("comm", d.exposed_communication_ns),
-        ("memory", d.exposed_memory_ns),
-        ("other", d.exposed_other_ns),
-        ("idle", d.idle_ns),
-    ];
-    let span = d.span_ns;
+/// A bar cut into parts in proportion to their time, for a whole that is
+/// their sum: (CSS class, what the part is, ns). Empty parts are left out.
+pub(crate) fn stacked_bar(
+    extra_class: &str,
+    label: &str,
+    parts: Vec<(String, &'static str, i64)>,
+) -> impl IntoView {
+    let total: i64 = parts.iter().map(|p| p.2).sum();
     view! {
-        <div class="stack" role="img"
-            aria-label=format!("compute {:.1}%, idle {:.1}%", share(d.compute_ns, span), share(d.idle_ns, span))>
+        <div class=format!("stack {extra_class}") role="img" aria-label=label.to_string()>
             {parts
                 .into_iter()
-                .filter(|p| p.1 > 0)
-                .map(|(class, ns)| {
+                .filter(|p| p.2 > 0)
+                .map(|(class, what, ns)| {
                     view! {
                         <span class=format!("part {class}")
-                            style=format!("width:{:.3}%", share(ns, span))
-                            title=format!("{class}: {} ({:.2}%)", fmt(ns), share(ns, span))></span>
+                            style=format!("width:{:.3}%", share(ns, total))
+                            title=format!("{what}: {} ({:.2}%)", fmt(ns), share(ns, total))></span>
                     }
                 })
                 .collect_view()}
         </div>
     }
+}
+
+/// One device's span as a stacked bar: compute, exposed communication,
+/// exposed memory, other, idle (these add up to the span).
+fn device_bar(d: &TemporalBreakdown) -> impl IntoView {
+    stacked_bar(
+        "",
+        &format!(
+            "compute {:.1}%, idle {:.1}%",
+            share(d.compute_ns, d.span_ns),
+            share(d.idle_ns, d.span_ns)
+        ),
+        vec![
+            ("compute".into(), "compute", d.compute_ns),
+            ("comm".into(), "comm", d.exposed_communication_ns),
+            ("memory".into(), "memory", d.exposed_memory_ns),
+            ("other".into(), "other", d.exposed_other_ns),
+            ("idle".into(), "idle", d.idle_ns),
+        ],
+    )
 }
 
 /// Both modes' headline numbers side by side, and why they differ.
@@ -273,7 +289,7 @@ fn Overview(
                 <div class="device-breakdown" data-device=d.device.clone() data-span-ns=d.span_ns
                     data-idle-ns=d.idle_ns data-compute-ns=d.compute_ns>
                     <div class="device-name">{d.device.clone()}" — span "{fmt(d.span_ns)}</div>
-                    {stacked_bar(d)}
+                    {device_bar(d)}
                 </div>
             }).collect_view()}
             <div class="legend-row muted">
@@ -343,12 +359,8 @@ where
         <div class="critical-path" id="critical-path" data-length-ns=cp.length_ns data-edges=cp.edge_count>
             <h3>{format!("Critical path — {} of a {} scope ({} edges)", fmt(cp.length_ns), fmt(cp.wall_ns), cp.edge_count)}
                 " "<button id="show-path" on:click=move |_| show(first, last)>"Show on the timeline"</button></h3>
-            <div class="stack" role="img" aria-label="critical path by what bounds it">
-                {cp.by_bound.iter().filter(|b| b.1 > 0).map(|&(b, ns)| view! {
-                    <span class=format!("part cp-{}", class(b)) style=format!("width:{:.3}%", share(ns, len))
-                        title=format!("{}: {} ({:.1}%)", b.label(), fmt(ns), share(ns, len))></span>
-                }).collect_view()}
-            </div>
+            {stacked_bar("", "critical path by what bounds it",
+                cp.by_bound.iter().map(|&(b, ns)| (format!("cp-{}", class(b)), b.label(), ns)).collect())}
             <table class="cp-bounds" id="cp-bounds">
                 <tbody>
                     {cp.by_bound.iter().filter(|b| b.1 != 0).map(|&(b, ns)| view! {

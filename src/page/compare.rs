@@ -53,20 +53,20 @@ fn region_value(r: &Scope) -> String {
 /// A variant's device span as the Analyses view's stacked bar: compute,
 /// exposed communication, exposed copies, idle.
 fn busy_split(v: &Variant) -> impl IntoView {
-    let parts = [
-        ("compute", v.device_compute_ns),
-        ("comm", v.device_exposed_comm_ns),
-        ("memory", v.device_exposed_memory_ns),
-        ("idle", v.device_idle_ns),
-    ];
-    let total: i64 = parts.iter().map(|p| p.1).sum::<i64>().max(1);
-    view! {
-        <div class="stack small" role="img" aria-label="device time split">
-            {parts.into_iter().filter(|p| p.1 > 0).map(|(class, ns)| view! {
-                <span class=format!("part {class}") style=format!("width:{:.3}%", 100.0 * ns as f64 / total as f64)></span>
-            }).collect_view()}
-        </div>
-    }
+    crate::page::analyses::stacked_bar(
+        "small",
+        "device time split",
+        vec![
+            ("compute".into(), "compute", v.device_compute_ns),
+            ("comm".into(), "communication", v.device_exposed_comm_ns),
+            (
+                "memory".into(),
+                "copies and sets",
+                v.device_exposed_memory_ns,
+            ),
+            ("idle".into(), "idle", v.device_idle_ns),
+        ],
+    )
 }
 
 #[component]

@@ -301,15 +301,6 @@ pub struct TimelineModel {
     flow_prev: FlowEdges,
 }
 
-fn process_label(t: &Trace, p: usize) -> String {
-    let process = &t.processes[p];
-    process
-        .labels
-        .or(process.name)
-        .map(|s| t.str(s).to_string())
-        .unwrap_or_else(|| format!("process {}", t.lane_label(process.pid)))
-}
-
 /// Counter series per process: (process, series name, sample indices by time).
 fn counter_series(t: &Trace) -> Vec<(usize, String, Vec<usize>)> {
     let mut by_key: std::collections::BTreeMap<(u32, u32), Vec<usize>> = Default::default();
@@ -391,7 +382,7 @@ impl TimelineModel {
                         kind: LaneKind::Counter,
                         rows: 2,
                         group,
-                        group_label: process_label(t, p),
+                        group_label: t.process_label(p),
                         peak: Some(peak),
                         indent: 0,
                     });
@@ -406,22 +397,7 @@ impl TimelineModel {
             let instants = std::mem::take(&mut instants_of[tr.idx()]);
             if !rows.is_empty() || !instants.is_empty() {
                 let device = track.kind == TrackKind::DeviceStream;
-                let tname = track
-                    .name
-                    .map(|s| t.str(s).trim().to_string())
-                    .unwrap_or_else(|| {
-                        let id = t.lane_label(track.tid);
-                        match track.tid {
-                            // A named lane (`TID:0`, `NC0:1`, `stream 7`) says what it is.
-                            tracelane_core::model::LaneId::Str(_)
-                                if id.chars().any(|c| c.is_alphabetic()) =>
-                            {
-                                id
-                            }
-                            _ if device => format!("stream {id}"),
-                            _ => format!("thread {id}"),
-                        }
-                    });
+                let tname = t.track_label(tr.idx());
                 let mut instants = instants;
                 instants.sort_by_key(|&i| (t.instants.ts_ns[i as usize], i));
                 let instant_ts: Vec<i64> = instants
@@ -438,7 +414,7 @@ impl TimelineModel {
                     },
                     rows: (rows.len() + usize::from(!instants.is_empty())) as u16,
                     group: group_of(p, device),
-                    group_label: process_label(t, p),
+                    group_label: t.process_label(p),
                     peak: None,
                     indent: track.nesting,
                 });

@@ -161,6 +161,18 @@ impl Kept {
         read().unwrap_or_else(|| "{}".to_string())
     }
 
+    /// Runs `f` with the args reader the analyses use: the args they read
+    /// (copies' bytes, syncs' events) come from the file in a few large
+    /// pieces up front, anything else one event at a time.
+    fn with_analysis_args<R>(&self, f: impl FnOnce(&dyn Fn(usize) -> String) -> R) -> R {
+        let read = self.args_of_many(tracelane_core::analysis::args_read_by_why_slow(&self.trace));
+        f(&|s: usize| {
+            read.get(&s)
+                .cloned()
+                .unwrap_or_else(|| self.args(ArgsOf::Slice(s)))
+        })
+    }
+
     /// The args of many slices at once: their source ranges read in runs of
     /// up to 4 MB (one file read per run instead of one per event).
     fn args_of_many(&self, mut slices: Vec<usize>) -> std::collections::HashMap<usize, String> {
@@ -815,15 +827,10 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         },
         Ask::WhySlow { id, scope, mode } => {
             let k = model(id)?;
-            // The args the analyses read (copies' bytes, syncs' events),
-            // read from the file in a few large pieces up front.
-            let read = k.args_of_many(tracelane_core::analysis::args_read_by_why_slow(&k.trace));
-            let args = |s: usize| {
-                read.get(&s)
-                    .cloned()
-                    .unwrap_or_else(|| k.args(ArgsOf::Slice(s)))
-            };
-            let mut report = tracelane_core::analysis::why_slow(&k.trace, &scope, mode, &args)
+            let mut report = k
+                .with_analysis_args(|args| {
+                    tracelane_core::analysis::why_slow(&k.trace, &scope, mode, args)
+                })
                 .map_err(|e| e.to_string())?;
             let marks = report
                 .critical_path
@@ -847,14 +854,9 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                 if k.derived_counters.get() {
                     return Ok(Answer::Lanes { lanes: None });
                 }
-                let read =
-                    k.args_of_many(tracelane_core::analysis::args_read_by_why_slow(&k.trace));
-                let args = |s: usize| {
-                    read.get(&s)
-                        .cloned()
-                        .unwrap_or_else(|| k.args(ArgsOf::Slice(s)))
-                };
-                tracelane_core::analysis::device_time::counter_series(&k.trace, &args)
+                k.with_analysis_args(|args| {
+                    tracelane_core::analysis::device_time::counter_series(&k.trace, args)
+                })
             };
             // The counters join the timeline after the existing lanes
             // (whose numbers stay).

@@ -378,6 +378,32 @@ impl Trace {
         }
     }
 
+    /// A process as people name it: its `process_labels` (`GPU 0`), else
+    /// its name, else `process <pid>`.
+    pub fn process_label(&self, p: usize) -> String {
+        let process = &self.processes[p];
+        process
+            .labels
+            .or(process.name)
+            .map(|s| self.str(s).to_string())
+            .unwrap_or_else(|| format!("process {}", self.lane_label(process.pid)))
+    }
+
+    /// A track as people name it: its name, else an id that says what it is
+    /// (`TID:0`, `NC0:1`), else `stream <tid>` on a device, `thread <tid>`.
+    pub fn track_label(&self, track: usize) -> String {
+        let tr = &self.tracks[track];
+        if let Some(name) = tr.name {
+            return self.str(name).trim().to_string();
+        }
+        let id = self.lane_label(tr.tid);
+        match tr.tid {
+            LaneId::Str(_) if id.chars().any(|c| c.is_alphabetic()) => id,
+            _ if tr.kind == TrackKind::DeviceStream => format!("stream {id}"),
+            _ => format!("thread {id}"),
+        }
+    }
+
     pub fn lane_label(&self, id: LaneId) -> String {
         match id {
             LaneId::Int(v) => v.to_string(),

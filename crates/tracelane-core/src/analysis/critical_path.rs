@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 use crate::category::Category;
 use crate::model::{LaneId, Trace, NO_SLICE};
 
-use super::frame::{hta_kernel_type, Frame, KernelType, Mode, NO_ROW};
+use super::frame::{Frame, KernelType, Mode, NO_ROW};
 use super::scope::{Scope, ScopeError};
 
 /// What bounds an edge of the critical path (HTA's `bound_by`).
@@ -541,13 +541,9 @@ pub fn critical_path_of(
             EdgeKind::Sync => Bound::Dependency,
             EdgeKind::Dependency => Bound::Dependency,
             EdgeKind::Span => match attributed {
+                // The frame typed each row under its own rules.
                 Some(r) if f.is_device(r) => {
-                    let name = f.name(t, r);
-                    let comm = match mode {
-                        Mode::Hta => hta_kernel_type(name) == KernelType::Communication,
-                        Mode::Exact => f.kernel_type[r] == KernelType::Communication,
-                    };
-                    if comm {
+                    if f.kernel_type[r] == KernelType::Communication {
                         Bound::GpuCommunicationBound
                     } else {
                         Bound::GpuComputeBound

@@ -63,12 +63,7 @@ pub type CounterSeries = (crate::model::ProcessIdx, String, Vec<(i64, f64)>);
 pub fn counter_series(t: &Trace, args: &dyn Fn(usize) -> String) -> Vec<CounterSeries> {
     let f = Frame::build(t, &Scope::Whole, Mode::Exact).unwrap_or_default();
     let mut out = Vec::new();
-    let mut by_lane: HashMap<i64, Vec<QueueEvent>> = HashMap::default();
-    for (h, d) in launch_pairs(t, &f) {
-        let e = by_lane.entry(f.lane[d]).or_default();
-        e.push((f.ts[h], 1, 1, h));
-        e.push((f.ts[d], 0, -1, d));
-    }
+    let mut by_lane = exact_queue_events(t, &f);
     let mut lanes: Vec<i64> = by_lane.keys().copied().collect();
     lanes.sort_unstable();
     for lane in lanes {
@@ -83,12 +78,11 @@ pub fn counter_series(t: &Trace, args: &dyn Fn(usize) -> String) -> Vec<CounterS
                 _ => points.push((at, q as f64)),
             }
         }
-        let track = &t.tracks[lane as usize];
-        let name = track
-            .name
-            .map(|s| t.str(s).to_string())
-            .unwrap_or_else(|| format!("stream {}", t.lane_label(track.tid)));
-        out.push((track.process, format!("queue length · {name}"), points));
+        out.push((
+            t.tracks[lane as usize].process,
+            format!("queue length · {}", t.track_label(lane as usize)),
+            points,
+        ));
     }
     // Copy bandwidth per device process.
     let mut copies: HashMap<u32, Vec<(i64, f64)>> = HashMap::default();
@@ -416,32 +410,22 @@ fn merge_groups(mut v: Vec<Interval>) -> Vec<Interval> {
 }
 
 fn device_label(t: &Trace, f: &Frame, device: u32) -> String {
-    if f.mode == Mode::Hta {
-        return "rank".into();
+    match f.mode {
+        Mode::Hta => "rank".into(),
+        Mode::Exact => t.process_label(device as usize),
     }
-    let p = &t.processes[device as usize];
-    p.labels
-        .or(p.name)
-        .map(|s| t.str(s).to_string())
-        .unwrap_or_else(|| t.lane_label(p.pid))
 }
 
 fn lane_label(t: &Trace, f: &Frame, lane: i64) -> String {
     match f.mode {
         Mode::Hta => format!("stream {lane}"),
         Mode::Exact => {
-            let tr = &t.tracks[lane as usize];
-            let p = &t.processes[tr.process.0 as usize];
-            let pl = p
-                .labels
-                .or(p.name)
-                .map(|s| t.str(s).to_string())
-                .unwrap_or_else(|| t.lane_label(p.pid));
-            let tl = tr
-                .name
-                .map(|s| t.str(s).to_string())
-                .unwrap_or_else(|| t.lane_label(tr.tid));
-            format!("{pl} · {tl}")
+            let process = t.tracks[lane as usize].process.0 as usize;
+            format!(
+                "{} · {}",
+                t.process_label(process),
+                t.track_label(lane as usize)
+            )
         }
     }
 }
@@ -852,13 +836,20 @@ fn hta_queues(t: &Trace, f: &Frame) -> Option<Vec<QueueRow>> {
     )
 }
 
-fn exact_queues(t: &Trace, f: &Frame) -> Vec<QueueRow> {
+/// The exact mode's queue changes by lane: +1 at each linked launch call's
+/// start, −1 at its work's start.
+fn exact_queue_events(t: &Trace, f: &Frame) -> HashMap<i64, Vec<QueueEvent>> {
     let mut by_lane: HashMap<i64, Vec<QueueEvent>> = HashMap::default();
     for (h, d) in launch_pairs(t, f) {
         let e = by_lane.entry(f.lane[d]).or_default();
         e.push((f.ts[h], 1, 1, h));
         e.push((f.ts[d], 0, -1, d));
     }
+    by_lane
+}
+
+fn exact_queues(t: &Trace, f: &Frame) -> Vec<QueueRow> {
+    let mut by_lane = exact_queue_events(t, f);
     let mut lanes: Vec<i64> = by_lane.keys().copied().collect();
     lanes.sort_unstable();
     lanes

@@ -603,26 +603,27 @@ mod tests {
 
     #[test]
     fn exact_kernel_types_read_the_category_first() {
-        assert_eq!(
-            exact_kernel_type(Category::Memcpy, "anything"),
-            KernelType::Memory
-        );
-        assert_eq!(
-            exact_kernel_type(Category::Kernel, "ncclDevKernel_AllGather_RING_LL"),
-            KernelType::Communication
-        );
-        assert_eq!(
-            exact_kernel_type(Category::Kernel, "rcclGenericKernel"),
-            KernelType::Communication
-        );
-        assert_eq!(
-            exact_kernel_type(Category::DeviceWindow, "nc_exec_running"),
-            KernelType::Computation
-        );
-        assert_eq!(
-            exact_kernel_type(Category::DeviceSync, "Stream Sync"),
-            KernelType::Other
-        );
+        for (category, name, kind) in [
+            (Category::Memcpy, "anything", KernelType::Memory),
+            (
+                Category::Kernel,
+                "ncclDevKernel_AllGather_RING_LL",
+                KernelType::Communication,
+            ),
+            (
+                Category::Kernel,
+                "rcclGenericKernel",
+                KernelType::Communication,
+            ),
+            (
+                Category::DeviceWindow,
+                "nc_exec_running",
+                KernelType::Computation,
+            ),
+            (Category::DeviceSync, "Stream Sync", KernelType::Other),
+        ] {
+            assert_eq!(exact_kernel_type(category, name), kind, "{name}");
+        }
     }
 
     #[test]

@@ -108,26 +108,7 @@ impl Scope {
 /// same name on their thread.
 fn named_occurrences(t: &Trace, name: &str) -> Result<Vec<Occurrence>, ScopeError> {
     let id = t.strings.lookup(name);
-    let mut occ: Vec<Occurrence> = (0..t.slices.len())
-        .filter(|&s| Some(t.slices.name[s]) == id && t.on_host(s))
-        .map(|s| Occurrence {
-            slice: s as u32,
-            start_ns: t.slices.start_ns[s],
-            end_ns: t.slices.end_ns(s),
-        })
-        .collect();
-    occ.sort_by_key(|o| (o.start_ns, o.slice));
-    let mut kept: Vec<Occurrence> = Vec::new();
-    for o in occ {
-        let inside = kept.iter().any(|k| {
-            t.slices.track[k.slice as usize] == t.slices.track[o.slice as usize]
-                && o.start_ns >= k.start_ns
-                && o.end_ns <= k.end_ns
-        });
-        if !inside {
-            kept.push(o);
-        }
-    }
+    let kept = outermost(t, |n| Some(n) == id);
     if kept.is_empty() {
         let known: Vec<String> = region_names(t)
             .into_iter()
@@ -152,14 +133,14 @@ pub fn profiler_steps(t: &Trace) -> Vec<Occurrence> {
     let is_step: Vec<bool> = (0..t.strings.len())
         .map(|k| t.str(StrId(k as u32)).starts_with("ProfilerStep#"))
         .collect();
+    outermost(t, |n| is_step.get(n.0 as usize).copied().unwrap_or(false))
+}
+
+/// The host slices whose name `wanted` accepts, in start order, less those
+/// nested in an earlier one on their thread (they are part of it).
+fn outermost(t: &Trace, wanted: impl Fn(StrId) -> bool) -> Vec<Occurrence> {
     let mut occ: Vec<Occurrence> = (0..t.slices.len())
-        .filter(|&s| {
-            is_step
-                .get(t.slices.name[s].0 as usize)
-                .copied()
-                .unwrap_or(false)
-                && t.on_host(s)
-        })
+        .filter(|&s| wanted(t.slices.name[s]) && t.on_host(s))
         .map(|s| Occurrence {
             slice: s as u32,
             start_ns: t.slices.start_ns[s],
@@ -168,10 +149,12 @@ pub fn profiler_steps(t: &Trace) -> Vec<Occurrence> {
         .collect();
     occ.sort_by_key(|o| (o.start_ns, o.slice));
     let mut kept: Vec<Occurrence> = Vec::new();
+    // Those that may still contain a later one (sorted by start, a kept
+    // occurrence ending before `o` starts cannot).
     let mut open: Vec<Occurrence> = Vec::new();
     for o in occ {
         let track = t.slices.track[o.slice as usize];
-        open.retain(|k| k.end_ns > o.start_ns);
+        open.retain(|k| k.end_ns >= o.start_ns);
         let inside = open
             .iter()
             .any(|k| t.slices.track[k.slice as usize] == track && o.end_ns <= k.end_ns);
