@@ -5,6 +5,8 @@
 //! tracelane info FILE [--format text|json]
 //! tracelane compare FILE... [--region NAME]... [--format table|md|json]
 //! tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta] [--format table|md|json]
+//! tracelane roofline FILE [--scope …] [--peak-tflops X --peak-gbps Y] [--format table|md|json]
+//! tracelane engines DIR_OR_FILE [--scope …] [--format table|md|json]
 //! tracelane synth OUT --mb N [--seed S]
 //! tracelane bench FILE...
 //! ```
@@ -33,6 +35,14 @@ const USAGE: &str = "usage:
                      --hta: Holistic Trace Analysis 0.5's definitions (its JSON fields with
                      --format json); steps: one report per ProfilerStep#N; occurrences:NAME:
                      one per occurrence of a region (region:NAME: all of them together)
+  tracelane roofline FILE [--scope whole|region:NAME] [--peak-tflops X --peak-gbps Y]
+                     [--top N] [--format table|md|json]
+                     each op (name + input shapes) or HLO op: FLOPs, bytes, time, achieved
+                     TFLOP/s, intensity, bound and headroom against the device's roofs;
+                     kernels' launch shapes and occupancy
+  tracelane engines DIR_OR_FILE [--scope whole|region:NAME] [--top N] [--format table|md|json]
+                     a Neuron device profile (Parquet directory or its .pftrace): per engine
+                     busy %, instructions and opcodes; DMA queues' bytes and throughput
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
   tracelane bench FILE...                        time import + link + op table
   tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame";
@@ -60,6 +70,8 @@ struct Flags {
     regions: Vec<String>,
     scope: Option<String>,
     hta: bool,
+    peak_tflops: Option<f64>,
+    peak_gbps: Option<f64>,
 }
 
 fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -75,6 +87,8 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         regions: Vec::new(),
         scope: None,
         hta: false,
+        peak_tflops: None,
+        peak_gbps: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -97,6 +111,18 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
             "--region" => f.regions.push(value("--region")?),
             "--scope" => f.scope = Some(value("--scope")?),
             "--hta" => f.hta = true,
+            "--peak-tflops" | "--peak-gbps" => {
+                let v: f64 = value(a.as_str())?
+                    .parse()
+                    .ok()
+                    .filter(|x: &f64| x.is_finite() && *x > 0.0)
+                    .ok_or_else(|| format!("{a} needs a positive number"))?;
+                if a == "--peak-tflops" {
+                    f.peak_tflops = Some(v);
+                } else {
+                    f.peak_gbps = Some(v);
+                }
+            }
             "--max-mb" => {
                 f.max_mb = Some(
                     value("--max-mb")?
@@ -134,6 +160,8 @@ fn run(args: &[String]) -> Result<(), String> {
         "info" => cmd_info(&flags),
         "compare" => cmd_compare(&flags),
         "analyze" => cmd_analyze(&flags),
+        "roofline" => cmd_roofline(&flags),
+        "engines" => cmd_engines(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
         "bench-timeline" => cmd_bench_timeline(&flags),
@@ -159,6 +187,9 @@ const READ_WHOLE_MAX: u64 = 4 << 30;
 
 fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     let fail = |e: &dyn std::fmt::Display| format!("{path}: {e}");
+    if let Some(files) = profile_files(path).map_err(|e| fail(&e))? {
+        return tracelane_core::import::neuron_device::import_profile(files).map_err(|e| fail(&e));
+    }
     let mut file = std::fs::File::open(path).map_err(|e| fail(&e))?;
     let mut opts = ImportOptions::default();
     if let Some(mb) = flags.max_mb {
@@ -181,6 +212,40 @@ fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
         imp.push(&buf[..n]).map_err(|e| fail(&e))?;
     }
     imp.finish().map_err(|e| fail(&e))
+}
+
+/// A Neuron device profile: a directory of Parquet tables, or one table
+/// (`Instruction.parquet`) named on its own. `None` for anything else.
+fn profile_files(
+    path: &str,
+) -> std::io::Result<Option<Vec<tracelane_core::import::neuron_device::ProfileFile>>> {
+    let p = std::path::Path::new(path);
+    if p.is_dir() {
+        let mut files = Vec::new();
+        let mut entries: Vec<_> = std::fs::read_dir(p)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = e.file_name().to_string_lossy().to_string();
+            if e.path().is_file() && name.to_ascii_lowercase().ends_with(".parquet") {
+                files.push((name, std::fs::read(e.path())?));
+            }
+        }
+        if files.is_empty() {
+            return Err(std::io::Error::other(
+                "a directory with no .parquet files (a Neuron device profile directory holds Instruction.parquet, DmaPacket.parquet, …)",
+            ));
+        }
+        return Ok(Some(files));
+    }
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(p)?.read(&mut head)?;
+    if tracelane_core::import::parquet::looks_like(&head[..n]) {
+        let name = p
+            .file_name()
+            .map_or(path.to_string(), |f| f.to_string_lossy().to_string());
+        return Ok(Some(vec![(name, std::fs::read(p)?)]));
+    }
+    Ok(None)
 }
 
 /// `1.234ms`-style durations, as PyTorch's table prints them.
@@ -294,6 +359,94 @@ fn analyze_scopes(trace: &Trace, scope: Option<&str>) -> Result<Vec<(String, Sco
             }
         }
     })
+}
+
+/// One scope for reports that take one (`--scope whole|region:NAME`; a
+/// region named `ProfilerStep#N` is that step).
+fn one_scope(trace: &Trace, scope: Option<&str>) -> Result<Scope, String> {
+    Ok(match scope.unwrap_or("whole") {
+        "whole" => Scope::Whole,
+        s => match s.strip_prefix("region:").filter(|n| !n.is_empty()) {
+            Some(name) => {
+                let scope = Scope::named(name);
+                scope.occurrences(trace).map_err(|e| e.to_string())?;
+                scope
+            }
+            None => return Err(format!("unknown --scope {s:?} (whole, region:NAME)")),
+        },
+    })
+}
+
+fn cmd_roofline(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::analysis::roofline::{roofline, PeakOverride};
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    let scope = one_scope(&trace, flags.scope.as_deref())?;
+    let over = PeakOverride {
+        flops_per_s: flags.peak_tflops.map(|x| x * 1e12),
+        bytes_per_s: flags.peak_gbps.map(|x| x * 1e9),
+    };
+    let args = |s: usize| trace.slice_args_json(s).to_string();
+    let r = roofline(&trace, &scope, over, &args).map_err(|e| e.to_string())?;
+    let top = flags.top.unwrap_or(30);
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => {
+            // The issue's row fields first, then everything the report has.
+            let rows: Vec<serde_json::Value> = r
+                .points
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "name": p.name,
+                        "input_shapes": p.input_shapes,
+                        "calls": p.calls,
+                        "time_us": p.time_ns as f64 / 1e3,
+                        "flops": p.flops,
+                        "bytes": p.bytes,
+                        "achieved_tflops": p.achieved_flops_per_s.map(|a| a / 1e12),
+                        "intensity": p.intensity,
+                        "bound": p.bound,
+                        "headroom": p.headroom,
+                        "flops_source": p.flops_source,
+                        "bytes_from": p.bytes_from,
+                        "time_from": p.time_from,
+                    })
+                })
+                .collect();
+            let mut v = serde_json::to_value(&r).map_err(|e| e.to_string())?;
+            v["rows"] = serde_json::Value::Array(rows);
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
+        }
+        "md" => export::sections_to_markdown(&export::roofline_sections(&r, top)),
+        "table" => export::sections_to_text(&export::roofline_sections(&r, top)),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
+}
+
+fn cmd_engines(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::analysis::engines::{engines, has_engines};
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    if !has_engines(&trace) {
+        return Err(format!(
+            "{path}: no engine lanes: give a Neuron device profile (its Parquet directory, or device_profile_model_<id>.pftrace)"
+        ));
+    }
+    let scope = one_scope(&trace, flags.scope.as_deref())?;
+    let r = engines(&trace, &scope).map_err(|e| e.to_string())?;
+    let top = flags.top.unwrap_or(20);
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n",
+        "md" => export::sections_to_markdown(&export::engine_sections(&r, top)),
+        "table" => export::sections_to_text(&export::engine_sections(&r, top)),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
+    };
+    std::io::stdout()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
 }
 
 fn cmd_analyze(flags: &Flags) -> Result<(), String> {

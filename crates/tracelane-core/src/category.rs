@@ -75,10 +75,9 @@ impl Category {
             | "Runtime"
             | "runtime"
             | "neuron_rt" => Category::Runtime,
-            "kernel" | "Kernel" | "mtia_ccp_events" | "hpu_op" | "xpu_kernel" | "neuron_hw" => {
-                Category::Kernel
-            }
-            "gpu_memcpy" | "Memcpy" | "memcpy" => Category::Memcpy,
+            "kernel" | "Kernel" | "mtia_ccp_events" | "hpu_op" | "xpu_kernel" | "neuron_hw"
+            | "neuron_instruction" => Category::Kernel,
+            "gpu_memcpy" | "Memcpy" | "memcpy" | "neuron_dma" => Category::Memcpy,
             "gpu_memset" | "Memset" | "memset" => Category::Memset,
             "cuda_sync" => Category::DeviceSync,
             "gpu_user_annotation" => Category::DeviceAnnotation,

@@ -25,6 +25,7 @@
 
 pub mod analysis;
 pub mod category;
+pub mod device_profile;
 pub mod error;
 pub mod export;
 pub mod import;

@@ -156,6 +156,9 @@ pub struct Slices {
     pub fwd_thread: Vec<i64>,
     /// `args["Input type"]` as compact JSON, [`NO_STR`] if absent.
     pub input_types: Vec<StrId>,
+    /// `args["Concrete Inputs"]` as compact JSON (scalar arguments such as
+    /// a convolution's stride and padding), [`NO_STR`] if absent.
+    pub concrete_inputs: Vec<StrId>,
     /// Raw `args` JSON text, `args_arena[off .. off + len]`, kept for device
     /// events, runtime calls and unknown categories (grid, block, bytes,
     /// stream…). Ops, annotations and Python frames keep their shapes and
@@ -181,7 +184,7 @@ impl Slices {
     }
     pub fn heap_bytes(&self) -> usize {
         let n = self.start_ns.len();
-        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 16 + 16 + 4)
+        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 4 + 4 + 8 + 8 + 8 + 16 + 16 + 4)
     }
 }
 
@@ -271,6 +274,8 @@ pub struct Trace {
     pub header: Vec<(String, String)>,
     /// What the importer and linker counted, repaired and decided.
     pub diagnostics: crate::error::Diagnostics,
+    /// A Neuron device profile's typed tables (Parquet import only).
+    pub device_profile: Option<Box<crate::device_profile::DeviceProfile>>,
 }
 
 impl Trace {

@@ -229,6 +229,28 @@ pub const PERFETTO_UNREAD_FIELDS: &WarningKind = &WarningKind {
     description: "TracePacket / TrackEvent fields tracelane does not read (by field number; the events themselves were imported)",
 };
 
+pub const DEVICE_PROFILE_FILE_SKIPPED: &WarningKind = &WarningKind {
+    name: "device_profile_file_skipped",
+    severity: Severity::Skipped,
+    description: "a file of the device profile directory that is not a readable Parquet table; the other tables were read",
+};
+pub const DEVICE_PROFILE_UNKNOWN_TABLE: &WarningKind = &WarningKind {
+    name: "device_profile_unknown_table",
+    severity: Severity::Note,
+    description: "a Parquet table this reader does not use; listed with its columns and rows",
+};
+pub const DEVICE_PROFILE_SCHEMA: &WarningKind = &WarningKind {
+    name: "device_profile_schema",
+    severity: Severity::Note,
+    description: "the profile's schema version is not the one this reader was written for (or is not stated); columns were read by name",
+};
+pub const DEVICE_PROFILE_BAD_ROW: &WarningKind = &WarningKind {
+    name: "device_profile_bad_row",
+    severity: Severity::Skipped,
+    description:
+        "a device profile row without a usable time (no start, or an end before its start)",
+};
+
 /// Every kind, in the order the importers meet them.
 pub const ALL: &[&WarningKind] = &[
     TRUNCATED,
@@ -267,6 +289,10 @@ pub const ALL: &[&WarningKind] = &[
     DEVICE_DANGLING,
     DEVICE_WITHOUT_OP,
     RUNTIME_WITHOUT_OP,
+    DEVICE_PROFILE_FILE_SKIPPED,
+    DEVICE_PROFILE_UNKNOWN_TABLE,
+    DEVICE_PROFILE_SCHEMA,
+    DEVICE_PROFILE_BAD_ROW,
 ];
 
 /// The kind called `name` (an encoded part names its kinds).

@@ -27,10 +27,13 @@ pub mod compare;
 pub mod critical_path;
 pub mod data_movement;
 pub mod device_time;
+pub mod engines;
+pub mod flops;
 pub mod frame;
 pub mod info;
 pub mod intervals;
 pub mod ops;
+pub mod roofline;
 pub mod scope;
 pub mod warmup;
 

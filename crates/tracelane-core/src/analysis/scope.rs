@@ -102,6 +102,28 @@ impl Scope {
             Scope::Step { n } => named_occurrences(t, &format!("ProfilerStep#{n}")),
         }
     }
+
+    /// The windows an event must start in to count (`[start, end)`), or
+    /// `None` for the whole trace (every event counts).
+    pub fn windows(&self, t: &Trace) -> Result<Option<Vec<(i64, i64)>>, ScopeError> {
+        Ok(match self {
+            Scope::Whole => None,
+            _ => Some(
+                self.occurrences(t)?
+                    .iter()
+                    .map(|o| (o.start_ns, o.end_ns))
+                    .collect(),
+            ),
+        })
+    }
+}
+
+/// Does an event starting at `ts` count in these windows (see
+/// [`Scope::windows`])?
+pub fn starts_inside(windows: &Option<Vec<(i64, i64)>>, ts: i64) -> bool {
+    windows
+        .as_ref()
+        .is_none_or(|w| w.iter().any(|&(a, b)| ts >= a && ts < b))
 }
 
 /// Every host slice called `name`, less those nested in another of the

@@ -39,6 +39,8 @@ pub(crate) struct Fields {
     pub(crate) fwd_thread: Option<i64>,
     pub(crate) input_dims: StrId,
     pub(crate) input_types: StrId,
+    /// `args["Concrete Inputs"]` (scalar arguments: conv strides, …).
+    pub(crate) concrete_inputs: StrId,
 }
 
 impl Default for Fields {
@@ -52,6 +54,7 @@ impl Default for Fields {
             fwd_thread: None,
             input_dims: NO_STR,
             input_types: NO_STR,
+            concrete_inputs: NO_STR,
         }
     }
 }
@@ -68,6 +71,7 @@ pub(crate) struct Row {
     pub(crate) stream: i64,
     pub(crate) dims: StrId,
     pub(crate) types: StrId,
+    pub(crate) concrete: StrId,
     pub(crate) seq: i64,
     pub(crate) device: i64,
     pub(crate) fwd_thread: i64,
@@ -198,6 +202,8 @@ impl Builder {
             a.stream.extend(b.stream);
             a.input_dims.extend(b.input_dims.iter().map(|&x| map(x)));
             a.input_types.extend(b.input_types.iter().map(|&x| map(x)));
+            a.concrete_inputs
+                .extend(b.concrete_inputs.iter().map(|&x| map(x)));
             a.sequence_nr.extend(b.sequence_nr);
             a.device.extend(b.device);
             a.fwd_thread.extend(b.fwd_thread);
@@ -238,6 +244,7 @@ impl Builder {
                 cat: map(r.cat),
                 dims: map(r.dims),
                 types: map(r.types),
+                concrete: map(r.concrete),
                 args: shift(r.args),
                 order: r.order + order_base,
                 ..r
@@ -387,6 +394,7 @@ impl Builder {
         s.stream.reserve(slices);
         s.input_dims.reserve(slices);
         s.input_types.reserve(slices);
+        s.concrete_inputs.reserve(slices);
         s.sequence_nr.reserve(slices);
         s.device.reserve(slices);
         s.fwd_thread.reserve(slices);
@@ -423,6 +431,7 @@ impl Builder {
         s.stream.push(r.stream);
         s.input_dims.push(r.dims);
         s.input_types.push(r.types);
+        s.concrete_inputs.push(r.concrete);
         s.sequence_nr.push(r.seq);
         s.device.push(r.device);
         s.fwd_thread.push(r.fwd_thread);
@@ -477,6 +486,7 @@ impl Builder {
             stream: f.stream.unwrap_or(NONE_I64),
             dims: f.input_dims,
             types: f.input_types,
+            concrete: f.concrete_inputs,
             seq: f.seq.unwrap_or(NONE_I64),
             device: f.device.unwrap_or(NONE_I64),
             fwd_thread: f.fwd_thread.unwrap_or(NONE_I64),
@@ -822,6 +832,7 @@ fn sort_slices(t: &mut Trace) {
     apply(&mut s.args_range, &perm);
     apply(&mut s.source, &perm);
     apply(&mut s.input_types, &perm);
+    apply(&mut s.concrete_inputs, &perm);
     apply(&mut s.file_order, &perm);
     // Tracks are numbered in sort order, so each range starts where the
     // previous one ended (empty tracks get an empty range there).

@@ -69,6 +69,7 @@ struct RawEvent {
     fwd_thread: Option<i64>,
     input_dims: Option<(usize, usize)>,
     input_types: Option<(usize, usize)>,
+    concrete_inputs: Option<(usize, usize)>,
     arg_name: Option<StrSpan>,
     arg_labels: Option<StrSpan>,
     sort_index: Option<i64>,
@@ -537,6 +538,7 @@ enum ArgKey {
     SortIndex,
     InputDims,
     InputType,
+    ConcreteInputs,
     Name,
     Labels,
     Other,
@@ -558,6 +560,7 @@ fn arg_key(k: &[u8]) -> ArgKey {
         11 if is(k, b"correlation") => ArgKey::Correlation,
         13 if is(k, b"Fwd thread id") => ArgKey::FwdThread,
         15 if is(k, b"Sequence number") => ArgKey::SequenceNr,
+        15 if is(k, b"Concrete Inputs") => ArgKey::ConcreteInputs,
         _ => ArgKey::Other,
     }
 }
@@ -580,6 +583,11 @@ fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize
             ArgKey::InputType => {
                 let e = scan::skip_value(b, v, last)?;
                 ev.input_types = Some((v, e));
+                return Ok(e);
+            }
+            ArgKey::ConcreteInputs => {
+                let e = scan::skip_value(b, v, last)?;
+                ev.concrete_inputs = Some((v, e));
                 return Ok(e);
             }
             ArgKey::Name if b[v] == b'"' => {
@@ -623,6 +631,7 @@ fn fields_of(b: &mut Builder, ev: &RawEvent, buf: &[u8]) -> Fields {
         fwd_thread: ev.fwd_thread,
         input_dims: b.compact(span(ev.input_dims)),
         input_types: b.compact(span(ev.input_types)),
+        concrete_inputs: b.compact(span(ev.concrete_inputs)),
     }
 }
 

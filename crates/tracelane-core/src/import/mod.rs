@@ -9,8 +9,10 @@
 mod builder;
 pub mod chrome;
 pub mod neuron;
+pub mod neuron_device;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
+pub mod parquet;
 mod part;
 pub mod perfetto;
 pub mod scan;
@@ -659,6 +661,7 @@ impl Importer {
             );
             let mut b = self.parser.b;
             reader.finish(&mut b);
+            neuron_device::mark_device_lanes(&mut b);
             b.diag.bytes_read = self.json_bytes;
             b.diag.format = if gzip {
                 "Perfetto protobuf trace (gzip)".into()

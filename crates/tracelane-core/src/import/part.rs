@@ -236,6 +236,7 @@ struct RawSlices<'a> {
     device: &'a [u8],
     fwd_thread: &'a [u8],
     input_types: &'a [u8],
+    concrete_inputs: &'a [u8],
     args_range: &'a [u8],
     source: &'a [u8],
     file_order: &'a [u8],
@@ -287,6 +288,8 @@ impl RawColumns<'_> {
         s.device.extend(i64s(r.device));
         s.fwd_thread.extend(i64s(r.fwd_thread));
         s.input_types.extend(vals(r.input_types).map(|a| m.str(a)));
+        s.concrete_inputs
+            .extend(vals(r.concrete_inputs).map(|a| m.str(a)));
         s.args_range.extend(vals(r.args_range).map(|a| m.args(a)));
         s.source.extend(vals(r.source).map(unpair));
         s.file_order
@@ -345,6 +348,7 @@ fn write_row(w: &mut Writer, r: &Row) {
     }
     w.u32(r.dims.0);
     w.u32(r.types.0);
+    w.u32(r.concrete.0);
     for v in [r.seq, r.device, r.fwd_thread] {
         w.i64(v);
     }
@@ -364,6 +368,7 @@ fn read_row(r: &mut Reader) -> Option<Row> {
         stream: r.i64()?,
         dims: StrId(r.u32()?),
         types: StrId(r.u32()?),
+        concrete: StrId(r.u32()?),
         seq: r.i64()?,
         device: r.i64()?,
         fwd_thread: r.i64()?,
@@ -432,6 +437,7 @@ pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
     w.col(&s.device, i64::to_le_bytes);
     w.col(&s.fwd_thread, i64::to_le_bytes);
     w.col(&s.input_types, |x| x.0.to_le_bytes());
+    w.col(&s.concrete_inputs, |x| x.0.to_le_bytes());
     w.col(&s.args_range, pair);
     w.col(&s.source, pair);
     w.col(&s.file_order, u32::to_le_bytes);
@@ -595,6 +601,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
         device: r.raw_col(n, any8)?,
         fwd_thread: r.raw_col(n, any8)?,
         input_types: r.raw_col(n, string)?,
+        concrete_inputs: r.raw_col(n, string)?,
         args_range: r.raw_col(n, any12)?,
         source: r.raw_col(n, any12)?,
         file_order: r.raw_col(n, any4)?,
@@ -679,7 +686,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
         let mut rows = Vec::new();
         for _ in 0..r.len()? {
             let row = read_row(&mut r)?;
-            let strings_ok = [row.name, row.cat, row.dims, row.types]
+            let strings_ok = [row.name, row.cat, row.dims, row.types, row.concrete]
                 .into_iter()
                 .all(known);
             if !strings_ok || !in_arena(pair(row.args)) {

@@ -1,0 +1,390 @@
+//! The Neuron device profile, read twice — the Parquet profile directory and
+//! its Perfetto export — against the facts its generator computed from the
+//! rows (`neuron-provisional/device_profile.expected.json`).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use tracelane_core::analysis::engines::{engines, EngineReport};
+use tracelane_core::analysis::Scope;
+use tracelane_core::import::neuron_device::import_profile;
+use tracelane_core::Trace;
+
+fn profile_files() -> Vec<(String, Vec<u8>)> {
+    let dir = common::fixtures().join("neuron-provisional/device_profile");
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn parquet_trace() -> Trace {
+    import_profile(profile_files()).unwrap()
+}
+
+fn expected() -> Value {
+    common::expected("neuron-provisional/device_profile.expected.json")
+}
+
+fn i(v: &Value) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+fn close(a: f64, b: f64, what: &str) {
+    assert!(
+        (a - b).abs() <= 1e-6 * b.abs().max(1.0),
+        "{what}: {a} != {b}"
+    );
+}
+
+fn lane_slices(t: &Trace) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for (k, tr) in t.tracks.iter().enumerate() {
+        let n = tr.slices.len() as u64;
+        if n > 0 {
+            m.insert(t.track_label(k), n);
+        }
+    }
+    m
+}
+
+#[test]
+fn parquet_tables_are_all_read_and_listed() {
+    let t = parquet_trace();
+    let p = t.device_profile.as_ref().unwrap();
+    let exp = expected();
+    for (name, facts) in exp["parquet"]["tables"].as_object().unwrap() {
+        let table = p
+            .tables
+            .iter()
+            .find(|x| &x.name == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        assert_eq!(table.rows as i64, i(&facts["rows"]), "{name} rows");
+        assert_eq!(
+            table.columns.len() as i64,
+            i(&facts["columns"]),
+            "{name} columns"
+        );
+        assert!(table.known, "{name}");
+    }
+    assert_eq!(p.schema_version.as_deref(), Some("7.4.0"));
+    assert!(p.schema_known());
+    // Columns the reader does not use are listed, not dropped: they are in
+    // every instruction's args.
+    let ins = p.tables.iter().find(|x| x.name == "Instruction").unwrap();
+    assert!(ins.unused_columns.contains(&"operands".to_string()));
+    let s = p.instructions.slice[0] as usize;
+    let args: Value = serde_json::from_str(t.slice_args_json(s)).unwrap();
+    assert!(
+        args.get("operands").is_some() && args.get("bir_id").is_some(),
+        "{args}"
+    );
+    assert_eq!(p.execution_ns, Some((0, 38340)));
+    // Nothing skipped or repaired; the one note: no host op launched these
+    // (a device profile has no host side), counted.
+    let w = &t.diagnostics.warnings;
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w["device_without_op"].count, 256 + 672);
+}
+
+#[test]
+fn parquet_lanes_equal_the_perfetto_exports_lanes() {
+    let exp = expected();
+    let want: BTreeMap<String, u64> = exp["pftrace"]["track_slices"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+        .collect();
+    assert_eq!(lane_slices(&parquet_trace()), want);
+    let pf = common::load("neuron-provisional/device_profile_model_1.pftrace");
+    assert_eq!(lane_slices(&pf), want);
+    // Both make them device lanes of a NeuronCore.
+    for t in [parquet_trace(), pf] {
+        assert!(t
+            .tracks
+            .iter()
+            .filter(|tr| !tr.slices.is_empty())
+            .all(|tr| tr.kind == tracelane_core::model::TrackKind::DeviceStream));
+    }
+}
+
+#[test]
+fn semaphores_and_counters_are_kept() {
+    let t = parquet_trace();
+    let exp = expected();
+    let mut by_lane: BTreeMap<String, u64> = BTreeMap::new();
+    for k in 0..t.instants.ts_ns.len() {
+        *by_lane
+            .entry(t.track_label(t.instants.track[k].idx()))
+            .or_default() += 1;
+    }
+    for (name, n) in exp["pftrace"]["instant_tracks"].as_object().unwrap() {
+        assert_eq!(by_lane.get(name).copied(), n.as_u64(), "{name}");
+    }
+    let mut series: BTreeMap<&str, u64> = BTreeMap::new();
+    for &s in &t.counters.series {
+        *series.entry(t.str(s)).or_default() += 1;
+    }
+    for (name, n) in exp["pftrace"]["counter_tracks"].as_object().unwrap() {
+        assert_eq!(series.get(name.as_str()).copied(), n.as_u64(), "{name}");
+    }
+}
+
+fn check_engines(r: &EngineReport, exp: &Value, full: bool) {
+    for (engine, e) in exp["parquet"]["instruction"]["by_engine"]
+        .as_object()
+        .unwrap()
+    {
+        let row = r
+            .engines
+            .iter()
+            .find(|x| &x.engine == engine)
+            .unwrap_or_else(|| panic!("{engine}"));
+        assert_eq!(row.instructions as i64, i(&e["count"]), "{engine}");
+        assert_eq!(row.instruction_ns, i(&e["sum_duration_ns"]), "{engine}");
+        assert_eq!(row.busy_ns, i(&e["busy_ns"]), "{engine}");
+        assert_eq!(row.active_ns, i(&e["active_ns"]), "{engine}");
+        assert_eq!(row.semaphore_ns, i(&e["event_semaphore_ns"]), "{engine}");
+        if full {
+            assert_eq!(row.active_from, "ActiveTime");
+            close(
+                row.busy_pct,
+                e["active_pct_of_execution"].as_f64().unwrap(),
+                engine,
+            );
+            assert_eq!(row.evt_wait_ns, Some(i(&e["evt_wait_time_ns"])), "{engine}");
+            assert_eq!(
+                row.dma_wait_ns.unwrap_or(0),
+                i(&e["dma_wait_time_ns"]),
+                "{engine}"
+            );
+        }
+    }
+    for (track, e) in exp["parquet"]["instruction"]["by_timeline_track"]
+        .as_object()
+        .unwrap()
+    {
+        let rows = r
+            .engines
+            .iter()
+            .flat_map(|x| x.tracks.iter())
+            .find(|(n, _)| n == track)
+            .unwrap_or_else(|| panic!("{track}"))
+            .1;
+        assert_eq!(rows as i64, i(&e["perfetto_rows"]), "{track}");
+    }
+    for (key, e) in exp["parquet"]["instruction"]["by_engine_opcode"]
+        .as_object()
+        .unwrap()
+    {
+        let (engine, opcode) = key.split_once('/').unwrap();
+        let row = r.engines.iter().find(|x| x.engine == engine).unwrap();
+        let op = row
+            .opcodes
+            .iter()
+            .find(|o| o.opcode == opcode)
+            .unwrap_or_else(|| panic!("{key}"));
+        assert_eq!(op.count as i64, i(&e["count"]), "{key}");
+        assert_eq!(op.instruction_ns, i(&e["sum_duration_ns"]), "{key}");
+    }
+}
+
+#[test]
+fn engine_view_from_parquet_equals_the_generators_figures() {
+    let t = parquet_trace();
+    let r = engines(&t, &Scope::Whole).unwrap();
+    let exp = expected();
+    assert_eq!(r.source, "parquet");
+    assert_eq!(r.window_ns, (0, 38340));
+    check_engines(&r, &exp, true);
+    for (hlo, e) in exp["parquet"]["by_hlo_name"].as_object().unwrap() {
+        let row = r
+            .by_hlo
+            .iter()
+            .find(|x| &x.name == hlo)
+            .unwrap_or_else(|| panic!("{hlo}"));
+        assert_eq!(row.instructions as i64, i(&e["instructions"]), "{hlo}");
+        assert_eq!(row.instruction_ns, i(&e["sum_duration_ns"]), "{hlo}");
+        assert_eq!(row.busy_ns, i(&e["busy_ns"]), "{hlo}");
+        assert_eq!(row.raw_flops, i(&e["raw_flops"]), "{hlo}");
+        assert_eq!(row.adjusted_flops, i(&e["adjusted_flops"]), "{hlo}");
+        assert_eq!(row.transpose_flops, i(&e["flops_transpose"]), "{hlo}");
+        assert_eq!(row.hbm_read_bytes, i(&e["hbm_read_bytes"]), "{hlo}");
+        assert_eq!(row.hbm_write_bytes, i(&e["hbm_write_bytes"]), "{hlo}");
+    }
+    let dma = &exp["parquet"]["dma_packet"];
+    let all = r.dma_all.as_ref().unwrap();
+    assert_eq!(all.packets as i64, i(&dma["packets"]));
+    assert_eq!(all.bytes, Some(i(&dma["transfer_bytes"])));
+    assert_eq!(all.busy_ns, i(&dma["busy_ns"]));
+    close(
+        all.throughput_bytes_per_s.unwrap(),
+        dma["throughput_bytes_per_s"].as_f64().unwrap(),
+        "all DMA",
+    );
+    close(
+        all.pct_of_bandwidth.unwrap(),
+        dma["throughput_bytes_per_s"].as_f64().unwrap() * 100.0 / 4.375e11,
+        "all DMA % of bandwidth",
+    );
+    for (q, e) in dma["by_queue"].as_object().unwrap() {
+        let row = r
+            .dma_queues
+            .iter()
+            .find(|x| &x.name == q)
+            .unwrap_or_else(|| panic!("{q}"));
+        assert_eq!(row.packets as i64, i(&e["packets"]), "{q}");
+        assert_eq!(row.bytes, Some(i(&e["transfer_bytes"])), "{q}");
+        assert_eq!(row.busy_ns, i(&e["busy_ns"]), "{q}");
+        close(
+            row.throughput_bytes_per_s.unwrap(),
+            e["throughput_bytes_per_s"].as_f64().unwrap(),
+            q,
+        );
+    }
+    for (idx, e) in dma["by_engine_idx"].as_object().unwrap() {
+        let name = format!("DMA engine {idx}");
+        let row = r
+            .dma_engines
+            .iter()
+            .find(|x| x.name == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        assert_eq!(row.packets as i64, i(&e["packets"]), "{name}");
+        assert_eq!(row.busy_ns, i(&e["busy_ns"]), "{name}");
+        assert_eq!(row.bytes, Some(i(&e["transfer_bytes"])), "{name}");
+    }
+}
+
+#[test]
+fn engine_view_from_the_perfetto_export_equals_the_parquets() {
+    let t = common::load("neuron-provisional/device_profile_model_1.pftrace");
+    let r = engines(&t, &Scope::Whole).unwrap();
+    assert_eq!(r.source, "perfetto");
+    check_engines(&r, &expected(), false);
+    // The export's instruction args name the HLO op: same groups, same times.
+    let p = engines(&parquet_trace(), &Scope::Whole).unwrap();
+    let names = |r: &EngineReport| {
+        r.by_hlo
+            .iter()
+            .map(|g| (g.name.clone(), g.instructions, g.busy_ns))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&r), names(&p));
+    let all = r.dma_all.as_ref().unwrap();
+    assert_eq!(all.packets, p.dma_all.as_ref().unwrap().packets);
+    assert_eq!(all.busy_ns, p.dma_all.as_ref().unwrap().busy_ns);
+}
+
+#[test]
+fn a_directory_without_an_instruction_table_says_what_it_found() {
+    let files: Vec<_> = profile_files()
+        .into_iter()
+        .filter(|(n, _)| n != "Instruction.parquet")
+        .collect();
+    let err = import_profile(files).unwrap_err().to_string();
+    assert!(
+        err.contains("Instruction") && err.contains("DmaPacket"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_cut_off_table_is_skipped_and_counted() {
+    let mut files = profile_files();
+    for (n, b) in files.iter_mut() {
+        if n == "DmaPacket.parquet" {
+            b.truncate(b.len() / 2);
+        }
+    }
+    files.push(("notes.txt".into(), b"hello".to_vec()));
+    let t = import_profile(files).unwrap();
+    let w = &t.diagnostics.warnings["device_profile_file_skipped"];
+    assert_eq!(w.count, 2);
+    assert!(t.device_profile.as_ref().unwrap().dma.is_empty());
+}
+
+#[test]
+fn wall_clock_times_read_as_epoch_nanoseconds() {
+    use tracelane_core::import::neuron_device::wall_clock_ns;
+    assert_eq!(
+        wall_clock_ns("2025-08-13 20:05:07.555400+00:00"),
+        Some(1_755_115_507_555_400_000)
+    );
+    assert_eq!(wall_clock_ns("1970-01-01T00:00:01Z"), Some(1_000_000_000));
+    assert_eq!(wall_clock_ns("1970-01-01 01:00:00+01:00"), Some(0));
+    assert_eq!(wall_clock_ns("not a time"), None);
+}
+
+#[test]
+fn hlo_roofline_uses_the_profiles_own_roofs() {
+    use tracelane_core::analysis::roofline::{roofline, Bound, PeakOverride};
+    let t = parquet_trace();
+    let args = |s: usize| t.slice_args_json(s).to_string();
+    let r = roofline(&t, &Scope::Whole, PeakOverride::default(), &args).unwrap();
+    let exp = &expected()["parquet"];
+    let roof = &exp["roofline"];
+    assert_eq!(r.level, "hlo");
+    let peak = &r.peaks[0];
+    close(
+        peak.flops_per_s,
+        roof["tensor_peak_flops_per_s"].as_f64().unwrap(),
+        "peak",
+    );
+    close(
+        peak.bytes_per_s,
+        roof["hbm_ddr_bandwidth_bytes_per_s"].as_f64().unwrap(),
+        "hbm",
+    );
+    for (hlo, e) in exp["by_hlo_name"].as_object().unwrap() {
+        let point = r.points.iter().find(|p| &p.name == hlo);
+        match e["bound"].as_str() {
+            None => assert!(point.is_none(), "{hlo}"),
+            Some(bound) => {
+                let p = point.unwrap_or_else(|| panic!("{hlo}"));
+                close(
+                    p.intensity.unwrap(),
+                    e["arithmetic_intensity_flops_per_byte"].as_f64().unwrap(),
+                    hlo,
+                );
+                close(
+                    p.achieved_flops_per_s.unwrap(),
+                    e["achieved_flops_per_s"].as_f64().unwrap(),
+                    hlo,
+                );
+                let want = if bound == "compute" {
+                    Bound::Compute
+                } else {
+                    Bound::Memory
+                };
+                assert_eq!(p.bound, Some(want), "{hlo}");
+                let attainable = peak
+                    .flops_per_s
+                    .min(p.intensity.unwrap() * peak.bytes_per_s);
+                close(
+                    p.headroom.unwrap(),
+                    attainable / p.achieved_flops_per_s.unwrap(),
+                    hlo,
+                );
+            }
+        }
+    }
+    // HLO ops with time but no Tensor-engine FLOPs are listed, not placed.
+    assert!(r.unplaced.iter().any(|u| u.name == "multiply.1"));
+    // The Perfetto export has no FLOP counters: nothing placed, all listed.
+    let pf = common::load("neuron-provisional/device_profile_model_1.pftrace");
+    let args = |s: usize| pf.slice_args_json(s).to_string();
+    let r = roofline(&pf, &Scope::Whole, PeakOverride::default(), &args).unwrap();
+    assert!(r.points.is_empty() && r.no_roofs.is_some());
+    assert!(r.unplaced.iter().any(|u| u.name == "dot.12"));
+}
