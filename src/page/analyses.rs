@@ -111,40 +111,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             },
         );
     });
-    let regions = summary.regions.clone();
-    let scope_options = move || {
-        let range = ui
-            .ranges
-            .with(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r));
-        let mut opts = vec![view! { <option value="whole">"whole trace"</option> }.into_any()];
-        for (name, n) in regions.iter() {
-            let v = format!("name:{name}");
-            opts.push(view! { <option value=v>{format!("{name} ({n}×)")}</option> }.into_any());
-        }
-        if let Some((a, b)) = range {
-            opts.push(
-                view! { <option value="range">{format!("timeline selection ({})", table::fmt_ns((b - a) as f64))}</option> }
-                    .into_any(),
-            );
-        }
-        opts
-    };
-    let set_scope = move |v: String| {
-        let next = if let Some(name) = v.strip_prefix("name:") {
-            Scope::named(name)
-        } else if v == "range" {
-            match ui
-                .ranges
-                .with_untracked(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r))
-            {
-                Some((start_ns, end_ns)) => Scope::Range { start_ns, end_ns },
-                None => Scope::Whole,
-            }
-        } else {
-            Scope::Whole
-        };
-        scope.set(next);
-    };
+    let picker = crate::page::device::scope_picker(ui, &summary, scope, "analyses-scope");
     let jump = move |slice: u32, start_ns: i64, end_ns: i64| {
         ui.focus.set(Some(Focus {
             trace: id,
@@ -161,11 +128,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             data-answered-exact=move || answered_exact.get().to_string()
             data-counter-lanes=move || ui.lanes.with(|l| l.iter().any(|(t, _)| *t == id)).to_string()>
             <div class="analyses-controls">
-                <label>"Scope "
-                    <select id="analyses-scope" on:change=move |ev| set_scope(event_target_value(&ev))>
-                        {scope_options}
-                    </select>
-                </label>
+                {picker}
                 <label title="Show the detailed tables under Holistic Trace Analysis 0.5's definitions (its rounding, its last-step drop, its kernel and launch predicates)">
                     <input type="checkbox" id="hta-mode" on:change=move |ev| hta_detail.set(event_target_checked(&ev))/>
                     " HTA 0.5 rules in the tables"

@@ -78,14 +78,31 @@ fn App() -> impl IntoView {
     }
 
     let picker: NodeRef<leptos::html::Input> = NodeRef::new();
-    let on_drop = move |ev: web_sys::DragEvent| {
-        ev.prevent_default();
-        ui.dragging.set(false);
-        let files = imports::files_from(ev.data_transfer().and_then(|d| d.files()));
+    let folder_picker: NodeRef<leptos::html::Input> = NodeRef::new();
+    // `webkitdirectory` (a folder picker) is not in leptos's attribute set.
+    folder_picker.on_load(|input| {
+        let _ = input.set_attribute("webkitdirectory", "");
+    });
+    let open_sources = move |files: Vec<Source>| {
         if !files.is_empty() {
             ui.demo.set(false);
             imports::enqueue_batch(ui, files);
         }
+    };
+    let on_drop = move |ev: web_sys::DragEvent| {
+        ev.prevent_default();
+        ui.dragging.set(false);
+        let Some(dt) = ev.data_transfer() else { return };
+        // A dropped folder (a Neuron profile directory) is walked, then
+        // opened like the files in it.
+        if let Some(entries) = imports::dropped_entries(&dt) {
+            leptos::task::spawn_local(async move {
+                let files = imports::walk_entries(entries).await;
+                open_sources(imports::group_files(files));
+            });
+            return;
+        }
+        open_sources(imports::files_from(dt.files()));
     };
     view! {
         <div
@@ -106,15 +123,24 @@ fn App() -> impl IntoView {
                     id="file-input"
                     type="file"
                     multiple
-                    accept=".json,.gz,.pftrace,.perfetto-trace,.pb,application/json,application/gzip"
+                    accept=".json,.gz,.pftrace,.perfetto-trace,.pb,.parquet,.zip,.tar,application/json,application/gzip,application/zip"
                     node_ref=picker
                     on:change=move |_| {
-                        let files = imports::files_from(picker.get().and_then(|i| i.files()));
-                        if !files.is_empty() {
-                            ui.demo.set(false);
-                            imports::enqueue_batch(ui, files);
-                        }
+                        open_sources(imports::files_from(picker.get().and_then(|i| i.files())));
                         if let Some(i) = picker.get() {
+                            i.set_value("");
+                        }
+                    }
+                />
+                <label class="button" for="folder-input"
+                    title="A Neuron Explorer device profile: the folder of Parquet tables neuron-explorer view writes">"Open profile folder…"</label>
+                <input
+                    id="folder-input"
+                    type="file"
+                    node_ref=folder_picker
+                    on:change=move |_| {
+                        open_sources(imports::files_from(folder_picker.get().and_then(|i| i.files())));
+                        if let Some(i) = folder_picker.get() {
                             i.set_value("");
                         }
                     }
@@ -254,9 +280,10 @@ fn TraceView(summary: Summary) -> impl IntoView {
     };
     let span = table::fmt_ns(s.span_ns as f64);
     let diag = s.diagnostics.clone();
-    // 0 op table, 1 timeline, 2 analyses.
-    let shown = RwSignal::new(0u8);
-    let (s2, s3) = (s.clone(), s.clone());
+    // 0 op table, 1 timeline, 2 analyses, 3 engines, 4 roofline.
+    let shown = RwSignal::new(if s.engines { 3u8 } else { 0 });
+    let (s2, s3, s4, s5) = (s.clone(), s.clone(), s.clone(), s.clone());
+    let engines = s.engines;
     view! {
         <section class="trace">
             <div class="facts" id="trace-facts"
@@ -278,10 +305,18 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 <button role="tab" id="show-timeline" class:active=move || shown.get() == 1 on:click=move |_| shown.set(1)>"Timeline"</button>
                 <button role="tab" id="show-analyses" class:active=move || shown.get() == 2 on:click=move |_| shown.set(2)
                     title="Where device time goes: idle gaps, launch delays, kernel types, queues — with HTA's numbers beside">"Analyses"</button>
+                {engines.then(|| view! {
+                    <button role="tab" id="show-engines" class:active=move || shown.get() == 3 on:click=move |_| shown.set(3)
+                        title="Inside the NeuronCore: engines, DMA queues, HLO ops">"Engines"</button>
+                })}
+                <button role="tab" id="show-roofline" class:active=move || shown.get() == 4 on:click=move |_| shown.set(4)
+                    title="Each op against the device's compute and memory roofs: compute- or memory-bound, and how far from the roof">"Roofline"</button>
             </div>
             {move || match shown.get() {
                 1 => view! { <crate::page::timeline::TimelineView summary=s2.clone()/> }.into_any(),
                 2 => view! { <crate::page::analyses::AnalysesView summary=s3.clone() show_timeline=shown/> }.into_any(),
+                3 => view! { <crate::page::device::EnginesView summary=s4.clone() show_timeline=shown/> }.into_any(),
+                4 => view! { <crate::page::device::RooflineView summary=s5.clone() show_timeline=shown/> }.into_any(),
                 _ => view! { <OpTable summary=s.clone()/> }.into_any(),
             }}
             <Diagnostics diag=diag/>

@@ -21,18 +21,70 @@ use crate::transfer::Transfer;
 /// Where a trace comes from.
 pub(crate) enum Source {
     File(File),
-    Bytes { name: String, bytes: Vec<u8> },
+    Bytes {
+        name: String,
+        bytes: Vec<u8>,
+    },
     Url(String),
+    /// Several files that make one trace (a Neuron device profile's
+    /// Parquet tables, a dropped folder): sent as one tar, built from the
+    /// files' `Blob`s without reading them here.
+    Bundle {
+        name: String,
+        blob: web_sys::Blob,
+    },
 }
 
 impl Source {
     fn name(&self) -> String {
         match self {
             Source::File(f) => f.name(),
-            Source::Bytes { name, .. } => name.clone(),
+            Source::Bytes { name, .. } | Source::Bundle { name, .. } => name.clone(),
             Source::Url(u) => u.rsplit('/').next().unwrap_or(u).to_string(),
         }
     }
+}
+
+/// Files that belong together as one trace: a profile directory's tables.
+fn is_table(name: &str) -> bool {
+    name.to_ascii_lowercase().ends_with(".parquet")
+}
+
+/// One tar of `files` (path, file) as a `Blob`: each file's header (the
+/// core's [`tar_header`](tracelane_core::import::archive::tar_header)),
+/// the file itself (a handle, not copied), its padding; then the end.
+fn bundle(name: String, files: &[(String, File)]) -> Option<Source> {
+    use tracelane_core::import::archive::{tar_header, tar_padding, TAR_END};
+    let parts = js_sys::Array::new();
+    for (path, file) in files {
+        let size = file.size() as u64;
+        parts.push(&js_sys::Uint8Array::from(&tar_header(path, size)[..]));
+        parts.push(file);
+        parts.push(&js_sys::Uint8Array::new_with_length(
+            tar_padding(size) as u32
+        ));
+    }
+    parts.push(&js_sys::Uint8Array::from(&TAR_END[..]));
+    let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).ok()?;
+    Some(Source::Bundle { name, blob })
+}
+
+/// The sources for files opened together: every Parquet table among them
+/// is one device profile (named by its folder), the others one trace each.
+pub(crate) fn group_files(files: Vec<(String, File)>) -> Vec<Source> {
+    let (tables, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(p, _)| is_table(p));
+    let mut out: Vec<Source> = others.into_iter().map(|(_, f)| Source::File(f)).collect();
+    if !tables.is_empty() {
+        let folder = tables[0]
+            .0
+            .rsplit_once('/')
+            .map(|(dir, _)| dir.rsplit('/').next().unwrap_or(dir).to_string())
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| "device profile".to_string());
+        let name = format!("{folder} ({} tables)", tables.len());
+        out.extend(bundle(name, &tables));
+    }
+    out
 }
 
 thread_local! {
@@ -445,6 +497,7 @@ fn is_current(id: u32) -> bool {
 async fn blob_of(src: Source) -> Result<web_sys::Blob, String> {
     match src {
         Source::File(file) => Ok(file.into()),
+        Source::Bundle { blob, .. } => Ok(blob),
         Source::Bytes { bytes, .. } => {
             let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
             web_sys::Blob::new_with_u8_array_sequence(&parts)
@@ -629,8 +682,66 @@ pub(crate) fn cancel(ui: Ui) {
 
 pub(crate) fn files_from(list: Option<web_sys::FileList>) -> Vec<Source> {
     let Some(list) = list else { return Vec::new() };
-    (0..list.length())
+    let files = (0..list.length())
         .filter_map(|k| list.get(k))
-        .map(Source::File)
-        .collect()
+        .map(|f| {
+            // A folder picked with `webkitdirectory` names each file's path.
+            let path = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|p| p.as_string())
+                .unwrap_or_default();
+            (if path.is_empty() { f.name() } else { path }, f)
+        })
+        .collect();
+    group_files(files)
+}
+
+/// The files under dropped folders (with their paths), and the dropped
+/// files beside them; `None` when no folder was dropped (then the plain
+/// file list is used). The entries must be taken while the drop event is
+/// being handled; reading them is asynchronous.
+pub(crate) fn dropped_entries(dt: &web_sys::DataTransfer) -> Option<Vec<web_sys::FileSystemEntry>> {
+    let items = dt.items();
+    let entries: Vec<web_sys::FileSystemEntry> = (0..items.length())
+        .filter_map(|k| items.get(k))
+        .filter_map(|item| item.webkit_get_as_entry().ok().flatten())
+        .collect();
+    entries.iter().any(|e| e.is_directory()).then_some(entries)
+}
+
+/// Every file under `entries` (folders walked), with its path.
+pub(crate) async fn walk_entries(entries: Vec<web_sys::FileSystemEntry>) -> Vec<(String, File)> {
+    let mut out = Vec::new();
+    let mut stack = entries;
+    while let Some(entry) = stack.pop() {
+        let path = entry.full_path().trim_start_matches('/').to_string();
+        if entry.is_directory() {
+            let dir: web_sys::FileSystemDirectoryEntry = entry.unchecked_into();
+            let reader = dir.create_reader();
+            // A reader hands out entries in batches until an empty one.
+            loop {
+                let batch = JsFuture::from(js_sys::Promise::new(&mut |ok, err| {
+                    let _ = reader.read_entries_with_callback_and_callback(&ok, &err);
+                }))
+                .await;
+                let Ok(batch) = batch else { break };
+                let batch: js_sys::Array = batch.unchecked_into();
+                if batch.length() == 0 {
+                    break;
+                }
+                stack.extend(batch.iter().map(|e| e.unchecked_into()));
+            }
+        } else if entry.is_file() {
+            let file_entry: web_sys::FileSystemFileEntry = entry.unchecked_into();
+            let file = JsFuture::from(js_sys::Promise::new(&mut |ok, err| {
+                file_entry.file_with_callback_and_callback(&ok, &err);
+            }))
+            .await;
+            if let Ok(f) = file {
+                out.push((path, f.unchecked_into()));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
 }

@@ -16,6 +16,7 @@ pub mod analyses;
 pub mod app;
 pub mod client;
 pub mod compare;
+pub mod device;
 pub mod dom;
 pub mod imports;
 pub mod op_table;

@@ -17,8 +17,10 @@ use crate::shared::timeline_view::{
 };
 use serde::{Deserialize, Serialize};
 use tracelane_core::analysis::compare::Comparison;
+use tracelane_core::analysis::engines::EngineReport;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
+use tracelane_core::analysis::roofline::RooflineReport;
 use tracelane_core::analysis::Scope;
 use tracelane_core::analysis::WhySlow;
 use tracelane_core::Trace;
@@ -102,6 +104,16 @@ pub enum Ask {
     /// Adds the analyses' counters (queue length, copy bandwidth) to the
     /// trace's timeline as lanes, once → [`Answer::Lanes`].
     CounterLanes { id: u32 },
+    /// A device profile's engines and DMA queues → [`Answer::Engines`].
+    Engines { id: u32, scope: Scope },
+    /// Every op (or HLO op) on the roofline, with the roofs overridden
+    /// where given → [`Answer::Roofline`].
+    Roofline {
+        id: u32,
+        scope: Scope,
+        peak_tflops: Option<f64>,
+        peak_gbps: Option<f64>,
+    },
 }
 
 /// The worker's answer to an [`Ask`].
@@ -135,6 +147,12 @@ pub enum Answer {
     /// they were already).
     Lanes {
         lanes: Option<Vec<LaneView>>,
+    },
+    Engines {
+        report: Box<EngineReport>,
+    },
+    Roofline {
+        report: Box<RooflineReport>,
     },
 }
 
@@ -255,6 +273,8 @@ pub struct Summary {
     pub lanes: Vec<LaneView>,
     pub timeline_start_ns: i64,
     pub timeline_end_ns: i64,
+    /// The trace holds a device profile's engine lanes (the Engines view).
+    pub engines: bool,
 }
 
 /// Timings and memory of one import in the worker.
@@ -346,6 +366,7 @@ pub fn summarize(
         lanes: timeline.lanes.clone(),
         timeline_start_ns: timeline.start_ns,
         timeline_end_ns: timeline.end_ns,
+        engines: tracelane_core::analysis::engines::has_engines(trace),
         rows_by_name: by_name.rows,
         rows_by_shape: None,
         diagnostics: DiagnosticsView {
@@ -455,7 +476,24 @@ mod tests {
                 mode: Mode::Hta,
             },
             Ask::CounterLanes { id: 3 },
+            Ask::Engines {
+                id: 3,
+                scope: Scope::Whole,
+            },
+            Ask::Roofline {
+                id: 3,
+                scope: Scope::Whole,
+                peak_tflops: Some(312.0),
+                peak_gbps: None,
+            },
         ];
+        let device = import_bytes(
+            include_bytes!(
+                "../../tests/fixtures/neuron-provisional/device_profile_model_1.pftrace"
+            ),
+            ImportOptions::default(),
+        )
+        .unwrap();
         let answers = vec![
             Answer::Details {
                 details: op_details(&t, &row),
@@ -487,6 +525,22 @@ mod tests {
             },
             Answer::Lanes {
                 lanes: Some(timeline.lanes.clone()),
+            },
+            Answer::Engines {
+                report: Box::new(
+                    tracelane_core::analysis::engines::engines(&device, &Scope::Whole).unwrap(),
+                ),
+            },
+            Answer::Roofline {
+                report: Box::new(
+                    tracelane_core::analysis::roofline::roofline(
+                        &t,
+                        &Scope::Whole,
+                        Default::default(),
+                        &|s| t.slice_args_json(s).to_string(),
+                    )
+                    .unwrap(),
+                ),
             },
         ];
         let mut to = vec![
@@ -584,6 +638,8 @@ mod tests {
                 Ask::RangeTable { .. } => "ask range_table",
                 Ask::WhySlow { .. } => "ask why_slow",
                 Ask::CounterLanes { .. } => "ask counter_lanes",
+                Ask::Engines { .. } => "ask engines",
+                Ask::Roofline { .. } => "ask roofline",
             },
         }
     }
@@ -607,6 +663,8 @@ mod tests {
                 Answer::RangeTable { .. } => "answer range_table",
                 Answer::WhySlow { .. } => "answer why_slow",
                 Answer::Lanes { .. } => "answer lanes",
+                Answer::Engines { .. } => "answer engines",
+                Answer::Roofline { .. } => "answer roofline",
             },
         }
     }
@@ -620,7 +678,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 15 + 16);
+        assert_eq!(n, 17 + 18);
         for m in &to {
             round_trip(m);
         }

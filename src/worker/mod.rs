@@ -165,7 +165,20 @@ impl Kept {
     /// (copies' bytes, syncs' events) come from the file in a few large
     /// pieces up front, anything else one event at a time.
     fn with_analysis_args<R>(&self, f: impl FnOnce(&dyn Fn(usize) -> String) -> R) -> R {
-        let read = self.args_of_many(tracelane_core::analysis::args_read_by_why_slow(&self.trace));
+        self.with_args_of(
+            tracelane_core::analysis::args_read_by_why_slow(&self.trace),
+            f,
+        )
+    }
+
+    /// Runs `f` with an args reader that has `slices`' args read in advance
+    /// (in runs, where they are in the file), others read one by one.
+    fn with_args_of<R>(
+        &self,
+        slices: Vec<usize>,
+        f: impl FnOnce(&dyn Fn(usize) -> String) -> R,
+    ) -> R {
+        let read = self.args_of_many(slices);
         f(&|s: usize| {
             read.get(&s)
                 .cloned()
@@ -845,6 +858,33 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
             paths.retain(|p| p.0 != mode);
             paths.push((mode, marks));
             Answer::WhySlow {
+                report: Box::new(report),
+            }
+        }
+        Ask::Engines { id, scope } => Answer::Engines {
+            report: Box::new(
+                tracelane_core::analysis::engines::engines(&model(id)?.trace, &scope)
+                    .map_err(|e| e.to_string())?,
+            ),
+        },
+        Ask::Roofline {
+            id,
+            scope,
+            peak_tflops,
+            peak_gbps,
+        } => {
+            let k = model(id)?;
+            let over = tracelane_core::analysis::roofline::PeakOverride {
+                flops_per_s: peak_tflops.map(|x| x * 1e12),
+                bytes_per_s: peak_gbps.map(|x| x * 1e9),
+            };
+            let kernels = tracelane_core::analysis::roofline::args_read_by_roofline(&k.trace);
+            let report = k
+                .with_args_of(kernels, |args| {
+                    tracelane_core::analysis::roofline::roofline(&k.trace, &scope, over, args)
+                })
+                .map_err(|e| e.to_string())?;
+            Answer::Roofline {
                 report: Box::new(report),
             }
         }

@@ -388,3 +388,112 @@ fn hlo_roofline_uses_the_profiles_own_roofs() {
     assert!(r.points.is_empty() && r.no_roofs.is_some());
     assert!(r.unplaced.iter().any(|u| u.name == "dot.12"));
 }
+
+fn tar_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    use tracelane_core::import::archive::{tar_header, tar_padding, TAR_END};
+    let mut out = Vec::new();
+    for (name, data) in files {
+        out.extend_from_slice(&tar_header(
+            &format!("device_profile/{name}"),
+            data.len() as u64,
+        ));
+        out.extend_from_slice(data);
+        out.extend(std::iter::repeat_n(0u8, tar_padding(data.len() as u64)));
+    }
+    out.extend_from_slice(&TAR_END);
+    out
+}
+
+fn zip_of(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    w.add_directory("device_profile/", opts).unwrap();
+    for (name, data) in files {
+        w.start_file(format!("device_profile/{name}"), opts)
+            .unwrap();
+        w.write_all(data).unwrap();
+    }
+    w.start_file("__MACOSX/device_profile/._Instruction.parquet", opts)
+        .unwrap();
+    w.write_all(b"resource fork").unwrap();
+    w.finish().unwrap().into_inner()
+}
+
+/// The same model from the directory, a .zip, a .tar and a .tar.gz of it
+/// (what the page sends for a dropped folder is such a tar).
+#[test]
+fn a_zip_or_tar_of_the_directory_opens_as_the_same_profile() {
+    use tracelane_core::{import_bytes, ImportOptions};
+    let files = profile_files();
+    let want = lane_slices(&parquet_trace());
+    let tar = tar_of(&files);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &tar).unwrap();
+    for (what, bytes) in [
+        ("zip", zip_of(&files)),
+        ("tar", tar.clone()),
+        ("tar.gz", gz.finish().unwrap()),
+    ] {
+        let t = import_bytes(&bytes, ImportOptions::default())
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(lane_slices(&t), want, "{what}");
+        assert_eq!(
+            t.device_profile.as_ref().unwrap().tables.len(),
+            11,
+            "{what}"
+        );
+        let r = engines(&t, &Scope::Whole).unwrap();
+        assert_eq!(r.engines.len(), 5, "{what}");
+    }
+}
+
+#[test]
+fn a_lone_instruction_table_opens_from_its_bytes() {
+    use tracelane_core::{import_bytes, ImportOptions};
+    let (_, bytes) = profile_files()
+        .into_iter()
+        .find(|(n, _)| n == "Instruction.parquet")
+        .unwrap();
+    let t = import_bytes(&bytes, ImportOptions::default()).unwrap();
+    let r = engines(&t, &Scope::Whole).unwrap();
+    // No ActiveTime table: active time from the instructions, the same.
+    let tensor = r.engines.iter().find(|e| e.engine == "Tensor").unwrap();
+    assert_eq!(
+        (tensor.active_ns, tensor.active_from.as_str()),
+        (19285, "instructions")
+    );
+    assert_eq!(r.window_from, "instructions' span");
+}
+
+#[test]
+fn archives_that_are_not_one_trace_say_what_they_hold() {
+    use tracelane_core::{import_bytes, ImportOptions};
+    let two = tar_of(&[
+        ("a.json".into(), b"{}".to_vec()),
+        ("b.json".into(), b"{}".to_vec()),
+    ]);
+    let err = import_bytes(&two, ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("2 files") && err.contains("a.json"), "{err}");
+    let empty = tar_of(&[]);
+    let err = import_bytes(&empty, ImportOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a trace"), "{err}");
+    // One trace in a zip is that trace.
+    let json = br#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2}]}"#;
+    let one = zip_of(&[("t.json".into(), json.to_vec())]);
+    let t = import_bytes(&one, ImportOptions::default()).unwrap();
+    assert_eq!(t.slices.len(), 1);
+    // A zip bomb stops at the limit.
+    let big = zip_of(&[("Instruction.parquet".into(), vec![0u8; 4 << 20])]);
+    let opts = ImportOptions {
+        max_json_bytes: 1 << 20,
+        ..ImportOptions::default()
+    };
+    let err = import_bytes(&big, opts).unwrap_err().to_string();
+    assert!(err.contains("limit"), "{err}");
+}

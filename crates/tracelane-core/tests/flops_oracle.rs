@@ -128,3 +128,35 @@ fn overriding_the_peaks_gives_roofs_bounds_and_headroom() {
     let h = mm.headroom.unwrap();
     assert!((h - attainable / mm.achieved_flops_per_s.unwrap()).abs() < 1e-9);
 }
+
+/// Some exporters write the count into the op's args: it is kept with the
+/// op (even where op args are otherwise read back from the file) and
+/// preferred to the formula.
+#[test]
+fn a_flops_arg_is_kept_and_preferred() {
+    use tracelane_core::{import_bytes, ImportOptions};
+    let json = br#"{"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2,
+       "args":{"Input Dims":[[4,8],[8,2]],"Input type":["float","float"],"flops":1000}},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":2,
+       "args":{"Input Dims":[[4,8],[8,2]],"Input type":["float","float"],"flops":"1000"}},
+      {"ph":"X","cat":"cpu_op","name":"my::op","pid":1,"tid":1,"ts":9,"dur":2,
+       "args":{"flops":77}}]}"#;
+    for args_in_source in [false, true] {
+        let opts = ImportOptions {
+            args_in_source,
+            ..ImportOptions::default()
+        };
+        let t = import_bytes(json, opts).unwrap();
+        let args = |s: usize| t.slice_args_json(s).to_string();
+        let r = roofline(&t, &Scope::Whole, PeakOverride::default(), &args).unwrap();
+        let mm = r.points.iter().find(|p| p.name == "aten::mm").unwrap();
+        assert_eq!(
+            (mm.flops as u64, mm.flops_source),
+            (2000, FlopsSource::Trace)
+        );
+        let mine = r.points.iter().find(|p| p.name == "my::op").unwrap();
+        assert_eq!(mine.flops as u64, 77);
+        assert_eq!(mine.bytes, None, "no shapes: no byte estimate");
+    }
+}

@@ -90,6 +90,8 @@ pub struct GroupRow {
     pub hbm_write_bytes: i64,
     /// The group's slices (up to 64), for "show on the timeline".
     pub slices: Vec<u32>,
+    /// The first of them, `[start, end)`.
+    pub first_ns: Option<(i64, i64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -505,7 +507,14 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
                 let mut v: Vec<Interval> = list.iter().map(|i| i.span).collect();
                 let sum =
                     |f: &dyn Fn(&Instr) -> Option<i64>| list.iter().filter_map(|i| f(i)).sum();
+                let slices: Vec<u32> = list
+                    .iter()
+                    .filter(|i| i.slice != NO_SLICE)
+                    .take(64)
+                    .map(|i| i.slice)
+                    .collect();
                 GroupRow {
+                    first_ns: super::roofline::first_span(t, &slices),
                     name,
                     instructions: list.len() as u64,
                     instruction_ns: list.iter().map(|i| i.span.1 - i.span.0).sum(),
@@ -515,12 +524,7 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
                     transpose_flops: sum(&|i| i.transpose_flops),
                     hbm_read_bytes: sum(&|i| i.hbm_read),
                     hbm_write_bytes: sum(&|i| i.hbm_write),
-                    slices: list
-                        .iter()
-                        .filter(|i| i.slice != NO_SLICE)
-                        .take(64)
-                        .map(|i| i.slice)
-                        .collect(),
+                    slices,
                 }
             })
             .collect();

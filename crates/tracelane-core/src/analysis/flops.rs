@@ -71,10 +71,13 @@ impl<'a> OpInputs<'a> {
     fn dims(&self, k: usize) -> Option<&[i64]> {
         self.dims.get(k).map(Vec::as_slice)
     }
-    /// Is input `k` a tensor (a dtype, not `Scalar`, a list or nothing)?
+    /// Is input `k` a tensor? Its `Input type` is then a dtype name
+    /// (`float`, `long int`, `c10::BFloat16`); anything else is an IValue
+    /// kind, capitalised (`Scalar`, `ScalarList`, `TensorList`, and in
+    /// older traces `Int`, `Double`, `Bool`, `GenericList`), or empty.
     fn is_tensor(&self, k: usize) -> bool {
         self.types.get(k).is_some_and(|t| {
-            !t.is_empty() && !t.starts_with("Scalar") && *t != "TensorList" && *t != "GenericList"
+            t.starts_with("c10::") || t.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         })
     }
     fn int_list(&self, k: usize) -> Option<Vec<i64>> {
@@ -346,6 +349,16 @@ mod tests {
             min_bytes("aten::mul", &x).unwrap(),
             (4096 + 2 * 64 * 4096) * 4
         );
+    }
+
+    #[test]
+    fn older_traces_scalar_kinds_are_not_tensors() {
+        // PyTorch 1.8-era `Input type`: the alpha of add is an `Int`.
+        let x = op("[[32,256],[32,256],[]]", r#"["float","float","Int"]"#, "");
+        assert_eq!(flops("aten::add", &x).unwrap().0, 32 * 256);
+        assert_eq!(min_bytes("aten::add", &x).unwrap(), 3 * 32 * 256 * 4);
+        let x = op("[[],[32,256]]", r#"["Double","float"]"#, "");
+        assert_eq!(flops("aten::mul", &x), None);
     }
 
     #[test]

@@ -62,6 +62,10 @@ pub const KNOWN_DEVICES: &[(&str, &str, f64, f64, &str)] = &[
     ("H200", "fp32", 67.0, 4800.0, "NVIDIA H200 datasheet: SXM FP32 67 TFLOPS, 4.8 TB/s"),
     ("B200", "bf16", 2250.0, 8000.0, "NVIDIA HGX B200 datasheet: FP16/BF16 36 PFLOPS with sparsity per 8 GPUs (2.25 PFLOPS dense each), 8 TB/s"),
     ("B200", "fp32", 75.0, 8000.0, "NVIDIA HGX B200 datasheet: FP32 600 TFLOPS per 8 GPUs (75 each), 8 TB/s"),
+    ("V100-PCIE", "bf16", 112.0, 900.0, "NVIDIA V100 datasheet: PCIe tensor (FP16) 112 TFLOPS, HBM2 900 GB/s (no BF16: the 16-bit rate)"),
+    ("V100-PCIE", "fp32", 14.0, 900.0, "NVIDIA V100 datasheet: PCIe FP32 14 TFLOPS, HBM2 900 GB/s"),
+    ("V100", "bf16", 125.0, 900.0, "NVIDIA V100 datasheet: SXM2 tensor (FP16) 125 TFLOPS, HBM2 900 GB/s (no BF16: the 16-bit rate)"),
+    ("V100", "fp32", 15.7, 900.0, "NVIDIA V100 datasheet: SXM2 FP32 15.7 TFLOPS, HBM2 900 GB/s"),
     ("MI300X", "bf16", 1307.4, 5300.0, "AMD Instinct MI300X datasheet: BF16 1,307.4 TFLOPS dense, 5.3 TB/s"),
     ("MI300X", "fp32", 163.4, 5300.0, "AMD Instinct MI300X datasheet: FP32 matrix 163.4 TFLOPS, 5.3 TB/s"),
     ("MI250X", "bf16", 383.0, 3276.8, "AMD Instinct MI250X datasheet: BF16 383 TFLOPS, 3.2768 TB/s"),
@@ -130,6 +134,15 @@ pub struct Point {
     pub headroom: Option<f64>,
     /// Up to 64 of its slices (click → timeline).
     pub slices: Vec<u32>,
+    /// The first of them, `[start, end)` (where the timeline opens).
+    pub first_ns: Option<(i64, i64)>,
+}
+
+/// The first slice's `[start, end)` of a list.
+pub(crate) fn first_span(t: &Trace, slices: &[u32]) -> Option<(i64, i64)> {
+    let &s = slices.first()?;
+    let s = s as usize;
+    Some((t.slices.start_ns[s], t.slices.end_ns(s)))
 }
 
 /// An op the roofline cannot place: no formula and no `flops` arg.
@@ -185,6 +198,15 @@ pub struct KernelEfficiency {
     pub blocks_per_sm: Option<Stat>,
     pub warps_per_sm: Option<Stat>,
     pub occupancy_pct: Option<Stat>,
+}
+
+/// The slices whose args text [`roofline`] reads (kernels: their launch
+/// shapes), for a caller that keeps args in the file to read them in one
+/// pass.
+pub fn args_read_by_roofline(t: &Trace) -> Vec<usize> {
+    (0..t.slices.len())
+        .filter(|&i| t.slices.category[i] == Category::Kernel && !t.on_host(i))
+        .collect()
 }
 
 /// Per kernel name: launch shapes and occupancy, longest total time first.
@@ -381,18 +403,22 @@ pub fn roofline(
             t.str(s.input_types[i]),
             t.str(s.concrete_inputs[i]),
         );
-        let from_arg = if t.args_in_source || s.args_range[i].1 > 0 {
-            arg_flops(&args(i))
-        } else {
-            None
-        };
+        // An op with a `flops` arg keeps its args in the model (import).
+        let from_arg = (s.args_range[i].1 > 0)
+            .then(|| arg_flops(t.slice_args_json(i)))
+            .flatten();
         let Some((f, source)) = from_arg
             .map(|f| (f, FlopsSource::Trace))
             .or_else(|| flops::flops(name, &x))
         else {
             continue;
         };
-        let key = (name.to_string(), pytorch_shapes_key(t.str(s.input_dims[i])));
+        // The op table's key: no `Input Dims` groups as `[]`.
+        let shapes = match s.input_dims[i] {
+            crate::model::NO_STR => "[]".to_string(),
+            d => pytorch_shapes_key(t.str(d)),
+        };
+        let key = (name.to_string(), shapes);
         let a = acc.entry(key).or_insert(Acc {
             flops: 0,
             source,
@@ -460,6 +486,7 @@ pub fn roofline(
                     bound: None,
                     headroom: None,
                     slices: a.slices.clone(),
+                    first_ns: first_span(t, &a.slices),
                 };
                 place(&mut p, peak.as_ref());
                 points.push(p);
@@ -593,6 +620,7 @@ fn hlo_roofline(
             bound: None,
             headroom: None,
             slices: g.slices.clone(),
+            first_ns: g.first_ns,
         };
         place(&mut pt, peak.as_ref());
         points.push(pt);

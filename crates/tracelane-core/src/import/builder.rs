@@ -41,6 +41,9 @@ pub(crate) struct Fields {
     pub(crate) input_types: StrId,
     /// `args["Concrete Inputs"]` (scalar arguments: conv strides, …).
     pub(crate) concrete_inputs: StrId,
+    /// The args hold a `flops` count: kept with the event whatever its
+    /// category (the roofline reads it; few events have one).
+    pub(crate) has_flops: bool,
 }
 
 impl Default for Fields {
@@ -55,6 +58,7 @@ impl Default for Fields {
             input_dims: NO_STR,
             input_types: NO_STR,
             concrete_inputs: NO_STR,
+            has_flops: false,
         }
     }
 }
@@ -466,6 +470,7 @@ impl Builder {
         let category = self.category(e.cat);
         // Ops keep shapes and types; their other args stay in the source.
         let args = match category {
+            _ if e.fields.has_flops => self.store_args(e.args),
             _ if self.args_in_source => (0, 0),
             Category::CpuOp | Category::UserAnnotation | Category::PythonFunction
                 if !self.keep_op_args =>

@@ -70,6 +70,7 @@ struct RawEvent {
     input_dims: Option<(usize, usize)>,
     input_types: Option<(usize, usize)>,
     concrete_inputs: Option<(usize, usize)>,
+    has_flops: bool,
     arg_name: Option<StrSpan>,
     arg_labels: Option<StrSpan>,
     sort_index: Option<i64>,
@@ -539,6 +540,7 @@ enum ArgKey {
     InputDims,
     InputType,
     ConcreteInputs,
+    Flops,
     Name,
     Labels,
     Other,
@@ -550,6 +552,7 @@ enum ArgKey {
 fn arg_key(k: &[u8]) -> ArgKey {
     match k.len() {
         4 if is(k, b"name") => ArgKey::Name,
+        5 if is(k, b"flops") => ArgKey::Flops,
         6 if is(k, b"labels") => ArgKey::Labels,
         10 if is(k, b"Input Dims") => ArgKey::InputDims,
         10 if is(k, b"Input type") => ArgKey::InputType,
@@ -584,6 +587,10 @@ fn parse_args(b: &[u8], i: usize, last: bool, ev: &mut RawEvent) -> Result<usize
                 let e = scan::skip_value(b, v, last)?;
                 ev.input_types = Some((v, e));
                 return Ok(e);
+            }
+            ArgKey::Flops => {
+                ev.has_flops = true;
+                return scan::skip_value(b, v, last);
             }
             ArgKey::ConcreteInputs => {
                 let e = scan::skip_value(b, v, last)?;
@@ -632,6 +639,7 @@ fn fields_of(b: &mut Builder, ev: &RawEvent, buf: &[u8]) -> Fields {
         input_dims: b.compact(span(ev.input_dims)),
         input_types: b.compact(span(ev.input_types)),
         concrete_inputs: b.compact(span(ev.concrete_inputs)),
+        has_flops: ev.has_flops,
     }
 }
 

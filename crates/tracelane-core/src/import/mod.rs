@@ -6,6 +6,7 @@
 //! a file of any size without holding it whole; [`import_bytes`] is the
 //! one-call form.
 
+pub mod archive;
 mod builder;
 pub mod chrome;
 pub mod neuron;
@@ -59,6 +60,9 @@ pub enum Sniffed {
     Json,
     /// A Perfetto protobuf trace.
     Perfetto,
+    /// A zip or tar archive, or a Parquet table: read whole, then opened
+    /// by what it holds.
+    Archive,
     /// Something else, described for the user.
     Other(&'static str),
     /// Not enough bytes to tell.
@@ -86,6 +90,9 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     {
         return Sniffed::Unknown;
     }
+    if archive::kind(head).is_some() || parquet::looks_like(head) {
+        return Sniffed::Archive;
+    }
     if perfetto::looks_like(head) {
         return match perfetto::first_message(head) {
             perfetto::FirstMessage::TracePacket => Sniffed::Perfetto,
@@ -102,10 +109,6 @@ pub fn sniff(head: &[u8]) -> Sniffed {
         (b"\x89PNG", "a PNG image"),
         (b"\xFF\xD8\xFF", "a JPEG image"),
         (b"GIF8", "a GIF image"),
-        (
-            b"PK\x03\x04",
-            "a zip archive (unzip it and open the trace inside)",
-        ),
         (b"%PDF", "a PDF document"),
         (b"BZh", "bzip2-compressed data (only gzip is supported)"),
         (b"\xFD7zXZ", "xz-compressed data (only gzip is supported)"),
@@ -278,6 +281,8 @@ pub struct Importer {
     neuron: Option<neuron::NeuronReader>,
     /// A Perfetto trace: packets translated as they arrive.
     perfetto: Option<perfetto::PerfettoReader>,
+    /// An archive or a Parquet table: its bytes, read whole at the end.
+    archive: Option<Vec<u8>>,
     /// Set for an importer of a later part of a file: where it starts.
     part_start: Option<(u64, bool)>,
 }
@@ -310,6 +315,7 @@ impl Importer {
             undecided: Some(Vec::new()),
             neuron: None,
             perfetto: None,
+            archive: None,
             part_start: None,
         }
     }
@@ -353,7 +359,7 @@ impl Importer {
                 Sniffed::Unknown if head.len() < 4096 => return Ok(()),
                 Sniffed::Unknown => {}
                 Sniffed::Gzip => self.mode = Mode::Gzip(Box::new(MultiGzDecoder::new(Vec::new()))),
-                Sniffed::Json | Sniffed::Perfetto => self.mode = Mode::Plain,
+                Sniffed::Json | Sniffed::Perfetto | Sniffed::Archive => self.mode = Mode::Plain,
                 Sniffed::Other(what) => {
                     return Err(ImportError::NotJson {
                         detected: what.to_string(),
@@ -406,6 +412,10 @@ impl Importer {
         if let Some(reader) = &mut self.perfetto {
             return reader.push(data, &mut self.parser.b);
         }
+        if let Some(bytes) = &mut self.archive {
+            bytes.extend_from_slice(data);
+            return Ok(());
+        }
         if let Some(head) = &mut self.undecided {
             // Enough bytes in one piece decide where they lie (no copy).
             if head.is_empty() && data.len() >= DECIDE_BYTES {
@@ -425,6 +435,12 @@ impl Importer {
     /// Looks at the first JSON bytes: a Neuron system profile is held
     /// whole; anything else streams into the Chrome parser.
     fn decide(&mut self, head: &[u8], last: bool) -> Result<(), ImportError> {
+        if archive::kind(head).is_some() || parquet::looks_like(head) {
+            let mut bytes = Vec::with_capacity(self.size_hint.min(1 << 32) as usize);
+            bytes.extend_from_slice(head);
+            self.archive = Some(bytes);
+            return Ok(());
+        }
         if neuron::looks_like(&head[..head.len().min(DECIDE_BYTES)]) {
             // Its args can never be read back from the file: keep every event's
             // (all its fields: about the file's size, reserved once rather
@@ -651,6 +667,9 @@ impl Importer {
             self.decide(&head, false)?;
         }
         let gzip = matches!(self.mode, Mode::Gzip(_));
+        if let Some(bytes) = self.archive.take() {
+            return finish_archive(bytes, self.opts);
+        }
         if let Some(reader) = self.neuron.take() {
             return finish_neuron(reader, self.parser.b, self.json_bytes, gzip);
         }
@@ -683,6 +702,36 @@ impl Importer {
             "Chrome trace JSON".into()
         };
         parser.finish(&rest[used.min(rest.len())..])
+    }
+}
+
+/// An archive (or a lone Parquet table), by what it holds: Parquet tables
+/// are a Neuron device profile; a single file is imported as itself.
+fn finish_archive(bytes: Vec<u8>, opts: ImportOptions) -> Result<Trace, ImportError> {
+    if parquet::looks_like(&bytes) {
+        return neuron_device::import_profile(vec![("table.parquet".into(), bytes)]);
+    }
+    let entries = archive::entries(&bytes, opts.max_json_bytes)?;
+    drop(bytes);
+    if neuron_device::looks_like_profile(&entries) {
+        return neuron_device::import_profile(entries);
+    }
+    match entries.as_slice() {
+        [] => Err(ImportError::NotATrace {
+            reason: "an archive with no files in it".into(),
+        }),
+        [(_, only)] if archive::kind(only).is_none() => import_bytes_sequential(only, opts),
+        [(_, _)] => Err(ImportError::NotATrace {
+            reason: "an archive inside an archive; extract the outer one".into(),
+        }),
+        many => Err(ImportError::NotATrace {
+            reason: format!(
+                "an archive of {} files ({}{}) — tracelane opens one trace or one Neuron device profile (Parquet tables) per archive; open the traces themselves to compare them",
+                many.len(),
+                many.iter().take(3).map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
+                if many.len() > 3 { ", …" } else { "" }
+            ),
+        }),
     }
 }
 

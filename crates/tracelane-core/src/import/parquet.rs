@@ -1,16 +1,19 @@
 //! One Parquet file → one in-memory [`Table`] of typed, nullable columns.
 //!
-//! Decoding is the arrow-rs `parquet` crate's (every encoding, dictionary
-//! pages, nested definition levels, the pure-Rust codecs); this module only
-//! turns its Arrow arrays into four value kinds the importers read by
-//! column name. A column of a type it does not read (lists, structs,
-//! decimals…) is kept by name and type and listed, never guessed at.
+//! Decoding is the arrow-rs `parquet` crate's (page decompression, every
+//! encoding, dictionary pages, definition levels), through its typed
+//! column readers rather than its Arrow layer: the Arrow crates would add
+//! ~1.6 MB to the worker's wasm for nothing these flat tables need. This
+//! module turns each leaf column into one of four value kinds the
+//! importers read by name. A column of a type it does not read (nested
+//! lists, decimals, fixed-size binaries) is kept by name and type and
+//! listed, never guessed at.
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef};
-use arrow_schema::{DataType, TimeUnit};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as Physical};
+use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::data_type::DataType;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::schema::types::ColumnDescriptor;
 
 use crate::error::ImportError;
 
@@ -119,16 +122,16 @@ pub fn looks_like(head: &[u8]) -> bool {
 
 /// Decodes a whole Parquet file held in memory.
 pub fn read_table(bytes: bytes::Bytes) -> Result<Table, ImportError> {
-    let bad = |e: &dyn std::fmt::Display| ImportError::NotATrace {
-        reason: format!("a Parquet file that cannot be read: {e}"),
-    };
     if !looks_like(&bytes) || !bytes.ends_with(b"PAR1") {
         return Err(ImportError::NotATrace {
             reason: "a Parquet file that is cut off or damaged (no PAR1 footer)".into(),
         });
     }
-    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(|e| bad(&e))?;
-    let meta = builder.metadata().clone();
+    let bad = |e: &dyn std::fmt::Display| ImportError::NotATrace {
+        reason: format!("a Parquet file that cannot be read: {e}"),
+    };
+    let reader = SerializedFileReader::new(bytes).map_err(|e| bad(&e))?;
+    let meta = reader.metadata();
     let mut codecs: Vec<String> = Vec::new();
     for rg in meta.row_groups() {
         for c in rg.columns() {
@@ -139,36 +142,44 @@ pub fn read_table(bytes: bytes::Bytes) -> Result<Table, ImportError> {
             }
         }
     }
-    let schema = builder.schema().clone();
-    let reader = builder.build().map_err(|e| bad(&e))?;
-    let mut columns: Vec<Column> = schema
-        .fields()
-        .iter()
-        .map(|f| Column {
-            name: f.name().clone(),
-            data_type: f.data_type().to_string(),
-            values: empty_values(f.data_type()),
+    let unreadable = |e: parquet::errors::ParquetError| {
+        let text = e.to_string();
+        if text.contains("Disabled feature") || text.contains("not supported") {
+            ImportError::NotATrace {
+                reason: format!(
+                    "a Parquet file compressed with {} which this build cannot decode ({text}); the tracelane CLI reads it",
+                    codecs.join("/")
+                ),
+            }
+        } else {
+            bad(&text)
+        }
+    };
+    let schema = meta.file_metadata().schema_descr();
+    let mut columns: Vec<Column> = (0..schema.num_columns())
+        .map(|i| {
+            let c = schema.column(i);
+            Column {
+                name: c.path().string(),
+                data_type: describe(&c),
+                values: empty_values(&c),
+            }
         })
         .collect();
     let mut rows = 0;
-    for batch in reader {
-        let batch = batch.map_err(|e| {
-            let text = e.to_string();
-            if text.contains("Disabled feature") || text.contains("not supported") {
-                ImportError::NotATrace {
-                    reason: format!(
-                        "a Parquet file compressed with {} which this build cannot decode ({text}); the tracelane CLI reads it",
-                        codecs.join("/")
-                    ),
-                }
-            } else {
-                bad(&e)
+    for g in 0..reader.num_row_groups() {
+        let group = reader.get_row_group(g).map_err(unreadable)?;
+        let n = group.metadata().num_rows().max(0) as usize;
+        for (i, col) in columns.iter_mut().enumerate() {
+            let desc = schema.column(i);
+            if desc.max_rep_level() > 0 || matches!(col.values, Values::Unread(_)) {
+                col.values = Values::Unread(col.values.len() + n);
+                continue;
             }
-        })?;
-        rows += batch.num_rows();
-        for (col, array) in columns.iter_mut().zip(batch.columns()) {
-            append(&mut col.values, array);
+            let reader = group.get_column_reader(i).map_err(unreadable)?;
+            append(&mut col.values, reader, &desc, n).map_err(unreadable)?;
         }
+        rows += n;
     }
     Ok(Table {
         rows,
@@ -178,120 +189,142 @@ pub fn read_table(bytes: bytes::Bytes) -> Result<Table, ImportError> {
     })
 }
 
-fn empty_values(t: &DataType) -> Values {
-    match value_type(t) {
-        DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::UInt8
-        | DataType::UInt16
-        | DataType::UInt32
-        | DataType::UInt64
-        | DataType::Timestamp(_, _) => Values::Int(Vec::new()),
-        DataType::Float16 | DataType::Float32 | DataType::Float64 => Values::Float(Vec::new()),
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Values::Text(Vec::new()),
-        DataType::Boolean => Values::Bool(Vec::new()),
-        _ => Values::Unread(0),
+/// Nanoseconds per unit of a timestamp column, 0 for other columns.
+fn timestamp_scale(c: &ColumnDescriptor) -> i64 {
+    match c.logical_type_ref() {
+        Some(LogicalType::Timestamp(t)) => match t.unit {
+            TimeUnit::MILLIS => 1_000_000,
+            TimeUnit::MICROS => 1_000,
+            TimeUnit::NANOS => 1,
+        },
+        _ => match c.converted_type() {
+            ConvertedType::TIMESTAMP_MILLIS => 1_000_000,
+            ConvertedType::TIMESTAMP_MICROS => 1_000,
+            _ => 0,
+        },
     }
 }
 
-/// The type of the values (a dictionary column's value type).
-fn value_type(t: &DataType) -> &DataType {
-    match t {
-        DataType::Dictionary(_, v) => v,
-        t => t,
-    }
+fn is_text(c: &ColumnDescriptor) -> bool {
+    matches!(
+        c.logical_type_ref(),
+        Some(LogicalType::String | LogicalType::Enum | LogicalType::Json)
+    ) || matches!(
+        c.converted_type(),
+        ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON
+    )
 }
 
-fn append(values: &mut Values, array: &ArrayRef) {
-    // A dictionary column: decode its values once, then look each key up.
-    if let Some(dict) = array.as_any_dictionary_opt() {
-        let mut decoded = empty_values(dict.values().data_type());
-        append(&mut decoded, dict.values());
-        let keys = dict.normalized_keys();
-        for (i, &k) in keys.iter().enumerate() {
-            let valid = array.is_valid(i);
-            match (&mut *values, &decoded) {
-                (Values::Int(out), Values::Int(d)) => out.push(d[k].filter(|_| valid)),
-                (Values::Float(out), Values::Float(d)) => out.push(d[k].filter(|_| valid)),
-                (Values::Text(out), Values::Text(d)) => out.push(d[k].clone().filter(|_| valid)),
-                (Values::Bool(out), Values::Bool(d)) => out.push(d[k].filter(|_| valid)),
-                (Values::Unread(n), _) => *n += 1,
-                _ => {}
+/// The column's type as Arrow would name it (`Int64`, `Utf8`, …).
+fn describe(c: &ColumnDescriptor) -> String {
+    let ts = timestamp_scale(c);
+    match c.physical_type() {
+        Physical::BOOLEAN => "Boolean".into(),
+        Physical::INT32 | Physical::INT64 if ts > 0 => format!(
+            "Timestamp({})",
+            match ts {
+                1 => "ns",
+                1_000 => "µs",
+                _ => "ms",
             }
+        ),
+        Physical::INT32 => match c.logical_type_ref() {
+            Some(LogicalType::Integer(t)) => {
+                format!("{}Int{}", if t.is_signed { "" } else { "U" }, t.bit_width)
+            }
+            _ => "Int32".into(),
+        },
+        Physical::INT64 => match c.logical_type_ref() {
+            Some(LogicalType::Integer(t)) if !t.is_signed => "UInt64".into(),
+            _ => "Int64".into(),
+        },
+        Physical::INT96 => "Timestamp(ns, int96)".into(),
+        Physical::FLOAT => "Float32".into(),
+        Physical::DOUBLE => "Float64".into(),
+        Physical::BYTE_ARRAY if is_text(c) => "Utf8".into(),
+        Physical::BYTE_ARRAY => "Binary".into(),
+        Physical::FIXED_LEN_BYTE_ARRAY => format!("FixedSizeBinary({})", c.type_length()),
+    }
+}
+
+fn empty_values(c: &ColumnDescriptor) -> Values {
+    if c.max_rep_level() > 0 {
+        return Values::Unread(0);
+    }
+    match c.physical_type() {
+        Physical::BOOLEAN => Values::Bool(Vec::new()),
+        Physical::INT32 | Physical::INT64 | Physical::INT96 => Values::Int(Vec::new()),
+        Physical::FLOAT | Physical::DOUBLE => Values::Float(Vec::new()),
+        Physical::BYTE_ARRAY => Values::Text(Vec::new()),
+        Physical::FIXED_LEN_BYTE_ARRAY => Values::Unread(0),
+    }
+}
+
+/// Every value of one column chunk of `n` rows, nulls where the
+/// definition level says so.
+fn read_all<T: DataType>(
+    mut r: ColumnReaderImpl<T>,
+    max_def: i16,
+    n: usize,
+) -> parquet::errors::Result<Vec<Option<T::T>>> {
+    let mut values: Vec<T::T> = Vec::with_capacity(n);
+    let mut defs: Vec<i16> = Vec::with_capacity(if max_def > 0 { n } else { 0 });
+    let mut read = 0;
+    while read < n {
+        let levels = (max_def > 0).then_some(&mut defs);
+        let (records, _, _) = r.read_records(n - read, levels, None, &mut values)?;
+        if records == 0 {
+            break;
         }
-        return;
+        read += records;
     }
-    macro_rules! ints {
-        ($out:expr, $t:ty, $scale:expr) => {
-            $out.extend(
-                array
-                    .as_primitive::<$t>()
-                    .iter()
-                    .map(|v| v.map(|x| (x as i64).saturating_mul($scale))),
-            )
-        };
+    if max_def == 0 {
+        return Ok(values.into_iter().map(Some).collect());
     }
-    match values {
-        Values::Int(out) => match array.data_type() {
-            DataType::Int8 => ints!(out, Int8Type, 1),
-            DataType::Int16 => ints!(out, Int16Type, 1),
-            DataType::Int32 => ints!(out, Int32Type, 1),
-            DataType::Int64 => ints!(out, Int64Type, 1),
-            DataType::UInt8 => ints!(out, UInt8Type, 1),
-            DataType::UInt16 => ints!(out, UInt16Type, 1),
-            DataType::UInt32 => ints!(out, UInt32Type, 1),
-            DataType::UInt64 => ints!(out, UInt64Type, 1),
-            DataType::Timestamp(TimeUnit::Second, _) => {
-                ints!(out, TimestampSecondType, 1_000_000_000)
-            }
-            DataType::Timestamp(TimeUnit::Millisecond, _) => {
-                ints!(out, TimestampMillisecondType, 1_000_000)
-            }
-            DataType::Timestamp(TimeUnit::Microsecond, _) => {
-                ints!(out, TimestampMicrosecondType, 1_000)
-            }
-            DataType::Timestamp(TimeUnit::Nanosecond, _) => {
-                ints!(out, TimestampNanosecondType, 1)
-            }
-            _ => out.extend(std::iter::repeat_n(None, array.len())),
-        },
-        Values::Float(out) => match array.data_type() {
-            DataType::Float16 => out.extend(
-                array
-                    .as_primitive::<Float16Type>()
-                    .iter()
-                    .map(|v| v.map(f64::from)),
-            ),
-            DataType::Float32 => out.extend(
-                array
-                    .as_primitive::<Float32Type>()
-                    .iter()
-                    .map(|v| v.map(f64::from)),
-            ),
-            DataType::Float64 => out.extend(array.as_primitive::<Float64Type>().iter()),
-            _ => out.extend(std::iter::repeat_n(None, array.len())),
-        },
-        Values::Text(out) => match array.data_type() {
-            DataType::Utf8 => out.extend(
-                array
-                    .as_string::<i32>()
-                    .iter()
-                    .map(|v| v.map(str::to_string)),
-            ),
-            DataType::LargeUtf8 => out.extend(
-                array
-                    .as_string::<i64>()
-                    .iter()
-                    .map(|v| v.map(str::to_string)),
-            ),
-            DataType::Utf8View => {
-                out.extend(array.as_string_view().iter().map(|v| v.map(str::to_string)))
-            }
-            _ => out.extend(std::iter::repeat_n(None, array.len())),
-        },
-        Values::Bool(out) => out.extend(array.as_boolean().iter()),
-        Values::Unread(n) => *n += array.len(),
+    let mut it = values.into_iter();
+    Ok(defs
+        .iter()
+        .map(|&d| if d == max_def { it.next() } else { None })
+        .collect())
+}
+
+fn append(
+    values: &mut Values,
+    reader: ColumnReader,
+    c: &ColumnDescriptor,
+    n: usize,
+) -> parquet::errors::Result<()> {
+    let def = c.max_def_level();
+    let scale = timestamp_scale(c).max(1);
+    match (values, reader) {
+        (Values::Int(out), ColumnReader::Int32ColumnReader(r)) => out.extend(
+            read_all(r, def, n)?
+                .into_iter()
+                .map(|v| v.map(|x| i64::from(x).saturating_mul(scale))),
+        ),
+        (Values::Int(out), ColumnReader::Int64ColumnReader(r)) => out.extend(
+            read_all(r, def, n)?
+                .into_iter()
+                .map(|v| v.map(|x| x.saturating_mul(scale))),
+        ),
+        (Values::Int(out), ColumnReader::Int96ColumnReader(r)) => out.extend(
+            read_all(r, def, n)?
+                .into_iter()
+                .map(|v| v.map(|x| x.to_nanos())),
+        ),
+        (Values::Float(out), ColumnReader::FloatColumnReader(r)) => {
+            out.extend(read_all(r, def, n)?.into_iter().map(|v| v.map(f64::from)))
+        }
+        (Values::Float(out), ColumnReader::DoubleColumnReader(r)) => {
+            out.extend(read_all(r, def, n)?)
+        }
+        (Values::Bool(out), ColumnReader::BoolColumnReader(r)) => out.extend(read_all(r, def, n)?),
+        (Values::Text(out), ColumnReader::ByteArrayColumnReader(r)) => out.extend(
+            read_all(r, def, n)?
+                .into_iter()
+                .map(|v| v.map(|b| String::from_utf8_lossy(b.data()).into_owned())),
+        ),
+        (v, _) => *v = Values::Unread(v.len() + n),
     }
+    Ok(())
 }
