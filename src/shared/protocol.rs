@@ -335,15 +335,41 @@ pub fn summarize(
 ) -> Summary {
     let by_name = op_table(trace, OpTableOptions::default());
     let info = tracelane_core::analysis::info::info(trace);
-    let devices = info
+    // A device profile's many lanes (one per engine row, DMA engine, queue
+    // row) are summed up per process.
+    let mut profile_lanes: Vec<(String, [u32; 3])> = Vec::new();
+    let mut devices: Vec<String> = Vec::new();
+    for t in info
         .tracks
         .iter()
         .filter(|t| t.kind == "device" && t.slices > 0)
-        .map(|t| match &t.name {
-            Some(n) => format!("device {} / {}", t.process, n.trim()),
-            None => format!("device {} / {}", t.process, t.thread),
-        })
-        .collect();
+    {
+        use tracelane_core::device_profile::{lane_of, DeviceLane};
+        let kind = t.name.as_deref().and_then(lane_of).map(|l| match l {
+            DeviceLane::Engine { .. } => 0,
+            DeviceLane::DmaEngine { .. } => 1,
+            DeviceLane::DmaQueue { .. } => 2,
+        });
+        match kind {
+            Some(k) => match profile_lanes.iter_mut().find(|(p, _)| *p == t.process) {
+                Some((_, n)) => n[k] += 1,
+                None => {
+                    let mut n = [0; 3];
+                    n[k] = 1;
+                    profile_lanes.push((t.process.clone(), n));
+                }
+            },
+            None => devices.push(match &t.name {
+                Some(n) => format!("device {} / {}", t.process, n.trim()),
+                None => format!("device {} / {}", t.process, t.thread),
+            }),
+        }
+    }
+    for (process, [engines, dma, queues]) in profile_lanes {
+        devices.push(format!(
+            "{process}: {engines} engine rows, {dma} DMA engine rows, {queues} queue rows"
+        ));
+    }
     let d = &trace.diagnostics;
     Summary {
         id,

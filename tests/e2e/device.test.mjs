@@ -92,6 +92,13 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
   await openFile(page, zip);
   await waitForTab(page, path.basename(zip));
   await checkEngines(page, want);
+  // Its Perfetto export: the same engines from the lanes alone.
+  const pf = 'neuron-provisional/device_profile_model_1.pftrace';
+  await openFile(page, pf);
+  await checkEngines(page, cliJson('engines', path.join(fixtures, pf)));
+  assert.match(await page.locator('#engines-source').textContent(), /Perfetto device profile/);
+  await page.locator('.tabs [role=tab]', { hasText: path.basename(zip) }).click();
+  await waitForAnswer(page, '#engines');
   // The zip's roofline is the profile's own (HLO ops, Metadata roofs).
   const roof = cliJson('roofline', profileDir);
   await page.click('#show-roofline');

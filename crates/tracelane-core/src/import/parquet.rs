@@ -328,3 +328,113 @@ fn append(
     }
     Ok(())
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use parquet::basic::Compression;
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use std::sync::Arc;
+
+    /// A file with what the pyarrow fixture lacks: zstd pages, two row
+    /// groups, nulls in an integer column, a timestamp in µs, a list.
+    fn written() -> Vec<u8> {
+        let schema = Arc::new(
+            parse_message_type(
+                "message t {
+                    required int64 start_ts;
+                    optional int64 bytes;
+                    optional int64 at (TIMESTAMP(MICROS,true));
+                    optional binary opcode (UTF8);
+                    optional group ids (LIST) { repeated group list { optional int64 element; } }
+                }",
+            )
+            .unwrap(),
+        );
+        let props = Arc::new(
+            WriterProperties::builder()
+                .set_compression(Compression::ZSTD(Default::default()))
+                .build(),
+        );
+        let mut out = Vec::new();
+        let mut w = SerializedFileWriter::new(&mut out, schema, props).unwrap();
+        for group in 0..2i64 {
+            let mut rg = w.next_row_group().unwrap();
+            let mut col = 0;
+            while let Some(mut c) = rg.next_column().unwrap() {
+                match col {
+                    0 => {
+                        c.typed::<Int64Type>()
+                            .write_batch(&[group * 10, group * 10 + 1], None, None)
+                            .unwrap();
+                    }
+                    1 => {
+                        c.typed::<Int64Type>()
+                            .write_batch(&[7], Some(&[0, 1]), None)
+                            .unwrap();
+                    }
+                    2 => {
+                        c.typed::<Int64Type>()
+                            .write_batch(&[5, 6], Some(&[1, 1]), None)
+                            .unwrap();
+                    }
+                    3 => {
+                        let v = [ByteArray::from("MATMUL")];
+                        c.typed::<ByteArrayType>()
+                            .write_batch(&v, Some(&[1, 0]), None)
+                            .unwrap();
+                    }
+                    _ => {
+                        c.typed::<Int64Type>()
+                            .write_batch(&[1, 2], Some(&[3, 3]), Some(&[0, 0]))
+                            .unwrap();
+                    }
+                }
+                c.close().unwrap();
+                col += 1;
+            }
+            rg.close().unwrap();
+        }
+        w.close().unwrap();
+        out
+    }
+
+    #[test]
+    fn zstd_row_groups_nulls_timestamps_and_nested_columns() {
+        let t = read_table(bytes::Bytes::from(written())).unwrap();
+        assert_eq!(t.rows, 4);
+        assert_eq!(t.codecs, ["ZSTD"]);
+        assert_eq!(
+            t.column("start_ts"),
+            Some(&Values::Int(vec![Some(0), Some(1), Some(10), Some(11)]))
+        );
+        assert_eq!(
+            t.column("bytes"),
+            Some(&Values::Int(vec![None, Some(7), None, Some(7)]))
+        );
+        // µs → ns.
+        assert_eq!(t.int("at", 1), Some(6_000));
+        assert_eq!(t.text("opcode", 2), Some("MATMUL"));
+        assert_eq!(t.text("opcode", 3), None);
+        // The list column is kept by name and listed, not read.
+        let ids = t
+            .columns
+            .iter()
+            .find(|c| c.name.starts_with("ids"))
+            .unwrap();
+        assert_eq!(ids.values, Values::Unread(4));
+        let types: Vec<&str> = t.columns.iter().map(|c| c.data_type.as_str()).collect();
+        assert_eq!(types, ["Int64", "Int64", "Timestamp(µs)", "Utf8", "Int64"]);
+    }
+
+    #[test]
+    fn a_cut_off_file_is_named_not_read() {
+        let bytes = written();
+        let cut = bytes::Bytes::from(bytes[..bytes.len() / 2].to_vec());
+        let e = read_table(cut).unwrap_err().to_string();
+        assert!(e.contains("cut off"), "{e}");
+    }
+}
