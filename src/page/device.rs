@@ -319,6 +319,8 @@ pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
     let id = summary.id;
     let scope = RwSignal::new(Scope::Whole);
     let peaks: RwSignal<(Option<f64>, Option<f64>)> = RwSignal::new((None, None));
+    // Plot the kernels (those launched alone by a counted op) instead of the ops.
+    let kernels = RwSignal::new(false);
     let reply: RwSignal<Option<Result<RooflineReport, String>>> = RwSignal::new(None);
     let (asked, answered) = (RwSignal::new(0u32), RwSignal::new(0u32));
     let latest = Latest::new();
@@ -370,12 +372,16 @@ pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 <label title="The memory roof; empty: the device table's">" memory GB/s "
                     <input id="peak-gbps" type="number" min="0" step="any" size="8" node_ref=gbps_in/></label>
                 <button id="apply-peaks" on:click=apply>"Apply"</button>
+                <label title="Kernels launched alone by an op with a FLOP count, placed with that op's FLOPs and bytes over their own time">
+                    <input type="checkbox" id="roofline-kernels" on:change=move |ev| kernels.set(event_target_checked(&ev))/>" kernels"
+                </label>
             </div>
             {move || match reply.get() {
                 None => view! { <p class="muted">"Placing the ops…"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="error-text" id="roofline-error">{e}</p> }.into_any(),
                 Some(Ok(r)) => {
-                    let axes = Axes::fit(&r.points, &r.peaks);
+                    let shown = if kernels.get() { r.kernel_points.clone() } else { r.points.clone() };
+                    let axes = Axes::fit(&shown, &r.peaks);
                     let ticks = |lo: f64, hi: f64| (lo.ceil() as i32..=hi.floor() as i32).collect::<Vec<_>>();
                     let roofs = r.peaks.iter().map(|p| {
                         // The memory roof up to the ridge, then the compute roof.
@@ -394,7 +400,7 @@ pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                             <text class="roof-label" x=lx y=ly text-anchor="end">{label}</text>
                         }
                     }).collect_view();
-                    let points = r.points.iter().filter(|p| p.intensity.is_some() && p.achieved_flops_per_s.is_some_and(|a| a > 0.0)).map(|p| {
+                    let points = shown.iter().filter(|p| p.intensity.is_some() && p.achieved_flops_per_s.is_some_and(|a| a > 0.0)).map(|p| {
                         let (i, a) = (p.intensity.unwrap_or(0.0), p.achieved_flops_per_s.unwrap_or(0.0));
                         let (x, y) = (axes.px(i), axes.py(a));
                         let class = match p.bound {
@@ -439,7 +445,7 @@ pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                             <text class="tick" x=LEFT - 6.0 y=y + 4.0 text-anchor="end">{fmt_si(10f64.powi(e))}</text>
                         }
                     }).collect_view();
-                    let rows = r.points.clone();
+                    let rows = shown.clone();
                     view! {
                         <p class="muted" id="roofline-roofs">
                             {match (&r.device, r.peaks.is_empty()) {

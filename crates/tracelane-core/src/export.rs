@@ -1101,6 +1101,38 @@ pub fn roofline_sections(
         ]);
     }
     out.push(s);
+    if !r.kernel_points.is_empty() {
+        let mut s = Section::new(
+            "Kernels on the roofline (launched alone by a counted op: its FLOPs and bytes)",
+            &[
+                ("kernel", false),
+                ("calls", true),
+                ("time_us", true),
+                ("flops", true),
+                ("bytes", true),
+                ("achieved_tflops", true),
+                ("intensity", true),
+                ("bound", false),
+                ("headroom", true),
+            ],
+        );
+        for p in r.kernel_points.iter().take(top) {
+            s.rows.push(vec![
+                p.name.clone(),
+                fmt_count(p.calls),
+                format!("{:.3}", p.time_ns as f64 / 1e3),
+                fmt_si(p.flops),
+                p.bytes.map_or("—".into(), fmt_si),
+                p.achieved_flops_per_s
+                    .map_or("—".into(), |a| format!("{:.4}", a / 1e12)),
+                p.intensity.map_or("—".into(), |i| format!("{i:.2}")),
+                p.bound
+                    .map_or("—".into(), |b| format!("{b:?}").to_lowercase()),
+                p.headroom.map_or("—".into(), |h| format!("{h:.1}×")),
+            ]);
+        }
+        out.push(s);
+    }
     let mut s = Section::new(
         "Not placed (no FLOP formula or flops arg)",
         &[("name", false), ("calls", true), ("time", true)],

@@ -160,3 +160,39 @@ fn a_flops_arg_is_kept_and_preferred() {
         assert_eq!(mine.bytes, None, "no shapes: no byte estimate");
     }
 }
+
+/// A kernel launched alone by a counted op carries its FLOPs over its own
+/// time; the kernels of an op that launched two are not placed.
+#[test]
+fn kernels_launched_alone_take_their_ops_flops() {
+    use tracelane_core::{import_bytes, ImportOptions};
+    let json = br#"{"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":10,
+       "args":{"External id":1,"Input Dims":[[64,128],[128,32]],"Input type":["c10::BFloat16","c10::BFloat16"]}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":1,"dur":2,"args":{"External id":1,"correlation":11}},
+      {"ph":"X","cat":"kernel","name":"gemm_bf16","pid":0,"tid":7,"ts":20,"dur":4,"args":{"External id":1,"correlation":11,"stream":7,"device":0}},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":30,"dur":10,
+       "args":{"External id":2,"Input Dims":[[64,128],[128,32]],"Input type":["c10::BFloat16","c10::BFloat16"]}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":31,"dur":2,"args":{"External id":2,"correlation":12}},
+      {"ph":"X","cat":"kernel","name":"gemm_splitk","pid":0,"tid":7,"ts":50,"dur":4,"args":{"External id":2,"correlation":12,"stream":7,"device":0}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":34,"dur":2,"args":{"External id":2,"correlation":13}},
+      {"ph":"X","cat":"kernel","name":"splitk_reduce","pid":0,"tid":7,"ts":55,"dur":1,"args":{"External id":2,"correlation":13,"stream":7,"device":0}}
+    ]}"#;
+    let t = import_bytes(json, ImportOptions::default()).unwrap();
+    let args = |s: usize| t.slice_args_json(s).to_string();
+    let r = roofline(&t, &Scope::Whole, PeakOverride::default(), &args).unwrap();
+    assert_eq!(r.kernel_points.len(), 1, "{:?}", r.kernel_points);
+    let k = &r.kernel_points[0];
+    assert_eq!(
+        (k.name.as_str(), k.flops as u64, k.time_ns),
+        ("gemm_bf16", 2 * 64 * 128 * 32, 4000)
+    );
+    // bf16 on an H100: the BF16 roof, and the op's time is its device time.
+    assert_eq!(r.peaks[0].dtype, "bf16");
+    let op = r.points.iter().find(|p| p.name == "aten::mm").unwrap();
+    assert_eq!(
+        (op.time_from.as_str(), op.time_ns, op.calls),
+        ("device", 9000, 2)
+    );
+    assert!(k.bound.is_some() && k.headroom.unwrap() > 1.0);
+}

@@ -164,6 +164,9 @@ pub struct RooflineReport {
     /// Why there are no roofs, when there are none.
     pub no_roofs: Option<String>,
     pub points: Vec<Point>,
+    /// Kernels (by name) launched alone by an op with a FLOP count, placed
+    /// with that op's FLOPs and bytes over their own time.
+    pub kernel_points: Vec<Point>,
     /// Ops with time but no FLOP count, longest first.
     pub unplaced: Vec<Unplaced>,
     /// CUDA/HIP kernels' launch shapes and the trace's occupancy estimate.
@@ -392,6 +395,9 @@ pub fn roofline(
         slices: Vec<u32>,
     }
     let mut acc: BTreeMap<(String, String), Acc> = BTreeMap::new();
+    // Each counted op's FLOPs, bytes and dtype (for its kernels below).
+    let mut op_counts: rustc_hash::FxHashMap<u32, (u64, Option<u64>, Option<String>)> =
+        Default::default();
     let s = &t.slices;
     for i in 0..s.len() {
         if s.category[i] != Category::CpuOp || !inside(s.start_ns[i]) {
@@ -426,11 +432,51 @@ pub fn roofline(
             dtype: flops::dtype_of(&x).map(str::to_string),
             slices: Vec::new(),
         });
+        let bytes = flops::min_bytes(name, &x);
         a.flops += f;
-        a.bytes = a.bytes.zip(flops::min_bytes(name, &x)).map(|(a, b)| a + b);
+        a.bytes = a.bytes.zip(bytes).map(|(a, b)| a + b);
         if a.slices.len() < 64 {
             a.slices.push(i as u32);
         }
+        op_counts.insert(i as u32, (f, bytes, a.dtype.clone()));
+    }
+    // Kernels: one launched alone by a counted op carries that op's FLOPs
+    // and bytes (a GEMM, an elementwise kernel); kernels of ops that launch
+    // several (split-K, reductions) cannot be apportioned and are not placed.
+    let mut kernels_of: rustc_hash::FxHashMap<u32, Vec<u32>> = Default::default();
+    for k in 0..s.len() {
+        if s.category[k] == Category::Kernel
+            && !t.on_host(k)
+            && inside(s.start_ns[k])
+            && op_counts.contains_key(&t.links.op[k])
+        {
+            kernels_of.entry(t.links.op[k]).or_default().push(k as u32);
+        }
+    }
+    let mut by_kernel: BTreeMap<&str, (Acc, u64, i64)> = BTreeMap::new();
+    let mut ops: Vec<(&u32, &Vec<u32>)> = kernels_of.iter().collect();
+    ops.sort_unstable();
+    for (op, ks) in ops {
+        let [k] = ks[..] else { continue };
+        let (f, bytes, dtype) = &op_counts[op];
+        let e = by_kernel.entry(t.slice_name(k as usize)).or_insert((
+            Acc {
+                flops: 0,
+                source: FlopsSource::Pytorch,
+                bytes: Some(0),
+                dtype: dtype.clone(),
+                slices: Vec::new(),
+            },
+            0,
+            0,
+        ));
+        e.0.flops += f;
+        e.0.bytes = e.0.bytes.zip(*bytes).map(|(a, b)| a + b);
+        if e.0.slices.len() < 64 {
+            e.0.slices.push(k);
+        }
+        e.1 += 1;
+        e.2 += s.dur_ns[k as usize];
     }
     let peak_of = |dtype: Option<&str>| -> Option<Peak> {
         let base = device
@@ -504,6 +550,32 @@ pub fn roofline(
         }
     }
     points.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
+    let mut kernel_points: Vec<Point> = by_kernel
+        .into_iter()
+        .map(|(name, (a, calls, time_ns))| {
+            let mut p = Point {
+                name: name.to_string(),
+                input_shapes: None,
+                dtype: a.dtype.clone(),
+                calls,
+                time_ns,
+                time_from: "kernel".into(),
+                flops: a.flops as f64,
+                flops_source: a.source,
+                bytes: a.bytes.map(|b| b as f64),
+                bytes_from: "estimate".into(),
+                achieved_flops_per_s: None,
+                intensity: None,
+                bound: None,
+                headroom: None,
+                first_ns: first_span(t, &a.slices),
+                slices: a.slices,
+            };
+            place(&mut p, peak_of(a.dtype.as_deref()).as_ref());
+            p
+        })
+        .collect();
+    kernel_points.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
     let mut unplaced: Vec<Unplaced> = unplaced.into_values().collect();
     unplaced.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
     // The device's roofs for both dtypes, also when no point needed them.
@@ -532,6 +604,7 @@ pub fn roofline(
         peaks,
         no_roofs,
         points,
+        kernel_points,
         unplaced,
         kernels: kernel_efficiency(t, scope, args)?,
         notes,
@@ -640,6 +713,7 @@ fn hlo_roofline(
         peaks: peak.into_iter().collect(),
         no_roofs,
         points,
+        kernel_points: Vec::new(),
         unplaced,
         kernels: Vec::new(),
         notes: vec![

@@ -61,7 +61,7 @@ pub fn entries(bytes: &[u8], max_bytes: u64) -> Result<Vec<ProfileFile>, ImportE
                 if !f.is_file() {
                     continue;
                 }
-                let name = f.name().map_err(|e| bad("zip", &e))?.to_string();
+                let name = f.name().to_string();
                 take(name, &mut f, &mut out)?;
             }
         }
