@@ -4,10 +4,13 @@
 //! roofline read, columnar like the rest of the model.
 //!
 //! Lane names are Neuron Explorer's own (its Perfetto export writes them;
-//! the Parquet importer writes the same): `"<track> Engine - Row N"` for
-//! instructions (one row per overlap level, first fit), `"DMA Engine <idx>
-//! - Row N"` for DMA packets, `"<queue> - Row N"` for a queue's aggregated
-//! transfers. [`lane_of`] reads them back for both importers.
+//! the Parquet importer writes the same):
+//! - `"<track> Engine - Row N"` for instructions (one row per overlap
+//!   level, first fit);
+//! - `"DMA Engine <idx> - Row N"` for DMA packets;
+//! - `"<queue> - Row N"` for a queue's aggregated transfers.
+//!
+//! [`lane_of`] reads them back for both importers.
 
 use crate::model::{StrId, NONE_I64};
 
@@ -76,7 +79,8 @@ pub struct TableInfo {
 /// Per instruction (a row of `Instruction`), in file order.
 #[derive(Debug, Clone, Default)]
 pub struct Instructions {
-    /// The instruction's slice in the trace ([`NO_SLICE`] before linking).
+    /// The instruction's slice in the trace
+    /// ([`NO_SLICE`](crate::model::NO_SLICE) when it has none).
     pub slice: Vec<u32>,
     pub start_ns: Vec<i64>,
     pub end_ns: Vec<i64>,
