@@ -337,34 +337,41 @@ pub fn summarize(
     let info = tracelane_core::analysis::info::info(trace);
     // A device profile's many lanes (one per engine row, DMA engine, queue
     // row) are summed up per process.
-    let mut profile_lanes: Vec<(String, [u32; 3])> = Vec::new();
-    let mut devices: Vec<String> = Vec::new();
-    for t in info
-        .tracks
-        .iter()
-        .filter(|t| t.kind == "device" && t.slices > 0)
-    {
-        use tracelane_core::device_profile::{lane_of, DeviceLane};
-        let kind = t.name.as_deref().and_then(lane_of).map(|l| match l {
+    use tracelane_core::device_profile::{lane_of, DeviceLane};
+    let profile_lane = |name: Option<&str>| {
+        name.and_then(lane_of).map(|l| match l {
             DeviceLane::Engine { .. } => 0,
             DeviceLane::DmaEngine { .. } => 1,
             DeviceLane::DmaQueue { .. } => 2,
-        });
-        match kind {
-            Some(k) => match profile_lanes.iter_mut().find(|(p, _)| *p == t.process) {
-                Some((_, n)) => n[k] += 1,
-                None => {
-                    let mut n = [0; 3];
-                    n[k] = 1;
-                    profile_lanes.push((t.process.clone(), n));
-                }
-            },
-            None => devices.push(match &t.name {
-                Some(n) => format!("device {} / {}", t.process, n.trim()),
-                None => format!("device {} / {}", t.process, t.thread),
-            }),
+        })
+    };
+    let mut profile_lanes: Vec<(String, [u32; 3])> = Vec::new();
+    for tr in &trace.tracks {
+        let Some(kind) = profile_lane(tr.name.map(|n| trace.str(n))) else {
+            continue;
+        };
+        if tr.slices.is_empty() {
+            continue;
+        }
+        let process = trace.process_label(tr.process.0 as usize);
+        match profile_lanes.iter_mut().find(|(p, _)| *p == process) {
+            Some((_, n)) => n[kind] += 1,
+            None => {
+                let mut n = [0; 3];
+                n[kind] = 1;
+                profile_lanes.push((process, n));
+            }
         }
     }
+    let mut devices: Vec<String> = info
+        .tracks
+        .iter()
+        .filter(|t| t.kind == "device" && t.slices > 0 && profile_lane(t.name.as_deref()).is_none())
+        .map(|t| match &t.name {
+            Some(n) => format!("device {} / {}", t.process, n.trim()),
+            None => format!("device {} / {}", t.process, t.thread),
+        })
+        .collect();
     for (process, [engines, dma, queues]) in profile_lanes {
         devices.push(format!(
             "{process}: {engines} engine rows, {dma} DMA engine rows, {queues} queue rows"
@@ -693,6 +700,24 @@ mod tests {
                 Answer::Roofline { .. } => "answer roofline",
             },
         }
+    }
+
+    /// A device profile's 88 lanes are one line of the trace's facts.
+    #[test]
+    fn a_device_profiles_lanes_are_summed_up_per_neuroncore() {
+        let t = import_bytes(
+            include_bytes!(
+                "../../tests/fixtures/neuron-provisional/device_profile_model_1.pftrace"
+            ),
+            ImportOptions::default(),
+        )
+        .unwrap();
+        let s = summarize(&t, &TimelineModel::new(&t), 1, "d.pftrace", 1, 1.0);
+        assert_eq!(
+            s.devices,
+            ["NeuronCore (device profile): 10 engine rows, 32 DMA engine rows, 46 queue rows"]
+        );
+        assert!(s.engines);
     }
 
     #[test]
