@@ -163,6 +163,18 @@ pub fn EnginesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVi
                     view! {
                         <p class="muted" id="engines-source">{head}</p>
                         {r.notes.iter().map(|n| view! { <p class="note">{n.clone()}</p> }).collect_view()}
+                        {r.utilization.clone().map(|u| {
+                            let theirs = |k: &str| u.summary.iter().find(|(n, _)| n == k).map(|&(_, v)| format!(" (Summary: {v:.2}%)")).unwrap_or_default();
+                            view! {
+                                <p id="engine-utilization" data-hfu=u.hfu_pct.to_string() data-mfu=u.mfu_pct.to_string() data-mbu=u.mbu_pct.to_string()
+                                    title="From the instructions and Metadata, by the Summary table's definitions; the profile's own Summary figures in brackets">
+                                    {format!("HFU {:.2}%{} · MFU {:.2}%{} · MBU {:.2}%{}",
+                                        u.hfu_pct, theirs("hfu_estimated_percent"),
+                                        u.mfu_pct, theirs("mfu_estimated_percent"),
+                                        u.mbu_pct, theirs("mbu_estimated_percent"))}
+                                </p>
+                            }
+                        })}
                         <table class="data" id="engine-table">
                             <thead><tr>
                                 <th>"engine"</th><th>"busy %"</th><th>"active"</th><th>"busy"</th><th>"instructions"</th>

@@ -44,6 +44,14 @@ async function checkEngines(page, want) {
     assert.ok(Math.abs(Number(rows[k].busyPct) - e.busy_pct) < 1e-5, `${e.engine} ${rows[k].busyPct} ${e.busy_pct}`);
     assert.equal(Number(rows[k].instructions), e.instructions);
   }
+  if (want.utilization) {
+    const u = await page.locator('#engine-utilization').evaluate((e) => ({ ...e.dataset }));
+    for (const k of ['hfu', 'mfu', 'mbu']) {
+      assert.ok(Math.abs(Number(u[k]) - want.utilization[`${k}_pct`]) < 1e-9, `${k} ${u[k]}`);
+    }
+  } else {
+    assert.equal(await page.locator('#engine-utilization').count(), 0);
+  }
   const queues = await page.locator('#dma-queues tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.name, r.dataset.bytes]));
   assert.deepEqual(queues, [want.dma_all, ...want.dma_queues].map((d) => [d.name, String(d.bytes)]));
 }

@@ -900,7 +900,41 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
     for n in &r.notes {
         s.rows.push(vec![n.clone()]);
     }
+    if r.notes.is_empty() {
+        s.rows.push(vec![format!(
+            "{} tables read (unused columns listed under Tables)",
+            r.tables.len()
+        )]);
+    }
     out.push(s);
+    if let Some(u) = &r.utilization {
+        let mut s = Section::new(
+            &format!(
+                "Tensor engine and HBM use over {} (peak {}FLOP/s, HBM {}B/s)",
+                t(u.window_ns),
+                fmt_si(u.peak_flops_per_s),
+                fmt_si(u.hbm_bytes_per_s)
+            ),
+            &[
+                ("", false),
+                ("from the instructions", true),
+                ("the profile's Summary", true),
+            ],
+        );
+        for (label, mine, key) in [
+            ("HFU", u.hfu_pct, "hfu_estimated_percent"),
+            ("MFU", u.mfu_pct, "mfu_estimated_percent"),
+            ("MBU", u.mbu_pct, "mbu_estimated_percent"),
+        ] {
+            let theirs = u.summary.iter().find(|(k, _)| k == key).map(|&(_, v)| v);
+            s.rows.push(vec![
+                label.into(),
+                format!("{mine:.2}%"),
+                theirs.map_or("—".into(), |v| format!("{v:.2}%")),
+            ]);
+        }
+        out.push(s);
+    }
     let mut s = Section::new(
         "Engines",
         &[

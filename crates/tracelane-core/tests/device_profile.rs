@@ -266,6 +266,49 @@ fn engine_view_from_parquet_equals_the_generators_figures() {
     }
 }
 
+/// HFU, MFU and MBU computed from the instructions equal the figures the
+/// generator computed with the schema's formulas, and the profile's own
+/// `Summary` is shown beside them.
+#[test]
+fn utilisation_from_the_instructions_equals_the_summary_definitions() {
+    let r = engines(&parquet_trace(), &Scope::Whole).unwrap();
+    let u = r.utilization.as_ref().unwrap();
+    let roof = &expected()["parquet"]["roofline"];
+    close(
+        u.hfu_pct,
+        roof["summary_hfu_estimated_percent"].as_f64().unwrap(),
+        "hfu",
+    );
+    close(
+        u.mfu_pct,
+        roof["summary_mfu_estimated_percent"].as_f64().unwrap(),
+        "mfu",
+    );
+    close(
+        u.mbu_pct,
+        roof["summary_mbu_estimated_percent"].as_f64().unwrap(),
+        "mbu",
+    );
+    assert_eq!(u.hardware_flops, i(&roof["hardware_flops"]));
+    assert_eq!(u.transpose_flops, i(&roof["transpose_flops"]));
+    assert_eq!(
+        u.hbm_bytes,
+        i(&roof["hbm_read_bytes"]) + i(&roof["hbm_write_bytes"])
+    );
+    let summary: Vec<&str> = u.summary.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        summary,
+        [
+            "hfu_estimated_percent",
+            "mfu_estimated_percent",
+            "mbu_estimated_percent"
+        ]
+    );
+    // The Perfetto export has no counters to compute them from.
+    let pf = common::load("neuron-provisional/device_profile_model_1.pftrace");
+    assert!(engines(&pf, &Scope::Whole).unwrap().utilization.is_none());
+}
+
 #[test]
 fn engine_view_from_the_perfetto_export_equals_the_parquets() {
     let t = common::load("neuron-provisional/device_profile_model_1.pftrace");

@@ -94,6 +94,27 @@ pub struct GroupRow {
     pub first_ns: Option<(i64, i64)>,
 }
 
+/// How much of the NeuronCore's Tensor engine and HBM the window used, by
+/// the Summary table's definitions (AWS profile-schema-reference):
+/// HFU = Tensor-engine FLOPs / (peak × window), MFU the same without
+/// transpose FLOPs, MBU = HBM bytes / window / HBM bandwidth; the peak is
+/// rows × columns × 2 × clock from `Metadata`. Computed from the
+/// instructions, beside the profile's own `Summary` figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Utilization {
+    pub window_ns: i64,
+    pub peak_flops_per_s: f64,
+    pub hbm_bytes_per_s: f64,
+    pub hardware_flops: i64,
+    pub transpose_flops: i64,
+    pub hbm_bytes: i64,
+    pub hfu_pct: f64,
+    pub mfu_pct: f64,
+    pub mbu_pct: f64,
+    /// The profile's `Summary`: (`hfu_estimated_percent`, …, value).
+    pub summary: Vec<(String, f64)>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EngineReport {
     /// `parquet` (every counter) or `perfetto` (lanes and args only).
@@ -114,6 +135,8 @@ pub struct EngineReport {
     pub dma_bandwidth_bytes_per_s: Option<f64>,
     pub metadata: Vec<(String, String)>,
     pub tables: Vec<TableInfo>,
+    /// Tensor-engine and HBM utilisation (a Parquet profile with Metadata).
+    pub utilization: Option<Utilization>,
     pub notes: Vec<String>,
 }
 
@@ -544,7 +567,43 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
     if profile.is_none() {
         notes.push("read from the Perfetto export's lanes: busy % uses the instructions' span as the window, and bytes, waits and FLOPs are not in that file".into());
     }
+    let utilization = profile.and_then(|p| {
+        let peak = p.meta_f64("tensor_engine_num_rows")?
+            * p.meta_f64("tensor_engine_num_cols")?
+            * 2.0
+            * p.meta_f64("tensor_engine_clock_freq")?
+            * 1e9;
+        let hbm = p.meta_f64("hbm_ddr_bandwidth")?;
+        let secs = window_len as f64 / 1e9;
+        if window_len <= 0 || peak <= 0.0 || hbm <= 0.0 {
+            return None;
+        }
+        let sum = |f: &dyn Fn(&Instr) -> Option<i64>| ins.iter().filter_map(f).sum::<i64>();
+        let hardware_flops = sum(&|i| i.raw_flops);
+        let transpose_flops = sum(&|i| i.transpose_flops);
+        let hbm_bytes = sum(&|i| i.hbm_read) + sum(&|i| i.hbm_write);
+        Some(Utilization {
+            window_ns: window_len,
+            peak_flops_per_s: peak,
+            hbm_bytes_per_s: hbm,
+            hardware_flops,
+            transpose_flops,
+            hbm_bytes,
+            hfu_pct: hardware_flops as f64 / (peak * secs) * 100.0,
+            mfu_pct: (hardware_flops - transpose_flops) as f64 / (peak * secs) * 100.0,
+            mbu_pct: hbm_bytes as f64 / secs / hbm * 100.0,
+            summary: [
+                "hfu_estimated_percent",
+                "mfu_estimated_percent",
+                "mbu_estimated_percent",
+            ]
+            .iter()
+            .filter_map(|k| p.summary(k).map(|v| (k.to_string(), v)))
+            .collect(),
+        })
+    });
     Ok(EngineReport {
+        utilization,
         source: if profile.is_some() {
             "parquet"
         } else {
