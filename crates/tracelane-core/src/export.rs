@@ -1103,56 +1103,43 @@ pub fn roofline_sections(
             .push(vec!["".into(), "".into(), "".into(), "".into(), n.clone()]);
     }
     out.push(s);
-    let mut s = Section::new(
-        &format!("Roofline ({} level)", r.level),
-        &[
-            ("name", false),
-            ("shapes", false),
-            ("calls", true),
-            ("time_us", true),
-            ("flops", true),
-            ("bytes", true),
-            ("achieved_tflops", true),
-            ("intensity", true),
-            ("bound", false),
-            ("headroom", true),
-        ],
-    );
-    for p in r.points.iter().take(top) {
-        s.rows.push(vec![
-            p.name.clone(),
-            p.input_shapes.clone().unwrap_or_default(),
-            fmt_count(p.calls),
-            format!("{:.3}", p.time_ns as f64 / 1e3),
-            fmt_si(p.flops),
-            p.bytes.map_or("—".into(), fmt_si),
-            p.achieved_flops_per_s
-                .map_or("—".into(), |a| format!("{:.4}", a / 1e12)),
-            p.intensity.map_or("—".into(), |i| format!("{i:.2}")),
-            p.bound
-                .map_or("—".into(), |b| format!("{b:?}").to_lowercase()),
-            p.headroom.map_or("—".into(), |h| format!("{h:.1}×")),
-        ]);
-    }
-    out.push(s);
-    if !r.kernel_points.is_empty() {
-        let mut s = Section::new(
-            "Kernels on the roofline (launched alone by a counted op: its FLOPs and bytes)",
-            &[
-                ("kernel", false),
-                ("calls", true),
-                ("time_us", true),
-                ("flops", true),
-                ("bytes", true),
-                ("achieved_tflops", true),
-                ("intensity", true),
-                ("bound", false),
-                ("headroom", true),
-            ],
-        );
-        for p in r.kernel_points.iter().take(top) {
-            s.rows.push(vec![
+    // One table per level of points: ops (with their shapes), then kernels
+    // (no shapes column).
+    let columns = [
+        ("name", false),
+        ("shapes", false),
+        ("calls", true),
+        ("time_us", true),
+        ("flops", true),
+        ("bytes", true),
+        ("achieved_tflops", true),
+        ("intensity", true),
+        ("bound", false),
+        ("headroom", true),
+    ];
+    let tables = [
+        (format!("Roofline ({} level)", r.level), &r.points, true),
+        (
+            "Kernels on the roofline (launched alone by a counted op: its FLOPs and bytes)"
+                .to_string(),
+            &r.kernel_points,
+            false,
+        ),
+    ];
+    for (title, points, ops) in tables {
+        if !ops && points.is_empty() {
+            continue;
+        }
+        let mut header = columns.to_vec();
+        if !ops {
+            header[0].0 = "kernel";
+            header.remove(1);
+        }
+        let mut s = Section::new(&title, &header);
+        for p in points.iter().take(top) {
+            let mut row = vec![
                 p.name.clone(),
+                p.input_shapes.clone().unwrap_or_default(),
                 fmt_count(p.calls),
                 format!("{:.3}", p.time_ns as f64 / 1e3),
                 fmt_si(p.flops),
@@ -1163,7 +1150,11 @@ pub fn roofline_sections(
                 p.bound
                     .map_or("—".into(), |b| format!("{b:?}").to_lowercase()),
                 p.headroom.map_or("—".into(), |h| format!("{h:.1}×")),
-            ]);
+            ];
+            if !ops {
+                row.remove(1);
+            }
+            s.rows.push(row);
         }
         out.push(s);
     }
