@@ -41,9 +41,17 @@ CHROMEDRIVER=$(command -v chromedriver) cargo test -p tracelane-app --target was
 step "release build of the app (dist/)"
 cargo fetch --locked
 trunk build --release --offline --locked --public-url ./
-wasm_gz=$(cat dist/*.wasm | gzip -9 | wc -c)
-js_gz=$(cat dist/*.js | gzip -9 | wc -c)
-echo "initial download: wasm+js $(( (wasm_gz + js_gz) / 1024 )) KiB gzipped (budget 1536 KiB)"
+# What a visit downloads before the demo shows: the page and the import
+# worker. The Parquet decoder (decoder*) is fetched only when a device
+# profile is opened, and reported on its own.
+gz() { cat "$@" | gzip -9 | wc -c; }
+initial=$(gz $(ls dist/*.wasm dist/*.js | grep -v '/decoder'))
+decoder=$(gz dist/decoder*.wasm dist/decoder*.js)
+echo "initial download: wasm+js $(( initial / 1024 )) KiB gzipped (budget 1536 KiB); Parquet decoder on first profile: $(( decoder / 1024 )) KiB"
+if (( initial > 1536 * 1024 )); then
+  echo "the initial download is over its budget" >&2
+  exit 1
+fi
 
 step "end-to-end tests (playwright-core + Chromium against dist/)"
 cargo build --release --locked -q -p tracelane-cli

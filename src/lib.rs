@@ -8,10 +8,14 @@
 //!   workers;
 //! - `worker` (wasm): the Web Worker that imports, keeps the models, answers
 //!   questions and paints the timeline;
+//! - `decoder` (wasm): the worker the import worker starts to decode a
+//!   device profile's Parquet tables (its own module: downloaded only then);
 //! - `transfer`, `js` (wasm): the messages that carry JavaScript objects.
 
 pub mod shared;
 
+#[cfg(target_arch = "wasm32")]
+pub mod decoder;
 #[cfg(target_arch = "wasm32")]
 pub mod js;
 #[cfg(target_arch = "wasm32")]

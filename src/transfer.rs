@@ -30,6 +30,21 @@ pub enum Transfer {
         encoded: Option<js_sys::Uint8Array>,
         memory: u64,
     },
+    /// Primary → the decoder worker: the bytes of import `id`, an archive
+    /// or a lone Parquet table, to open.
+    Decode {
+        id: u32,
+        archive: js_sys::Uint8Array,
+    },
+    /// Decoder → primary: it has started and takes [`Transfer::Decode`]
+    /// (a message that came before would find no listener).
+    DecoderReady,
+    /// Decoder → primary: what the archive of import `id` held, or why it
+    /// could not be opened.
+    Decoded {
+        id: u32,
+        opened: Result<Opened, String>,
+    },
     /// Page → primary: the timeline's canvases for trace `id`, and a
     /// renderer forced by the URL (`webgl2`, `canvas2d`, or empty).
     Attach {
@@ -71,6 +86,34 @@ impl Transfer {
                     ("memory", (*memory as f64).into()),
                 ])
             }
+            Transfer::Decode { id, archive } => {
+                transfer.push(&archive.buffer());
+                object(&[
+                    ("transfer", "decode".into()),
+                    ("id", (*id).into()),
+                    ("archive", archive.into()),
+                ])
+            }
+            Transfer::DecoderReady => object(&[("transfer", "decoder-ready".into())]),
+            Transfer::Decoded { id, opened } => match opened {
+                Ok(Opened::Tables(a) | Opened::File(a)) => {
+                    transfer.push(&a.buffer());
+                    let key = match opened {
+                        Ok(Opened::Tables(_)) => "tables",
+                        _ => "file",
+                    };
+                    object(&[
+                        ("transfer", "decoded".into()),
+                        ("id", (*id).into()),
+                        (key, a.into()),
+                    ])
+                }
+                Err(why) => object(&[
+                    ("transfer", "decoded".into()),
+                    ("id", (*id).into()),
+                    ("error", why.as_str().into()),
+                ]),
+            },
             Transfer::Attach {
                 id,
                 rects,
@@ -114,6 +157,24 @@ impl Transfer {
                     .and_then(|m| m.as_f64())
                     .unwrap_or(0.0) as u64,
             },
+            "decode" => Transfer::Decode {
+                id: id()?,
+                archive: field(data, "archive")?.dyn_into().ok()?,
+            },
+            "decoder-ready" => Transfer::DecoderReady,
+            "decoded" => {
+                let bytes = |key| field(data, key).and_then(|t| t.dyn_into().ok());
+                Transfer::Decoded {
+                    id: id()?,
+                    opened: match (bytes("tables"), bytes("file")) {
+                        (Some(t), _) => Ok(Opened::Tables(t)),
+                        (None, Some(f)) => Ok(Opened::File(f)),
+                        (None, None) => Err(field(data, "error")
+                            .and_then(|e| e.as_string())
+                            .unwrap_or_else(|| "the decoder sent nothing".into())),
+                    },
+                }
+            }
             "attach" => Transfer::Attach {
                 id: id()?,
                 rects: field(data, "rects")?.dyn_into().ok()?,
@@ -127,12 +188,27 @@ impl Transfer {
     }
 }
 
+/// What the decoder worker made of an archive.
+pub enum Opened {
+    /// A device profile's tables, decoded
+    /// ([`tracelane_core::import::table::encode`]).
+    Tables(js_sys::Uint8Array),
+    /// The archive's one file, a trace of its own.
+    File(js_sys::Uint8Array),
+}
+
 /// Anything a message can be posted to (a worker, its scope, a port).
 pub trait PostTarget {
     fn post(&self, msg: &JsValue, transfer: &js_sys::Array) -> Result<(), JsValue>;
 }
 
 impl PostTarget for web_sys::Worker {
+    fn post(&self, msg: &JsValue, transfer: &js_sys::Array) -> Result<(), JsValue> {
+        self.post_message_with_transfer(msg, transfer)
+    }
+}
+
+impl PostTarget for web_sys::DedicatedWorkerGlobalScope {
     fn post(&self, msg: &JsValue, transfer: &js_sys::Array) -> Result<(), JsValue> {
         self.post_message_with_transfer(msg, transfer)
     }

@@ -39,14 +39,15 @@ use crate::shared::protocol::{
     range_ops, shape_rows, summarize, Answer, Ask, FromWorker, ImportPhases, ToWorker,
 };
 use crate::shared::timeline_view::{kept_args, ArgsOf, PathMark, TimelineModel};
-use crate::transfer::Transfer;
+use crate::transfer::{Opened, Transfer};
 use crate::worker::paint::Surface;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::ops::op_details;
+use tracelane_core::import::{import_unpacked, neuron_device, table, Finished};
 use tracelane_core::{ImportOptions, Importer, Trace};
 
 /// wasm32 memory is 4 GiB at most: stop inflating well before it.
-const MAX_JSON_BYTES: u64 = 3 << 30;
+pub(crate) const MAX_JSON_BYTES: u64 = 3 << 30;
 
 fn options() -> ImportOptions {
     ImportOptions {
@@ -270,6 +271,15 @@ struct Shared {
     scratch: RefCell<Vec<u8>>,
     /// When the last progress message was posted.
     progress_sent: Cell<f64>,
+    /// Archives and device profiles the decoder worker is opening.
+    decoding: RefCell<Vec<Finishing>>,
+    /// The decoder worker, once one was needed; whether it said it is
+    /// ready, and what waits to be sent to it until then.
+    decoder: RefCell<Option<web_sys::Worker>>,
+    decoder_ready: Cell<bool>,
+    decode_queue: RefCell<Vec<Transfer>>,
+    /// This value's own handle, for the decoder's callbacks.
+    me: std::rc::Weak<Shared>,
 }
 
 impl Shared {
@@ -399,40 +409,194 @@ impl Shared {
     }
 
     fn complete(&self, j: Job) {
-        let id = j.id;
         let finishing = now_ms(&self.scope);
-        match j.importer.finish() {
-            Ok(trace) => {
-                let linked = now_ms(&self.scope);
-                let ms = linked - j.started_ms;
-                let timeline = TimelineModel::new(&trace);
-                let mut summary = summarize(&trace, &timeline, id, &j.name, j.file_bytes, ms);
-                summary.phases = ImportPhases {
-                    parse_ms: finishing - j.started_ms,
-                    part_wait_ms: j.read_all_ms.map_or(0.0, |t| finishing - j.merge_ms - t),
-                    merge_ms: j.merge_ms,
-                    link_ms: linked - finishing,
-                    views_ms: now_ms(&self.scope) - linked,
-                    wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64 * 65_536,
-                    workers: if j.helper_memory.is_some() { 2 } else { 1 },
-                    helper_wasm_memory_bytes: j.helper_memory.unwrap_or(0),
-                };
-                self.models.borrow_mut().push(Kept {
-                    id,
-                    trace,
-                    timeline,
-                    source: j.source,
-                    paths: RefCell::new(Vec::new()),
-                    derived_counters: Cell::new(false),
-                });
-                self.post(&FromWorker::Done {
-                    id,
-                    summary: Box::new(summary),
-                });
-            }
-            Err(err) => self.fail(id, err.to_string()),
+        let result = j.importer.finish_or_archive();
+        let done = Finishing {
+            id: j.id,
+            name: j.name,
+            file_bytes: j.file_bytes,
+            started_ms: j.started_ms,
+            finishing_ms: finishing,
+            read_all_ms: j.read_all_ms,
+            merge_ms: j.merge_ms,
+            helper_memory: j.helper_memory,
+            source: j.source,
+        };
+        match result {
+            Ok(Finished::Trace(trace)) => self.keep(done, *trace),
+            Ok(Finished::Archive(bytes)) => self.decode(done, bytes),
+            Err(err) => self.fail(done.id, err.to_string()),
         }
     }
+
+    /// Hands an archive (or a lone Parquet table) to the decoder worker
+    /// (started on first use); [`Shared::decoded`] takes its answer.
+    fn decode(&self, done: Finishing, bytes: Vec<u8>) {
+        let id = done.id;
+        let Some(decoder) = self.decoder() else {
+            self.fail(
+                id,
+                "could not start the decoder of archives and Parquet tables (this browser cannot start a worker from a worker)".into(),
+            );
+            return;
+        };
+        let archive = js_sys::Uint8Array::from(&bytes[..]);
+        drop(bytes);
+        self.decoding.borrow_mut().push(done);
+        self.decode_queue
+            .borrow_mut()
+            .push(Transfer::Decode { id, archive });
+        if self.decoder_ready.get() {
+            self.send_decodes(&decoder);
+        }
+    }
+
+    /// Posts the queued archives to the decoder (once it is ready).
+    fn send_decodes(&self, decoder: &web_sys::Worker) {
+        let queued: Vec<Transfer> = self.decode_queue.borrow_mut().drain(..).collect();
+        for msg in queued {
+            if msg.post(decoder).is_err() {
+                if let Transfer::Decode { id, .. } = msg {
+                    self.decoding.borrow_mut().retain(|f| f.id != id);
+                    self.fail(
+                        id,
+                        "the decoder of archives and Parquet tables is gone".into(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The decoder worker, started the first time a profile is opened.
+    fn decoder(&self) -> Option<web_sys::Worker> {
+        if let Some(d) = self.decoder.borrow().as_ref() {
+            return Some(d.clone());
+        }
+        let d = web_sys::Worker::new("./decoder_loader.js").ok()?;
+        let weak = self.me.clone();
+        let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let Some(sh) = weak.upgrade() else { return };
+            match Transfer::from_js(&e.data()) {
+                Some(Transfer::DecoderReady) => {
+                    sh.decoder_ready.set(true);
+                    if let Some(d) = sh.decoder.borrow().clone() {
+                        sh.send_decodes(&d);
+                    }
+                }
+                Some(Transfer::Decoded { id, opened }) => sh.decoded(id, opened),
+                _ => {}
+            }
+        });
+        d.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+        onmessage.forget();
+        let weak = self.me.clone();
+        let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let Some(sh) = weak.upgrade() else { return };
+            let why = js_sys::Reflect::get(&e, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+                .unwrap_or_else(|| "it could not be loaded".into());
+            // A crash (a panic, out of memory) ends every decode in flight;
+            // the next profile starts a new decoder.
+            if let Some(d) = sh.decoder.borrow_mut().take() {
+                d.terminate();
+            }
+            sh.decoder_ready.set(false);
+            sh.decode_queue.borrow_mut().clear();
+            let failed: Vec<Finishing> = sh.decoding.borrow_mut().drain(..).collect();
+            for f in failed {
+                sh.fail(
+                    f.id,
+                    format!("the decoder of archives and Parquet tables stopped: {why}"),
+                );
+            }
+        });
+        d.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+        onerror.forget();
+        *self.decoder.borrow_mut() = Some(d.clone());
+        Some(d)
+    }
+
+    /// The decoder's answer for import `id`: the model is built here.
+    fn decoded(&self, id: u32, opened: Result<Opened, String>) {
+        let Some(mut done) = self
+            .decoding
+            .borrow_mut()
+            .extract_if(.., |f| f.id == id)
+            .next()
+        else {
+            return; // cancelled meanwhile
+        };
+        done.finishing_ms = now_ms(&self.scope);
+        let trace = opened.and_then(|opened| match opened {
+            Opened::Tables(t) => {
+                let files = table::decode(&t.to_vec())
+                    .ok_or("the decoded tables arrived damaged".to_string())?;
+                neuron_device::import_decoded(files).map_err(|e| e.to_string())
+            }
+            Opened::File(f) => import_unpacked(&f.to_vec(), options()).map_err(|e| e.to_string()),
+        });
+        match trace {
+            Ok(trace) => self.keep(done, trace),
+            Err(why) => self.fail(id, why),
+        }
+    }
+
+    /// Keeps an imported model and tells the page.
+    fn keep(&self, done: Finishing, trace: Trace) {
+        let Finishing {
+            id,
+            name,
+            file_bytes,
+            started_ms,
+            finishing_ms: finishing,
+            read_all_ms,
+            merge_ms,
+            helper_memory,
+            source,
+        } = done;
+        let linked = now_ms(&self.scope);
+        let ms = linked - started_ms;
+        let timeline = TimelineModel::new(&trace);
+        let mut summary = summarize(&trace, &timeline, id, &name, file_bytes, ms);
+        summary.phases = ImportPhases {
+            parse_ms: finishing - started_ms,
+            part_wait_ms: read_all_ms.map_or(0.0, |t| finishing - merge_ms - t),
+            merge_ms,
+            link_ms: linked - finishing,
+            views_ms: now_ms(&self.scope) - linked,
+            wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64 * 65_536,
+            workers: if helper_memory.is_some() { 2 } else { 1 },
+            helper_wasm_memory_bytes: helper_memory.unwrap_or(0),
+        };
+        self.models.borrow_mut().push(Kept {
+            id,
+            trace,
+            timeline,
+            source,
+            paths: RefCell::new(Vec::new()),
+            derived_counters: Cell::new(false),
+        });
+        self.post(&FromWorker::Done {
+            id,
+            summary: Box::new(summary),
+        });
+    }
+}
+
+/// An import whose input is all in, on its way to becoming a model.
+struct Finishing {
+    id: u32,
+    name: String,
+    file_bytes: u64,
+    started_ms: f64,
+    /// When the importer was finished (for an archive: when the decoder
+    /// answered).
+    finishing_ms: f64,
+    read_all_ms: Option<f64>,
+    merge_ms: f64,
+    helper_memory: Option<u64>,
+    source: Option<web_sys::Blob>,
 }
 
 impl Shared {
@@ -594,7 +758,12 @@ fn deliver(sh: &Shared, id: u32, bytes: &js_sys::Uint8Array) {
 pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let sh = Rc::new(Shared {
+    let sh = Rc::new_cyclic(|me| Shared {
+        me: me.clone(),
+        decoding: RefCell::default(),
+        decoder: RefCell::default(),
+        decoder_ready: Cell::new(false),
+        decode_queue: RefCell::default(),
         scope: scope.clone(),
         models: RefCell::default(),
         surface: RefCell::default(),
@@ -658,6 +827,10 @@ pub fn start() {
                 *sh.surface.borrow_mut() = Some(Surface::new(id, rects, overlay, &renderer));
                 return;
             }
+            // Between the primary and its decoder only.
+            Some(Transfer::Decode { .. } | Transfer::Decoded { .. } | Transfer::DecoderReady) => {
+                return
+            }
             None => {}
         }
         if let Some(text) = data.as_string() {
@@ -707,6 +880,10 @@ pub fn start() {
                     sh.job.borrow_mut().take_if(|j| j.id == id);
                     sh.part_job.borrow_mut().take_if(|p| p.id == id);
                     sh.parts.borrow_mut().retain(|(k, _, _)| *k != id);
+                    sh.decoding.borrow_mut().retain(|f| f.id != id);
+                    sh.decode_queue
+                        .borrow_mut()
+                        .retain(|m| !matches!(m, Transfer::Decode { id: k, .. } if *k == id));
                     sh.reads.borrow_mut().retain(|r| r.id != id);
                     if sh.part_end.get() == Some(id) {
                         sh.part_end.set(None);

@@ -60,8 +60,12 @@ test('engines: a dropped profile folder opens as engine and DMA lanes, busy % as
   const want = cliJson('engines', profileDir);
   const page = await open();
   await waitForDemo(page);
+  // The Parquet decoder is its own module, fetched when a profile opens.
+  const decoder = () => page.requests.filter((u) => /decoder_bg\.wasm$/.test(u)).length;
+  assert.equal(decoder(), 0, 'the decoder is not part of the first download');
   await page.setInputFiles('#folder-input', profileDir);
   await waitForTab(page, 'device_profile (11 tables)');
+  assert.equal(decoder(), 1);
   // A device profile opens on its Engines view.
   await checkEngines(page, want);
   assert.match(await page.locator('#engines-source').textContent(), /Parquet profile directory.*schema 7\.4\.0/);

@@ -77,15 +77,14 @@ test('timeline: lanes, ruler, keys, paint, click a kernel → its launch and op,
   await page.close();
 });
 
-test('plain JSON: the details show args read back from the file (kernel and op)', async () => {
-  // The worker keeps no args text for a plain-JSON file: it reads an event's
-  // args from the file when the event is selected.
-  const plain = path.join(artifacts, 'hta_triton_example.json');
-  writeFileSync(plain, zlib.gunzipSync(readFileSync(path.join(fixtures, 'public/hta_triton_example.json.gz'))));
+/** Opens `file` (the HTA example, plain or inside an archive) and checks a
+ * kernel's and its op's details show their args (`opArgs` in the op's). */
+async function checkDetailsArgs(file, plain, opArgs) {
   const page = await open();
   await waitForDemo(page);
-  await page.setInputFiles('#file-input', plain);
-  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'hta_triton_example.json', null, { timeout: 60000 });
+  await page.setInputFiles('#file-input', file);
+  const name = path.basename(file);
+  await page.waitForFunction((name) => document.querySelector('.file-name')?.textContent === name, name, { timeout: 60000 });
   await showTimeline(page);
   const info = JSON.parse(execFileSync(cli, ['info', plain, '--format', 'json']).toString());
   const events = JSON.parse(readFileSync(plain, 'utf8')).traceEvents;
@@ -98,11 +97,33 @@ test('plain JSON: the details show args read back from the file (kernel and op)'
   const details = await page.locator('#timeline-picked').textContent();
   assert.match(details, /registers per thread/);
   assert.match(details, /warps per SM/);
-  // Its op's args come from the file too: all of them, not only the parsed ones.
+  // Its op's args too.
   await page.click('#timeline-chain a:text("triton_poi_fused_add_cos_sin_0") >> nth=0');
-  await page.waitForFunction(() => /Record function id/.test(document.querySelector('#timeline-picked')?.textContent ?? ''), null, { timeout: 10000 });
+  await page.waitForFunction((want) => new RegExp(want).test(document.querySelector('#timeline-picked')?.textContent ?? ''), opArgs.source, { timeout: 10000 });
   assert.deepEqual(page.errors, []);
   await page.close();
+}
+
+test('plain JSON: the details show args read back from the file (kernel and op)', async () => {
+  // The worker keeps no args text for a plain-JSON file: it reads an event's
+  // args from the file when the event is selected.
+  const plain = path.join(artifacts, 'hta_triton_example.json');
+  writeFileSync(plain, zlib.gunzipSync(readFileSync(path.join(fixtures, 'public/hta_triton_example.json.gz'))));
+  // All of them, not only the parsed ones.
+  await checkDetailsArgs(plain, plain, /Record function id/);
+});
+
+test('a .zip of one trace opens as that trace, its details\' args those of the trace inside (not bytes of the zip)', async () => {
+  const plain = path.join(artifacts, 'hta_triton_example.json');
+  writeFileSync(plain, zlib.gunzipSync(readFileSync(path.join(fixtures, 'public/hta_triton_example.json.gz'))));
+  const zip = path.join(artifacts, `one-trace-${process.pid}.zip`);
+  execFileSync('python3', ['-c', `
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[2], 'w', zipfile.ZIP_DEFLATED) as z:
+    z.write(sys.argv[1], 'trace/hta_triton_example.json')
+`, plain, zip]);
+  // The args kept in the model (as for a .json.gz), with their values.
+  await checkDetailsArgs(zip, plain, /Input Dims\[\[10,10\],\[10,10\],\[10,10\],\[\]\]Input type/);
 });
 
 test('timeline (WebGL2 forced): search steps through matches; Shift+drag selects a range with its op table; groups collapse', async () => {

@@ -77,7 +77,7 @@ pub struct TableInfo {
 }
 
 /// Per instruction (a row of `Instruction`), in file order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Instructions {
     /// The instruction's slice in the trace
     /// ([`NO_SLICE`](crate::model::NO_SLICE) when it has none).
@@ -114,7 +114,7 @@ impl Instructions {
 }
 
 /// Per DMA packet (a row of `DmaPacket`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct DmaPackets {
     pub slice: Vec<u32>,
     pub start_ns: Vec<i64>,
@@ -136,7 +136,7 @@ impl DmaPackets {
 }
 
 /// The typed part of a Neuron device profile read from Parquet.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct DeviceProfile {
     /// `Metadata.profile_schema_version`.
     pub schema_version: Option<String>,

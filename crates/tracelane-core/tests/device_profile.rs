@@ -540,3 +540,47 @@ fn archives_that_are_not_one_trace_say_what_they_hold() {
     let err = import_bytes(&big, opts).unwrap_err().to_string();
     assert!(err.contains("limit"), "{err}");
 }
+
+/// The browser's route: the import worker's importer hands the archive back
+/// unopened, the decoder worker unpacks it and decodes the tables, which
+/// travel encoded; the model built from them is the one-step import's.
+#[test]
+fn a_profile_decoded_elsewhere_and_carried_encoded_is_the_same_model() {
+    use tracelane_core::import::neuron_device::{decode_profile, import_decoded};
+    use tracelane_core::import::{table, unpack, Finished, Unpacked};
+    use tracelane_core::{ImportOptions, Importer};
+    let mut imp = Importer::new(ImportOptions::default());
+    imp.push(&tar_of(&profile_files())).unwrap();
+    let Finished::Archive(bytes) = imp.finish_or_archive().unwrap() else {
+        panic!("a tar of tables is handed back as an archive")
+    };
+    let Unpacked::Profile(unpacked) = unpack(&bytes, u64::MAX).unwrap() else {
+        panic!("the tar holds a profile")
+    };
+    let direct = import_profile(unpacked.clone()).unwrap();
+    let carried = table::decode(&table::encode(&decode_profile(unpacked))).unwrap();
+    let t = import_decoded(carried).unwrap();
+    assert_eq!(lane_slices(&t), lane_slices(&direct));
+    assert_eq!(t.device_profile, direct.device_profile);
+    assert_eq!(
+        serde_json::to_value(engines(&t, &Scope::Whole).unwrap()).unwrap(),
+        serde_json::to_value(engines(&direct, &Scope::Whole).unwrap()).unwrap()
+    );
+    assert_eq!(t.diagnostics.bytes_read, direct.diagnostics.bytes_read);
+}
+
+/// The page keeps a plain-JSON file's args in the file and reads them back
+/// by byte range; a trace inside an archive has no such ranges in the file
+/// the page holds, so its args stay in the model.
+#[test]
+fn a_zipped_trace_keeps_its_args_in_the_model() {
+    use tracelane_core::{import_bytes, ImportOptions};
+    let json = br#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2,"args":{"Record function id":7}}]}"#;
+    let opts = ImportOptions {
+        args_in_source: true,
+        ..ImportOptions::default()
+    };
+    assert!(import_bytes(json, opts).unwrap().args_in_source);
+    let t = import_bytes(&zip_of(&[("t.json".into(), json.to_vec())]), opts).unwrap();
+    assert!(!t.args_in_source);
+}

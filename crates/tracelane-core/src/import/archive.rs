@@ -40,7 +40,7 @@ pub fn entries(bytes: &[u8], max_bytes: u64) -> Result<Vec<ProfileFile>, ImportE
     let mut take = |name: String, r: &mut dyn Read, out: &mut Vec<ProfileFile>| {
         let mut data = Vec::new();
         let left = max_bytes.saturating_sub(total);
-        r.take(left + 1)
+        r.take(left.saturating_add(1))
             .read_to_end(&mut data)
             .map_err(|e| bad("", &e))?;
         total += data.len() as u64;

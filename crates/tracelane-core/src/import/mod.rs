@@ -17,6 +17,7 @@ pub mod parquet;
 mod part;
 pub mod perfetto;
 pub mod scan;
+pub mod table;
 
 pub use chrome::event_args;
 pub use part::event_boundary;
@@ -253,10 +254,18 @@ pub fn import_in_two(
     if !merged {
         push_all(&mut first, &bytes[cut..])?;
     }
-    Ok(TwoPartImport {
-        trace: first.finish()?,
-        merged,
-    })
+    // Only plain JSON is split; an archive here would be a caller's
+    // mistake, named rather than opened (which would link Parquet, zip and
+    // tar into the browser's import worker).
+    let trace = match first.finish_or_archive()? {
+        Finished::Trace(t) => *t,
+        Finished::Archive(_) => {
+            return Err(ImportError::NotATrace {
+                reason: "an archive or a Parquet table is not imported in two parts".into(),
+            })
+        }
+    };
+    Ok(TwoPartImport { trace, merged })
 }
 
 /// Incremental importer: [`Importer::push`] bytes as they arrive, then
@@ -639,7 +648,24 @@ impl Importer {
     }
 
     /// Ends the input and returns the model.
-    pub fn finish(mut self) -> Result<Trace, ImportError> {
+    pub fn finish(self) -> Result<Trace, ImportError> {
+        let opts = self.opts;
+        match self.finish_or_archive()? {
+            Finished::Trace(t) => Ok(*t),
+            Finished::Archive(bytes) => match unpack(&bytes, opts.max_json_bytes)? {
+                Unpacked::Profile(files) => neuron_device::import_profile(files),
+                Unpacked::File(file) => import_unpacked(&file, opts),
+            },
+        }
+    }
+
+    /// Ends the input: the model, or the bytes of an archive (or a lone
+    /// Parquet table) still to be opened ([`unpack`], then
+    /// [`neuron_device::import_profile`] or [`import_unpacked`]). A caller
+    /// that never opens archives itself — the browser's import worker,
+    /// which hands them to the decoder worker — links neither the
+    /// `parquet` crate nor the zip and tar readers.
+    pub fn finish_or_archive(mut self) -> Result<Finished, ImportError> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
@@ -668,10 +694,11 @@ impl Importer {
         }
         let gzip = matches!(self.mode, Mode::Gzip(_));
         if let Some(bytes) = self.archive.take() {
-            return finish_archive(bytes, self.opts);
+            return Ok(Finished::Archive(bytes));
         }
         if let Some(reader) = self.neuron.take() {
-            return finish_neuron(reader, self.parser.b, self.json_bytes, gzip);
+            return finish_neuron(reader, self.parser.b, self.json_bytes, gzip)
+                .map(|t| Finished::Trace(Box::new(t)));
         }
         if let Some(reader) = self.perfetto.take() {
             let summary = format!(
@@ -689,7 +716,7 @@ impl Importer {
             };
             let mut t = b.finish();
             t.diagnostics.time_unit_decision = summary;
-            return Ok(t);
+            return Ok(Finished::Trace(Box::new(t)));
         }
         let rest = std::mem::take(&mut self.pending);
         let used = self.parser.feed(&rest, true)?;
@@ -701,26 +728,50 @@ impl Importer {
         } else {
             "Chrome trace JSON".into()
         };
-        parser.finish(&rest[used.min(rest.len())..])
+        parser
+            .finish(&rest[used.min(rest.len())..])
+            .map(|t| Finished::Trace(Box::new(t)))
     }
 }
 
-/// An archive (or a lone Parquet table), by what it holds: Parquet tables
-/// are a Neuron device profile; a single file is imported as itself.
-fn finish_archive(bytes: Vec<u8>, opts: ImportOptions) -> Result<Trace, ImportError> {
-    if parquet::looks_like(&bytes) {
-        return neuron_device::import_profile(vec![("table.parquet".into(), bytes)]);
+/// What an import ends with ([`Importer::finish_or_archive`]).
+#[derive(Debug)]
+pub enum Finished {
+    Trace(Box<Trace>),
+    /// A zip or tar archive, or a lone Parquet table, not yet opened.
+    Archive(Vec<u8>),
+}
+
+/// What an archive holds ([`unpack`]).
+#[derive(Debug)]
+pub enum Unpacked {
+    /// A Neuron device profile's files (name, bytes), not yet decoded.
+    Profile(Vec<neuron_device::ProfileFile>),
+    /// The one file of the archive, a trace of its own.
+    File(Vec<u8>),
+}
+
+/// Opens an archive (or a lone Parquet table) by what it holds: Parquet
+/// tables are a Neuron device profile; a single file is a trace of its
+/// own. Entries stop at `max_bytes` together (a zip bomb).
+pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
+    if parquet::looks_like(bytes) {
+        return Ok(Unpacked::Profile(vec![(
+            "table.parquet".into(),
+            bytes.to_vec(),
+        )]));
     }
-    let entries = archive::entries(&bytes, opts.max_json_bytes)?;
-    drop(bytes);
+    let mut entries = archive::entries(bytes, max_bytes)?;
     if neuron_device::looks_like_profile(&entries) {
-        return neuron_device::import_profile(entries);
+        return Ok(Unpacked::Profile(entries));
     }
     match entries.as_slice() {
         [] => Err(ImportError::NotATrace {
             reason: "an archive with no files in it".into(),
         }),
-        [(_, only)] if archive::kind(only).is_none() => import_bytes_sequential(only, opts),
+        [(_, only)] if archive::kind(only).is_none() => Ok(Unpacked::File(
+            entries.pop().map(|(_, b)| b).unwrap_or_default(),
+        )),
         [(_, _)] => Err(ImportError::NotATrace {
             reason: "an archive inside an archive; extract the outer one".into(),
         }),
@@ -731,6 +782,22 @@ fn finish_archive(bytes: Vec<u8>, opts: ImportOptions) -> Result<Trace, ImportEr
                 many.iter().take(3).map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
                 if many.len() > 3 { ", …" } else { "" }
             ),
+        }),
+    }
+}
+
+/// Imports the one file of an archive ([`Unpacked::File`]). Its args are
+/// kept in the model whatever `opts` say: the file the caller holds is the
+/// archive, whose byte ranges are not this file's.
+pub fn import_unpacked(file: &[u8], opts: ImportOptions) -> Result<Trace, ImportError> {
+    let opts = ImportOptions {
+        args_in_source: false,
+        ..opts
+    };
+    match pushed_whole(file, opts)?.finish_or_archive()? {
+        Finished::Trace(t) => Ok(*t),
+        Finished::Archive(_) => Err(ImportError::NotATrace {
+            reason: "an archive inside an archive; extract the outer one".into(),
         }),
     }
 }
@@ -800,6 +867,11 @@ pub fn import_bytes(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportEr
 
 /// [`import_bytes`] on the calling thread only.
 pub fn import_bytes_sequential(bytes: &[u8], opts: ImportOptions) -> Result<Trace, ImportError> {
+    pushed_whole(bytes, opts)?.finish()
+}
+
+/// An importer given a whole file, its columns sized for it.
+fn pushed_whole(bytes: &[u8], opts: ImportOptions) -> Result<Importer, ImportError> {
     let mut imp = Importer::new(opts);
     let last4 = bytes.get(bytes.len().saturating_sub(4)..);
     imp.set_size_hint(json_size_estimate(
@@ -808,7 +880,7 @@ pub fn import_bytes_sequential(bytes: &[u8], opts: ImportOptions) -> Result<Trac
         last4,
     ));
     imp.push(bytes)?;
-    imp.finish()
+    Ok(imp)
 }
 
 /// Expected JSON size of a file from its length, first bytes and last four

@@ -25,7 +25,8 @@
 use bytes::Bytes;
 
 use super::builder::{Builder, EventIn, Fields};
-use super::parquet::{self, Table};
+use super::parquet;
+use super::table::{DecodedFile, Table};
 use crate::device_profile::{self, DeviceLane, DeviceProfile, TableInfo};
 use crate::error::ImportError;
 use crate::model::{LaneId, StrId, Trace, NONE_I64, NO_SLICE, NO_STR};
@@ -129,22 +130,45 @@ pub fn looks_like_profile(files: &[ProfileFile]) -> bool {
     files.iter().any(|(_, b)| parquet::looks_like(b))
 }
 
+/// Decodes every Parquet file of a profile directory (the one step that
+/// needs the `parquet` crate: in the browser it runs in its own worker).
+/// Files that are not Parquet, or cannot be read, keep the reason.
+pub fn decode_profile(files: Vec<ProfileFile>) -> Vec<DecodedFile> {
+    files
+        .into_iter()
+        .map(|(name, data)| DecodedFile {
+            bytes: data.len() as u64,
+            table: if parquet::looks_like(&data) {
+                parquet::read_table(Bytes::from(data)).map_err(|e| e.to_string())
+            } else {
+                Err("not a Parquet file".into())
+            },
+            name,
+        })
+        .collect()
+}
+
 /// Imports a Parquet profile directory given as its files (name, bytes);
 /// files that are not Parquet are listed and skipped.
 pub fn import_profile(files: Vec<ProfileFile>) -> Result<Trace, ImportError> {
+    import_decoded(decode_profile(files))
+}
+
+/// Imports a profile directory whose tables are decoded
+/// ([`decode_profile`]).
+pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
     let mut profile = DeviceProfile::default();
     let mut b = Builder::default();
     let mut tables: Vec<(&'static str, Table)> = Vec::new();
     let mut bytes_read = 0u64;
-    for (file, data) in files {
-        bytes_read += data.len() as u64;
-        if !parquet::looks_like(&data) {
-            b.diag.warn(warnings::DEVICE_PROFILE_FILE_SKIPPED, || {
-                format!("{file}: not a Parquet file")
-            });
-            continue;
-        }
-        let table = match parquet::read_table(Bytes::from(data)) {
+    for DecodedFile {
+        name: file,
+        bytes,
+        table,
+    } in files
+    {
+        bytes_read += bytes;
+        let table = match table {
             Ok(t) => t,
             Err(e) => {
                 b.diag.warn(warnings::DEVICE_PROFILE_FILE_SKIPPED, || {
