@@ -75,10 +75,19 @@ pub(crate) fn group_files(files: Vec<(String, File)>) -> Vec<Source> {
     let (tables, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(p, _)| is_table(p));
     let mut out: Vec<Source> = others.into_iter().map(|(_, f)| Source::File(f)).collect();
     if !tables.is_empty() {
-        let folder = tables[0]
-            .0
-            .rsplit_once('/')
-            .map(|(dir, _)| dir.rsplit('/').next().unwrap_or(dir).to_string())
+        // Named by the folder that holds them all (a system profile's
+        // folder holds its device profiles' folders).
+        let folders: Vec<Vec<&str>> = tables
+            .iter()
+            .map(|(p, _)| p.split('/').collect::<Vec<_>>())
+            .map(|parts| parts[..parts.len() - 1].to_vec())
+            .collect();
+        let common = (0..folders[0].len())
+            .take_while(|&k| folders.iter().all(|f| f.get(k) == folders[0].get(k)))
+            .count();
+        let folder = common
+            .checked_sub(1)
+            .map(|k| folders[0][k].to_string())
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| "device profile".to_string());
         let name = format!("{folder} ({} tables)", tables.len());

@@ -121,6 +121,27 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
   await page.close();
 });
 
+test('engines: a system profile folder with its device profile opens as one trace, the device lanes at their hardware execution', async () => {
+  const dir = path.join(fixtures, 'neuron-provisional/system_device');
+  const want = cliJson('engines', dir);
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#folder-input', dir);
+  await waitForTab(page, 'system_device (14 tables)');
+  await checkEngines(page, want);
+  const notes = await page.locator('#engines .note').allTextContents();
+  assert.ok(notes.some((n) => /placed at its hardware execution nc_exec_running \(NC 4, model 605291374318702, exec 2\)/.test(n)), notes.join(' | '));
+  await page.click('#show-timeline');
+  await page.waitForSelector('#timeline canvas.overlay');
+  await waitForPainted(page);
+  const lanes = await page.locator('.lane-label').allTextContents();
+  for (const lane of ['TID:1113579', 'NC:4', 'NC4:0', 'Tensor Engine - Row 0', 'qSyncIO0 - Row 0']) {
+    assert.ok(lanes.some((l) => l.includes(lane)), `${lane}: ${lanes.slice(0, 16).join(' | ')}`);
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('roofline: a GPU trace\'s points are where the CLI puts them, the roofs follow the given peaks, a point opens the timeline', async () => {
   const rel = 'public/kineto_legacy_2021_resnet50.pt.trace.json.gz';
   const want = cliJson('roofline', path.join(fixtures, rel));

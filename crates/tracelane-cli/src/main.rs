@@ -221,15 +221,28 @@ fn profile_files(
 ) -> std::io::Result<Option<Vec<tracelane_core::import::neuron_device::ProfileFile>>> {
     let p = std::path::Path::new(path);
     if p.is_dir() {
-        let mut files = Vec::new();
-        let mut entries: Vec<_> = std::fs::read_dir(p)?.collect::<Result<_, _>>()?;
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let name = e.file_name().to_string_lossy().to_string();
-            if e.path().is_file() && name.to_ascii_lowercase().ends_with(".parquet") {
-                files.push((name, std::fs::read(e.path())?));
+        // The tables, also in sub-folders (a system profile beside its
+        // device profiles), named by their path under `path`.
+        fn walk(
+            dir: &std::path::Path,
+            prefix: &str,
+            files: &mut Vec<tracelane_core::import::neuron_device::ProfileFile>,
+        ) -> std::io::Result<()> {
+            let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+            entries.sort_by_key(|e| e.file_name());
+            for e in entries {
+                let name = format!("{prefix}{}", e.file_name().to_string_lossy());
+                let kind = e.file_type()?;
+                if kind.is_dir() {
+                    walk(&e.path(), &format!("{name}/"), files)?;
+                } else if kind.is_file() && name.to_ascii_lowercase().ends_with(".parquet") {
+                    files.push((name, std::fs::read(e.path())?));
+                }
             }
+            Ok(())
         }
+        let mut files = Vec::new();
+        walk(p, "", &mut files)?;
         if files.is_empty() {
             return Err(std::io::Error::other(
                 "a directory with no .parquet files (a Neuron device profile directory holds Instruction.parquet, DmaPacket.parquet, …)",

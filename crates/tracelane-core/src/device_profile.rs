@@ -151,6 +151,8 @@ pub struct DeviceProfile {
     pub active: Vec<(StrId, i64, i64)>,
     /// `ExecutionInfo`'s window, else `Metadata`'s hardware timestamps.
     pub execution_ns: Option<(i64, i64)>,
+    /// Opened beside a system profile: where its times were placed and why.
+    pub placement: Option<String>,
 }
 
 impl DeviceProfile {

@@ -250,6 +250,16 @@ pub const DEVICE_PROFILE_BAD_ROW: &WarningKind = &WarningKind {
     description:
         "a device profile row without a usable time (no start, or an end before its start)",
 };
+pub const DEVICE_PROFILE_NOT_PLACED: &WarningKind = &WarningKind {
+    name: "device_profile_not_placed",
+    severity: Severity::Note,
+    description: "a device profile beside a system profile that no DeviceProfileList row and neuron_hw execution place; its lanes sit at its own wall clock (Metadata.first_ts, µs)",
+};
+pub const DEVICE_PROFILE_EXTRA: &WarningKind = &WarningKind {
+    name: "device_profile_extra",
+    severity: Severity::Skipped,
+    description: "a further device profile (folder) in the same set: one device profile is opened per trace; open that folder on its own",
+};
 
 /// Every kind, in the order the importers meet them.
 pub const ALL: &[&WarningKind] = &[
@@ -293,6 +303,8 @@ pub const ALL: &[&WarningKind] = &[
     DEVICE_PROFILE_UNKNOWN_TABLE,
     DEVICE_PROFILE_SCHEMA,
     DEVICE_PROFILE_BAD_ROW,
+    DEVICE_PROFILE_NOT_PLACED,
+    DEVICE_PROFILE_EXTRA,
 ];
 
 /// The kind called `name` (an encoded part names its kinds).

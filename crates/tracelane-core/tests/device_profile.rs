@@ -584,3 +584,157 @@ fn a_zipped_trace_keeps_its_args_in_the_model() {
     let t = import_bytes(&zip_of(&[("t.json".into(), json.to_vec())]), opts).unwrap();
     assert!(!t.args_in_source);
 }
+
+/// Every `.parquet` under `rel`, named by its path there (as the CLI and
+/// the page's folder drop name them).
+fn tree_files(rel: &str) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = format!("{prefix}{}", e.file_name().to_string_lossy());
+            if e.path().is_dir() {
+                walk(&e.path(), &format!("{name}/"), out);
+            } else if name.ends_with(".parquet") {
+                out.push((name, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        &common::fixtures().join(rel),
+        &format!("{}/", rel.rsplit('/').next().unwrap()),
+        &mut out,
+    );
+    out
+}
+
+fn slices_of(t: &Trace, cat: &str) -> Vec<usize> {
+    (0..t.slices.len())
+        .filter(|&i| t.str(t.slices.cat[i]) == cat)
+        .collect()
+}
+
+/// The system profile (Parquet) beside the device profile it lists: one
+/// trace, the device's lanes placed at its hardware execution (the one of
+/// three at the profile's wall clock), the framework → runtime → hardware
+/// chain linked, the engine figures those of the device profile alone.
+#[test]
+fn a_system_profile_beside_its_device_profile_opens_as_one_trace() {
+    let exp = common::expected("neuron-provisional/system_device.expected.json");
+    let t = import_profile(tree_files("neuron-provisional/system_device")).unwrap();
+    assert!(t
+        .diagnostics
+        .format
+        .starts_with("Neuron system + device profile"));
+    let placement = t
+        .device_profile
+        .as_ref()
+        .unwrap()
+        .placement
+        .clone()
+        .unwrap();
+    assert!(
+        placement.contains("exec 2") && placement.contains("chosen by the profile's wall clock"),
+        "{placement}"
+    );
+    let ins = slices_of(&t, "neuron_instruction");
+    assert_eq!(ins.len() as i64, i(&exp["instructions"]));
+    let first = ins.iter().map(|&k| t.slices.start_ns[k]).min().unwrap();
+    let last = ins
+        .iter()
+        .map(|&k| t.slices.start_ns[k] + t.slices.dur_ns[k])
+        .max()
+        .unwrap();
+    assert_eq!(first, i(&exp["first_instruction_ns"]));
+    assert_eq!(last, i(&exp["last_instruction_end_ns"]));
+    // Inside the hardware execution it was placed at.
+    let hw = slices_of(&t, "neuron_hw");
+    assert_eq!(hw.len(), 3);
+    let placed = hw
+        .iter()
+        .find(|&&k| t.slices.start_ns[k] == i(&exp["hardware_start_ns"]))
+        .unwrap();
+    assert!(last <= t.slices.start_ns[*placed] + t.slices.dur_ns[*placed]);
+    // The chain: each framework op's External id reaches its hardware event.
+    let ops = slices_of(&t, "cpu_op");
+    assert_eq!(
+        ops.len() + hw.len() + slices_of(&t, "neuron_rt").len(),
+        i(&exp["system_events"]) as usize
+    );
+    for &o in &ops {
+        let x = t.slices.external_id[o];
+        assert!(
+            hw.iter().any(|&h| t.slices.external_id[h] == x),
+            "op {o} not linked"
+        );
+    }
+    assert!(t
+        .diagnostics
+        .time_unit_decision
+        .contains(&format!("{} flow links", exp["flow_links"])));
+    // The engines read the same, at the placed times.
+    let alone = engines(&parquet_trace(), &Scope::Whole).unwrap();
+    let joined = engines(&t, &Scope::Whole).unwrap();
+    assert_eq!(joined.engines.len(), alone.engines.len());
+    for (a, b) in joined.engines.iter().zip(&alone.engines) {
+        assert_eq!(
+            (&a.engine, a.busy_pct, a.instructions),
+            (&b.engine, b.busy_pct, b.instructions)
+        );
+    }
+    let off = i(&exp["offset_ns"]);
+    assert_eq!(
+        joined.window_ns,
+        (alone.window_ns.0 + off, alone.window_ns.1 + off)
+    );
+    assert_eq!(joined.notes.first(), Some(&placement));
+    assert_eq!(t.diagnostics.warning_count("device_profile_not_placed"), 0);
+    assert_eq!(
+        t.diagnostics.warning_count("device_profile_unknown_table"),
+        0
+    );
+}
+
+/// Without its DeviceProfileList row the device profile sits at its own
+/// wall clock, and says so.
+#[test]
+fn a_device_profile_no_list_names_sits_at_its_wall_clock_and_is_counted() {
+    let files: Vec<_> = tree_files("neuron-provisional/system_device")
+        .into_iter()
+        .filter(|(n, _)| !n.ends_with("DeviceProfileList.parquet"))
+        .collect();
+    let t = import_profile(files).unwrap();
+    assert_eq!(t.diagnostics.warning_count("device_profile_not_placed"), 1);
+    let ins = slices_of(&t, "neuron_instruction");
+    let first = ins.iter().map(|&k| t.slices.start_ns[k]).min().unwrap();
+    // Metadata.first_ts 2025-08-13 20:05:07.555400 UTC is the profile's
+    // first_hw_timestamp (0); its first instruction starts at 480 ns.
+    assert_eq!(first, 1_755_115_507_555_400_000 + 480);
+    assert!(t
+        .device_profile
+        .unwrap()
+        .placement
+        .unwrap()
+        .contains("no DeviceProfileList row names rmsnorm_proj"));
+}
+
+/// A system profile's tables alone: its events, lanes and chains.
+#[test]
+fn a_parquet_system_profile_alone_opens_as_its_events() {
+    let files: Vec<_> = tree_files("neuron-provisional/system_device")
+        .into_iter()
+        .filter(|(n, _)| n.contains("/system/"))
+        .collect();
+    let t = import_profile(files).unwrap();
+    assert!(t.device_profile.is_none());
+    assert_eq!(t.slices.len(), 9);
+    // The JSON system profile's lanes: framework threads, runtime and
+    // hardware lanes per NeuronCore.
+    let lanes: Vec<String> = (0..t.tracks.len()).map(|k| t.track_label(k)).collect();
+    assert_eq!(lanes, ["TID:1113579", "NC:4", "NC4:0"]);
+    assert_eq!(slices_of(&t, "neuron_hw").len(), 3);
+}

@@ -290,6 +290,9 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
     };
     let ins = instructions(t, &windows);
     let mut notes = Vec::new();
+    if let Some(p) = profile.and_then(|p| p.placement.as_ref()) {
+        notes.push(p.clone());
+    }
     let span = ins
         .iter()
         .map(|i| i.span)

@@ -826,12 +826,7 @@ fn finish_neuron(
     d.time_unit_decision = format!(
         "timestamp and duration read as epoch nanoseconds (or their timestamp_unit); {} events ({}), {} flow links, {} memory and {} CPU samples",
         counts.events,
-        counts
-            .by_source
-            .iter()
-            .map(|(s, n)| format!("{s} {n}"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        counts.by_source_text(),
         counts.flow_links,
         counts.mem_usage_samples,
         counts.cpu_util_samples

@@ -56,6 +56,17 @@ pub struct NeuronCounts {
     pub skipped: u64,
 }
 
+impl NeuronCounts {
+    /// Events per source, as the diagnostics list them (`framework 3, …`).
+    pub fn by_source_text(&self) -> String {
+        self.by_source
+            .iter()
+            .map(|(s, n)| format!("{s} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 fn text(v: Option<&Value>) -> Option<String> {
     match v? {
         Value::String(s) => Some(s.clone()),
@@ -130,6 +141,22 @@ pub(crate) struct NeuronReader {
     processes: Vec<String>,
     counts: NeuronCounts,
     by_source: [u64; 3],
+}
+
+impl NeuronReader {
+    /// A reader given whole events (the rows of a Parquet system profile's
+    /// `SystemProfileEvents`, as the JSON's event objects) rather than bytes.
+    pub(crate) fn for_events() -> Self {
+        NeuronReader {
+            at: Some(At::Done),
+            ..NeuronReader::default()
+        }
+    }
+
+    /// One event object, as the JSON's `trace_event` list holds it.
+    pub(crate) fn push_event(&mut self, e: &Value, b: &mut Builder) {
+        self.event(e, b);
+    }
 }
 
 fn syntax(what: &'static str) -> ImportError {

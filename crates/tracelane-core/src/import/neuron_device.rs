@@ -26,7 +26,7 @@ use bytes::Bytes;
 
 use super::builder::{Builder, EventIn, Fields};
 use super::parquet;
-use super::table::{DecodedFile, Table};
+use super::table::{DecodedFile, Table, Values};
 use crate::device_profile::{self, DeviceLane, DeviceProfile, TableInfo};
 use crate::error::ImportError;
 use crate::model::{LaneId, StrId, Trace, NONE_I64, NO_SLICE, NO_STR};
@@ -93,6 +93,9 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("PendingDma", &["timestamp", "value"]),
     ("Metadata", &[]),
     ("ExecutionInfo", &[]),
+    ("SystemProfileEvents", &[]),
+    ("SystemProfileMetadata", &[]),
+    ("DeviceProfileList", &[]),
     ("Summary", &[]),
     ("SchemaFields", &[]),
 ];
@@ -117,6 +120,12 @@ fn table_name(file: &str, table: &Table) -> Option<&'static str> {
         "DmaPacketAggregated"
     } else if has("profile_schema_version") {
         "Metadata"
+    } else if has("trace_event_source") && has("start_ts") {
+        "SystemProfileEvents"
+    } else if has("device_profile_name") {
+        "DeviceProfileList"
+    } else if has("first_ts_ns") && has("ntff_version") {
+        "SystemProfileMetadata"
     } else {
         return None;
     })
@@ -159,7 +168,7 @@ pub fn import_profile(files: Vec<ProfileFile>) -> Result<Trace, ImportError> {
 pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
     let mut profile = DeviceProfile::default();
     let mut b = Builder::default();
-    let mut tables: Vec<(&'static str, Table)> = Vec::new();
+    let mut tables: Vec<(String, &'static str, Table)> = Vec::new();
     let mut bytes_read = 0u64;
     for DecodedFile {
         name: file,
@@ -183,7 +192,15 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
             .map_or(&[], |(_, cols)| cols);
         let everything_used = matches!(
             name,
-            Some("Metadata" | "ExecutionInfo" | "Summary" | "SchemaFields")
+            Some(
+                "Metadata"
+                    | "ExecutionInfo"
+                    | "Summary"
+                    | "SchemaFields"
+                    | "SystemProfileEvents"
+                    | "SystemProfileMetadata"
+                    | "DeviceProfileList"
+            )
         );
         let unused: Vec<String> = table
             .columns
@@ -210,14 +227,50 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
             created_by: table.created_by.clone(),
         });
         match name {
-            Some(n) => tables.push((n, table)),
+            Some(n) => tables.push((folder_of(&file).to_string(), n, table)),
             None => b.diag.warn(warnings::DEVICE_PROFILE_UNKNOWN_TABLE, || {
                 format!("{file}: {} rows, kept in the table listing", table.rows)
             }),
         }
     }
-    let get = |n: &str| tables.iter().find(|(k, _)| *k == n).map(|(_, t)| t);
-    let Some(instructions) = get("Instruction") else {
+    // The device profile is the folder holding an Instruction table (the
+    // one DeviceProfileList names, beside a system profile); a system
+    // profile's tables sit anywhere in the set.
+    let (system, mut device): (Vec<_>, Vec<_>) = tables
+        .into_iter()
+        .partition(|(_, n, _)| SYSTEM_TABLES.contains(n));
+    let system: Vec<(&'static str, Table)> = system.into_iter().map(|(_, n, t)| (n, t)).collect();
+    let has_system = system.iter().any(|(n, _)| *n == "SystemProfileEvents");
+    let mut folders: Vec<String> = Vec::new();
+    for (d, n, _) in &device {
+        if *n == "Instruction" && !folders.contains(d) {
+            folders.push(d.clone());
+        }
+    }
+    let listed = system_list(&system);
+    if let Some(k) = folders
+        .iter()
+        .position(|f| listed.iter().any(|r| r.name == profile_name_of(f)))
+    {
+        let f = folders.remove(k);
+        folders.insert(0, f);
+    }
+    for extra in folders.iter().skip(1) {
+        b.diag.warn(warnings::DEVICE_PROFILE_EXTRA, || {
+            format!(
+                "{extra}/: not opened (the first profile here is {}/)",
+                folders[0]
+            )
+        });
+    }
+    let mut sys = None;
+    if has_system {
+        sys = Some(write_system(&mut b, &system)?);
+    }
+    let Some(folder) = folders.first().cloned() else {
+        if let Some(sys) = sys {
+            return Ok(finish_system(b, sys, profile, bytes_read));
+        }
         return Err(ImportError::NotATrace {
             reason: if profile.tables.is_empty() {
                 "no Parquet table could be read".into()
@@ -234,6 +287,13 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
             },
         });
     };
+    let mut tables: Vec<(&'static str, Table)> = Vec::new();
+    for (d, n, t) in device.drain(..) {
+        if d == folder && !tables.iter().any(|(k, _)| *k == n) {
+            tables.push((n, t));
+        }
+    }
+    let get = |n: &str| tables.iter().find(|(k, _)| *k == n).map(|(_, t)| t);
     for n in ["Metadata", "ExecutionInfo"] {
         if let Some(t) = get(n).filter(|t| t.rows > 0) {
             for c in &t.columns {
@@ -269,6 +329,20 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
         (Some(s), Some(e)) => Some((s, e)),
         _ => int(&profile, "first_hw_timestamp").zip(int(&profile, "last_hw_timestamp")),
     };
+
+    // Beside a system profile: placed at its hardware execution.
+    let placement = sys
+        .as_ref()
+        .map(|s| place(s, &listed, &folder, &profile, &mut b));
+    let shift = placement.as_ref().map_or(0, |p| p.shift_ns);
+    if shift != 0 {
+        for (_, t) in &mut tables {
+            shift_times(t, shift);
+        }
+        profile.execution_ns = profile.execution_ns.map(|(s, e)| (s + shift, e + shift));
+    }
+    let get = |n: &str| tables.iter().find(|(k, _)| *k == n).map(|(_, t)| t);
+    let instructions = get("Instruction").expect("the folder was chosen by its Instruction table");
 
     let nc = int(&profile, "neuroncore_idx").unwrap_or(0);
     let pid = LaneId::Int(nc);
@@ -350,7 +424,8 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
     }
 
     b.diag.format = format!(
-        "Neuron device profile (Parquet, schema {}, {} tables)",
+        "Neuron {}device profile (Parquet, schema {}, {} tables)",
+        if sys.is_some() { "system + " } else { "" },
         profile.schema_version.as_deref().unwrap_or("unstated"),
         profile.tables.len()
     );
@@ -358,13 +433,303 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
     b.keep_op_args = true;
     let first_ts_wall = profile.meta("first_ts").and_then(wall_clock_ns);
     let mut trace = b.finish();
-    trace.diagnostics.time_unit_decision = "device timestamps are nanoseconds since the profile start; Metadata.first_ts (wall clock, µs) places them in time".into();
-    if let (Some(wall), Some(first)) = (first_ts_wall, first_start(&profile)) {
-        trace.clock_offset_ns = wall - first;
+    match (sys, placement) {
+        (Some(sys), Some(placed)) => {
+            trace.diagnostics.time_unit_decision =
+                format!("{}; {}", sys.summary, placed.description);
+            profile.placement = Some(placed.description);
+        }
+        _ => {
+            trace.diagnostics.time_unit_decision = "device timestamps are nanoseconds since the profile start; Metadata.first_ts (wall clock, µs) places them in time".into();
+            if let (Some(wall), Some(first)) = (first_ts_wall, first_start(&profile)) {
+                trace.clock_offset_ns = wall - first;
+            }
+        }
     }
     link_slices(&trace, &mut profile);
     trace.device_profile = Some(Box::new(profile));
     Ok(trace)
+}
+
+/// The tables of a system profile (`neuron-explorer` Parquet output).
+const SYSTEM_TABLES: &[&str] = &[
+    "SystemProfileEvents",
+    "SystemProfileMetadata",
+    "DeviceProfileList",
+];
+
+/// The folder of a file in the set (`""` at the top).
+fn folder_of(file: &str) -> &str {
+    file.rsplit_once(['/', '\\']).map_or("", |(d, _)| d)
+}
+
+/// A device profile's name: its folder's (what `DeviceProfileList` names).
+fn profile_name_of(folder: &str) -> &str {
+    folder.rsplit(['/', '\\']).next().unwrap_or(folder)
+}
+
+/// A `DeviceProfileList` row: which process and NeuronCore a device
+/// profile was captured on.
+struct Listed {
+    name: String,
+    instance: Option<String>,
+    process: Option<i64>,
+    nc: Option<i64>,
+    model: Option<i64>,
+}
+
+fn system_list(system: &[(&'static str, Table)]) -> Vec<Listed> {
+    let Some((_, t)) = system.iter().find(|(n, _)| *n == "DeviceProfileList") else {
+        return Vec::new();
+    };
+    (0..t.rows)
+        .filter_map(|i| {
+            Some(Listed {
+                name: t.text("device_profile_name", i)?.to_string(),
+                instance: t.text("instance_id", i).map(str::to_string),
+                process: t.int("process_id", i),
+                nc: t.int("nc_id", i),
+                model: t.int("model_id", i),
+            })
+        })
+        .collect()
+}
+
+/// A hardware execution (`neuron_hw` event) of the system profile.
+struct HwExec {
+    name: String,
+    instance: Option<String>,
+    process: Option<i64>,
+    nc: Option<i64>,
+    model: Option<i64>,
+    exec_id: Option<i64>,
+    start: i64,
+    end: i64,
+}
+
+/// What the system profile's events gave.
+struct System {
+    hw: Vec<HwExec>,
+    /// How its times were read, for the diagnostics.
+    summary: String,
+}
+
+/// `SystemProfileEvents` rows into the model exactly as the JSON system
+/// profile's events ([`super::neuron`]): the same lanes, categories, flow
+/// chains and args; `extra_attributes_json`'s fields join the row's.
+fn write_system(b: &mut Builder, system: &[(&'static str, Table)]) -> Result<System, ImportError> {
+    use serde_json::Value;
+    let mut reader = super::neuron::NeuronReader::for_events();
+    let mut hw = Vec::new();
+    let events = system
+        .iter()
+        .filter(|(n, _)| *n == "SystemProfileEvents")
+        .map(|(_, t)| t);
+    for t in events {
+        for i in 0..t.rows {
+            let mut o = serde_json::Map::new();
+            for c in &t.columns {
+                let v = c.values.json(i);
+                if !v.is_null() {
+                    o.insert(c.name.clone(), v);
+                }
+            }
+            if let Some(Value::Object(extra)) = t
+                .text("extra_attributes_json", i)
+                .and_then(|s| serde_json::from_str::<Value>(s).ok())
+            {
+                o.remove("extra_attributes_json");
+                for (k, v) in extra {
+                    o.entry(k).or_insert(v);
+                }
+            }
+            let start = t.int("start_ts", i);
+            let dur = t
+                .int("duration_ns", i)
+                .or_else(|| Some(t.int("end_ts", i)? - start?));
+            if let Some(s) = start {
+                o.insert("timestamp".into(), Value::from(s));
+                o.insert("timestamp_unit".into(), Value::from("ns"));
+            }
+            if let Some(d) = dur {
+                o.insert("duration".into(), Value::from(d));
+            }
+            if let (Some(s), Some("neuron_hw")) = (start, t.text("trace_event_source", i)) {
+                let int = |k: &str| {
+                    o.get(k).and_then(|v| {
+                        v.as_i64()
+                            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                    })
+                };
+                hw.push(HwExec {
+                    name: t.text("name", i).unwrap_or("neuron_hw").to_string(),
+                    instance: t.text("instance_id", i).map(str::to_string),
+                    process: int("process_id"),
+                    nc: int("nc_idx"),
+                    model: int("model_id"),
+                    exec_id: int("exec_id"),
+                    start: s,
+                    end: s + dur.unwrap_or(0).max(0),
+                });
+            }
+            reader.push_event(&Value::Object(o), b);
+        }
+    }
+    let counts = reader.finish(b)?;
+    if counts.events == 0 {
+        return Err(ImportError::NotATrace {
+            reason:
+                "a Neuron system profile (Parquet) whose SystemProfileEvents has no usable events"
+                    .into(),
+        });
+    }
+    b.diag.warn_n(
+        warnings::NEURON_EVENT_SKIPPED,
+        counts.skipped,
+        String::new(),
+    );
+    Ok(System {
+        hw,
+        summary: format!(
+            "system events read as epoch nanoseconds: {} events ({}), {} flow links",
+            counts.events,
+            counts.by_source_text(),
+            counts.flow_links
+        ),
+    })
+}
+
+/// A system profile with no device profile beside it.
+fn finish_system(mut b: Builder, sys: System, profile: DeviceProfile, bytes_read: u64) -> Trace {
+    b.diag.format = format!(
+        "Neuron system profile (Parquet, {} tables)",
+        profile.tables.len()
+    );
+    b.diag.bytes_read = bytes_read;
+    let mut trace = b.finish();
+    trace.diagnostics.time_unit_decision = sys.summary;
+    trace
+}
+
+/// Where a device profile's times go in the system profile's clock.
+struct Placement {
+    /// Added to every device timestamp.
+    shift_ns: i64,
+    description: String,
+}
+
+/// Places the device profile in `folder` at its hardware execution: the
+/// `DeviceProfileList` row of its name gives the instance, process,
+/// NeuronCore and model; among that NeuronCore's `neuron_hw` executions of
+/// that model, the one at the profile's own wall clock (`Metadata.first_ts`,
+/// µs) — else the first — starts where the profile's execution starts
+/// (`ExecutionInfo.execution_start_ts`). Unplaced: at its wall clock, and
+/// counted.
+fn place(
+    sys: &System,
+    listed: &[Listed],
+    folder: &str,
+    p: &DeviceProfile,
+    b: &mut Builder,
+) -> Placement {
+    let name = profile_name_of(folder);
+    let int = |k: &str| p.meta(k).and_then(|v| v.trim().parse::<i64>().ok());
+    let exec_start = p
+        .execution_ns
+        .map(|e| e.0)
+        .or(int("first_hw_timestamp"))
+        .unwrap_or(0);
+    let first_hw = int("first_hw_timestamp").unwrap_or(exec_start);
+    // The execution's start on the wall clock (µs precision).
+    let wall = p
+        .meta("first_ts")
+        .and_then(wall_clock_ns)
+        .map(|w| w + exec_start - first_hw);
+    let row = listed.iter().find(|r| r.name == name).or_else(|| {
+        listed
+            .iter()
+            .find(|r| Some(r.name.as_str()) == p.meta("profile_name"))
+    });
+    let candidates: Vec<&HwExec> = match row {
+        Some(r) => sys
+            .hw
+            .iter()
+            .filter(|h| {
+                (r.instance.is_none() || h.instance == r.instance)
+                    && (r.process.is_none() || h.process == r.process)
+                    && h.nc == r.nc
+                    && (r.model.is_none() || h.model.is_none() || h.model == r.model)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let distance = |h: &HwExec, w: i64| {
+        if w < h.start {
+            h.start - w
+        } else {
+            (w - h.end).max(0)
+        }
+    };
+    let chosen = match wall {
+        Some(w) => candidates.iter().min_by_key(|h| (distance(h, w), h.start)),
+        None => candidates.first(),
+    };
+    let Some(h) = chosen else {
+        let why = match row {
+            None => format!("no DeviceProfileList row names {name}"),
+            Some(r) => format!(
+                "no neuron_hw execution on NC {} of process {} matches its DeviceProfileList row",
+                r.nc.map_or("?".into(), |n| n.to_string()),
+                r.process.map_or("?".into(), |n| n.to_string())
+            ),
+        };
+        let shift = wall.map_or(0, |w| w - exec_start);
+        b.diag.warn(warnings::DEVICE_PROFILE_NOT_PLACED, || {
+            format!("{name}: {why}")
+        });
+        return Placement {
+            shift_ns: shift,
+            description: format!(
+                "device profile {name} not placed at a hardware execution ({why}); placed by its own wall clock (Metadata.first_ts, µs precision): device time + {shift} ns"
+            ),
+        };
+    };
+    let shift = h.start - exec_start;
+    let exec_len = p.execution_ns.map(|(s, e)| e - s);
+    Placement {
+        shift_ns: shift,
+        description: format!(
+            "device profile {name} placed at its hardware execution {} (NC {}{}{}) at {} ns — {} of that NeuronCore's matching executions, {}: device time + {shift} ns; the profile's execution lasts {}, the hardware event {} ns",
+            h.name,
+            h.nc.map_or("?".into(), |n| n.to_string()),
+            h.model.map_or(String::new(), |m| format!(", model {m}")),
+            h.exec_id.map_or(String::new(), |e| format!(", exec {e}")),
+            h.start,
+            candidates.len(),
+            if wall.is_some() && candidates.len() > 1 {
+                "chosen by the profile's wall clock"
+            } else if candidates.len() > 1 {
+                "the first (the profile states no wall clock)"
+            } else {
+                "the only one"
+            },
+            exec_len.map_or("an unstated time".into(), |l| format!("{l} ns")),
+            h.end - h.start
+        ),
+    }
+}
+
+/// Moves a device table's times onto the system profile's clock.
+fn shift_times(t: &mut Table, by: i64) {
+    for c in &mut t.columns {
+        if let ("start_ts" | "end_ts" | "timestamp", Values::Int(v)) =
+            (c.name.as_str(), &mut c.values)
+        {
+            for x in v.iter_mut().flatten() {
+                *x = x.saturating_add(by);
+            }
+        }
+    }
 }
 
 const SORT_ENGINES: i64 = 0;

@@ -63,10 +63,16 @@ pub fn read_table(bytes: bytes::Bytes) -> Result<Table, ImportError> {
     let mut columns: Vec<Column> = (0..schema.num_columns())
         .map(|i| {
             let c = schema.column(i);
+            let values = empty_values(&c);
             Column {
-                name: c.path().string(),
+                // A list is named as its top-level field (`flow_id`, not
+                // `flow_id.list.element`).
+                name: match values {
+                    Values::TextList(_) => c.path().parts()[0].clone(),
+                    _ => c.path().string(),
+                },
                 data_type: describe(&c),
-                values: empty_values(&c),
+                values,
             }
         })
         .collect();
@@ -76,6 +82,15 @@ pub fn read_table(bytes: bytes::Bytes) -> Result<Table, ImportError> {
         let n = group.metadata().num_rows().max(0) as usize;
         for (i, col) in columns.iter_mut().enumerate() {
             let desc = schema.column(i);
+            if let Values::TextList(out) = &mut col.values {
+                match group.get_column_reader(i).map_err(unreadable)? {
+                    ColumnReader::ByteArrayColumnReader(r) => {
+                        read_text_lists(out, r, desc.max_def_level(), n).map_err(unreadable)?
+                    }
+                    _ => col.values = Values::Unread(col.values.len() + n),
+                }
+                continue;
+            }
             if desc.max_rep_level() > 0 || matches!(col.values, Values::Unread(_)) {
                 col.values = Values::Unread(col.values.len() + n);
                 continue;
@@ -145,6 +160,7 @@ fn describe(c: &ColumnDescriptor) -> String {
         Physical::INT96 => "Timestamp(ns, int96)".into(),
         Physical::FLOAT => "Float32".into(),
         Physical::DOUBLE => "Float64".into(),
+        Physical::BYTE_ARRAY if is_text(c) && c.max_rep_level() > 0 => "List(Utf8)".into(),
         Physical::BYTE_ARRAY if is_text(c) => "Utf8".into(),
         Physical::BYTE_ARRAY => "Binary".into(),
         Physical::FIXED_LEN_BYTE_ARRAY => format!("FixedSizeBinary({})", c.type_length()),
@@ -152,6 +168,9 @@ fn describe(c: &ColumnDescriptor) -> String {
 }
 
 fn empty_values(c: &ColumnDescriptor) -> Values {
+    if c.max_rep_level() == 1 && c.physical_type() == Physical::BYTE_ARRAY && is_text(c) {
+        return Values::TextList(Vec::new());
+    }
     if c.max_rep_level() > 0 {
         return Values::Unread(0);
     }
@@ -190,6 +209,43 @@ fn read_all<T: DataType>(
         .iter()
         .map(|&d| if d == max_def { it.next() } else { None })
         .collect())
+}
+
+/// `n` rows of a list-of-strings column (`flow_id`): a repetition level of
+/// 0 starts a row; a value is present where the definition level is the
+/// column's maximum (lower levels: a null or empty list, a null element).
+fn read_text_lists(
+    out: &mut Vec<Vec<String>>,
+    mut r: ColumnReaderImpl<parquet::data_type::ByteArrayType>,
+    max_def: i16,
+    n: usize,
+) -> parquet::errors::Result<()> {
+    let mut values = Vec::new();
+    let mut defs: Vec<i16> = Vec::new();
+    let mut reps: Vec<i16> = Vec::new();
+    let mut read = 0;
+    while read < n {
+        let (records, _, _) =
+            r.read_records(n - read, Some(&mut defs), Some(&mut reps), &mut values)?;
+        if records == 0 {
+            break;
+        }
+        read += records;
+    }
+    let mut values = values.into_iter();
+    let first = out.len();
+    for (d, rep) in defs.iter().zip(&reps) {
+        if *rep == 0 || out.len() == first {
+            out.push(Vec::new());
+        }
+        if *d == max_def {
+            if let (Some(v), Some(row)) = (values.next(), out.last_mut()) {
+                row.push(String::from_utf8_lossy(v.data()).into_owned());
+            }
+        }
+    }
+    out.resize_with(first + n, Vec::new);
+    Ok(())
 }
 
 fn append(
@@ -254,6 +310,7 @@ mod tests {
                     optional int64 at (TIMESTAMP(MICROS,true));
                     optional binary opcode (UTF8);
                     optional group ids (LIST) { repeated group list { optional int64 element; } }
+                    optional group flow_id (LIST) { repeated group list { optional binary element (UTF8); } }
                 }",
             )
             .unwrap(),
@@ -291,9 +348,22 @@ mod tests {
                             .write_batch(&v, Some(&[1, 0]), None)
                             .unwrap();
                     }
-                    _ => {
+                    4 => {
                         c.typed::<Int64Type>()
                             .write_batch(&[1, 2], Some(&[3, 3]), Some(&[0, 0]))
+                            .unwrap();
+                    }
+                    // Rows ["1", "2"] and null; then [] and ["x"].
+                    _ if group == 0 => {
+                        let v = [ByteArray::from("1"), ByteArray::from("2")];
+                        c.typed::<ByteArrayType>()
+                            .write_batch(&v, Some(&[3, 3, 0]), Some(&[0, 1, 0]))
+                            .unwrap();
+                    }
+                    _ => {
+                        let v = [ByteArray::from("x")];
+                        c.typed::<ByteArrayType>()
+                            .write_batch(&v, Some(&[1, 3]), Some(&[0, 0]))
                             .unwrap();
                     }
                 }
@@ -323,7 +393,17 @@ mod tests {
         assert_eq!(t.int("at", 1), Some(6_000));
         assert_eq!(t.text("opcode", 2), Some("MATMUL"));
         assert_eq!(t.text("opcode", 3), None);
-        // The list column is kept by name and listed, not read.
+        // A list of strings is read; other lists are kept by name and
+        // listed, not read.
+        assert_eq!(
+            t.column("flow_id"),
+            Some(&Values::TextList(vec![
+                vec!["1".into(), "2".into()],
+                vec![],
+                vec![],
+                vec!["x".into()]
+            ]))
+        );
         let ids = t
             .columns
             .iter()
@@ -331,7 +411,17 @@ mod tests {
             .unwrap();
         assert_eq!(ids.values, Values::Unread(4));
         let types: Vec<&str> = t.columns.iter().map(|c| c.data_type.as_str()).collect();
-        assert_eq!(types, ["Int64", "Int64", "Timestamp(µs)", "Utf8", "Int64"]);
+        assert_eq!(
+            types,
+            [
+                "Int64",
+                "Int64",
+                "Timestamp(µs)",
+                "Utf8",
+                "Int64",
+                "List(Utf8)"
+            ]
+        );
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub enum Values {
     Float(Vec<Option<f64>>),
     Text(Vec<Option<String>>),
     Bool(Vec<Option<bool>>),
+    /// A list of strings per row (a null or empty list: empty).
+    TextList(Vec<Vec<String>>),
     /// A type this reader does not decode; only its row count is known.
     Unread(usize),
 }
@@ -29,6 +31,7 @@ impl Values {
             Values::Float(v) => v.len(),
             Values::Text(v) => v.len(),
             Values::Bool(v) => v.len(),
+            Values::TextList(v) => v.len(),
             Values::Unread(n) => *n,
         }
     }
@@ -45,6 +48,7 @@ impl Values {
                 .map_or(J::Null, J::Number),
             Values::Text(v) => v[i].as_ref().map_or(J::Null, |s| J::from(s.as_str())),
             Values::Bool(v) => v[i].map_or(J::Null, J::from),
+            Values::TextList(v) => J::from(v[i].clone()),
             Values::Unread(_) => J::Null,
         }
     }
@@ -103,6 +107,7 @@ impl Table {
             Values::Float(v) => v[row].map(|x| x.to_string()),
             Values::Text(v) => v[row].clone(),
             Values::Bool(v) => v[row].map(|x| x.to_string()),
+            Values::TextList(v) => Some(v[row].join(", ")),
             Values::Unread(_) => None,
         }
     }
@@ -241,6 +246,11 @@ fn write_values(w: &mut Writer, v: &Values) {
             w.u8(4);
             w.u64(*n as u64);
         }
+        Values::TextList(v) => {
+            w.u8(5);
+            w.u64(v.len() as u64);
+            v.iter().for_each(|x| w.strs(x));
+        }
     }
 }
 
@@ -262,6 +272,7 @@ fn read_values(r: &mut Reader) -> Option<Values> {
                 .collect::<Option<_>>()?,
         ),
         2 => Values::Text((0..n).map(|_| r.opt(Reader::str)).collect::<Option<_>>()?),
+        5 => Values::TextList((0..n).map(|_| r.strs()).collect::<Option<_>>()?),
         3 => Values::Bool(
             (0..n)
                 .map(|_| r.opt(|r| Some(r.u8()? != 0)))
@@ -352,6 +363,15 @@ mod tests {
                             name: "l".into(),
                             data_type: "List".into(),
                             values: Values::Unread(3),
+                        },
+                        Column {
+                            name: "flow_id".into(),
+                            data_type: "List(Utf8)".into(),
+                            values: Values::TextList(vec![
+                                vec!["1".into(), "2".into()],
+                                vec![],
+                                vec!["x".into()],
+                            ]),
                         },
                     ],
                     created_by: Some("parquet-cpp".into()),
