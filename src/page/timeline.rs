@@ -727,7 +727,9 @@ fn LaneLabels(tl: Tl) -> impl IntoView {
         })
     };
     view! {
-        <div class="lane-labels" style=format!("flex-basis:{LABELS_PX}px")>
+        // Exactly LABELS_PX wide whatever the names (long ones are cut with
+        // an ellipsis): the plot's width is computed from it.
+        <div class="lane-labels" style=format!("flex:0 0 {LABELS_PX}px;width:{LABELS_PX}px;min-width:0")>
             <div class="ruler-corner"></div>
             {lane_labels}
         </div>

@@ -138,6 +138,10 @@ test('engines: a system profile folder with its device profile opens as one trac
   for (const lane of ['TID:1113579', 'NC:4', 'NC4:0', 'Tensor Engine - Row 0', 'qSyncIO0 - Row 0']) {
     assert.ok(lanes.some((l) => l.includes(lane)), `${lane}: ${lanes.slice(0, 16).join(' | ')}`);
   }
+  // Long process names ("i-0f20…/PID:1113579/framework") are cut in the
+  // labels column: the plot keeps its width and stays inside the window.
+  const right = await page.locator('#timeline canvas.overlay').evaluate((c) => [c.getBoundingClientRect().right, innerWidth]);
+  assert.ok(right[0] <= right[1], `plot ends at ${right[0]} px in a ${right[1]} px window`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
