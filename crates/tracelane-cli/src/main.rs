@@ -45,7 +45,8 @@ const USAGE: &str = "usage:
                      busy %, instructions and opcodes; DMA queues' bytes and throughput
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
   tracelane bench FILE...                        time import + link + op table
-  tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame";
+  tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame
+  tracelane bench-profile DIR...                 time a Parquet device profile's decoding, model and engine view";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -165,6 +166,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
         "bench-timeline" => cmd_bench_timeline(&flags),
+        "bench-profile" => cmd_bench_profile(&flags),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -885,6 +887,63 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
                 )),
             analyze_s,
             analyze_hta_s,
+        );
+    }
+    Ok(())
+}
+
+/// Times a Parquet device profile: decoding its tables (the `parquet`
+/// crate; in the browser, the decoder worker), building the model from them
+/// (the import worker), and the engine view; best of three each.
+fn cmd_bench_profile(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::import::neuron_device::{decode_profile, import_decoded};
+    if flags.positional.is_empty() {
+        return Err("bench-profile needs profile directories".into());
+    }
+    println!("profile,parquet_mb,instructions,decode_s,model_s,engines_s,total_s,instructions_per_s,peak_rss_mb");
+    for path in &flags.positional {
+        let files = profile_files(path)
+            .map_err(|e| format!("{path}: {e}"))?
+            .ok_or_else(|| format!("{path}: not a Parquet profile"))?;
+        let mb = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6;
+        let best = |f: &mut dyn FnMut() -> Result<(), String>| -> Result<f64, String> {
+            let mut best = f64::MAX;
+            for _ in 0..3 {
+                let t0 = Instant::now();
+                f()?;
+                best = best.min(t0.elapsed().as_secs_f64());
+            }
+            Ok(best)
+        };
+        let decode_s = best(&mut || {
+            std::hint::black_box(decode_profile(files.clone()));
+            Ok(())
+        })?;
+        let decoded = decode_profile(files.clone());
+        // Each run gets its own copy of the tables, made before its clock
+        // starts.
+        let mut model_s = f64::MAX;
+        for _ in 0..3 {
+            let copy = decoded.clone();
+            let t0 = Instant::now();
+            import_decoded(copy).map_err(|e| e.to_string())?;
+            model_s = model_s.min(t0.elapsed().as_secs_f64());
+        }
+        let trace = import_decoded(decoded).map_err(|e| e.to_string())?;
+        let engines_s = best(&mut || {
+            tracelane_core::analysis::engines::engines(&trace, &Scope::Whole)
+                .map(|r| drop(std::hint::black_box(r)))
+                .map_err(|e| e.to_string())
+        })?;
+        let n = trace
+            .device_profile
+            .as_ref()
+            .map_or(0, |p| p.instructions.start_ns.len());
+        let total = decode_s + model_s + engines_s;
+        println!(
+            "{path},{mb:.1},{n},{decode_s:.3},{model_s:.3},{engines_s:.3},{total:.3},{:.0},{}",
+            n as f64 / total,
+            peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0}")),
         );
     }
     Ok(())

@@ -790,8 +790,11 @@ impl<K: PartialEq> Rows<K> {
 
 /// Row order by (start, end, file order): the order the lanes are filled in.
 fn by_start(t: &Table) -> Vec<usize> {
+    // The columns are found once, not per comparison.
+    let (start, end) = (t.column("start_ts"), t.column("end_ts"));
+    let at = |c: Option<&Values>, i| c.and_then(|c| c.int(i));
     let mut order: Vec<usize> = (0..t.rows).collect();
-    order.sort_by_key(|&i| (t.int("start_ts", i), t.int("end_ts", i), i));
+    order.sort_by_cached_key(|&i| (at(start, i), at(end, i), i));
     order
 }
 

@@ -38,6 +38,14 @@ impl Values {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// Row `i` as an integer (a float rounded), if it is a number.
+    pub fn int(&self, i: usize) -> Option<i64> {
+        match self {
+            Values::Int(v) => v[i],
+            Values::Float(v) => v[i].map(|f| f.round() as i64),
+            _ => None,
+        }
+    }
     /// The value of row `i` as JSON (null where absent or unread).
     pub fn json(&self, i: usize) -> serde_json::Value {
         use serde_json::Value as J;
@@ -81,11 +89,7 @@ impl Table {
             .map(|c| &c.values)
     }
     pub fn int(&self, name: &str, row: usize) -> Option<i64> {
-        match self.column(name)? {
-            Values::Int(v) => v[row],
-            Values::Float(v) => v[row].map(|f| f.round() as i64),
-            _ => None,
-        }
+        self.column(name)?.int(row)
     }
     pub fn float(&self, name: &str, row: usize) -> Option<f64> {
         match self.column(name)? {
