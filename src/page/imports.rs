@@ -254,6 +254,7 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             paint_ms,
             renderer,
         } => crate::page::timeline::on_painted(frame, frame_ms, layout_ms, paint_ms, &renderer),
+        FromWorker::Shown { frame } => crate::page::timeline::on_shown(frame),
         FromWorker::Answer { request, answer } => client::answered(request, answer),
         FromWorker::Failed { id, message } => fail_current(ui, id, message),
     }

@@ -12,10 +12,13 @@
 //! `tracelane:paint` its two working parts.
 //!
 //! Every scene the page wants gets a number: the rectangle canvas carries
-//! the latest wanted one as `data-scene` and the last one the worker painted
-//! as `data-painted`. Equal numbers mean what is on screen is the current
-//! view — the signal tests (and anything else) wait on before reading
-//! pixels.
+//! the latest wanted one as `data-scene`, the last one the worker painted
+//! as `data-painted`, and the last one known to be on screen as
+//! `data-shown` (the worker's next animation frame after the paint: the
+//! painted frame reaches the compositor only when the painting task ends).
+//! `data-shown` equal to `data-scene` means what is on screen is the
+//! current view — the signal tests (and anything else) wait on before
+//! reading pixels.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -81,6 +84,15 @@ pub fn on_painted(frame: u32, frame_ms: f64, layout_ms: f64, paint_ms: f64, rend
         let _ = f
             .rects_canvas
             .set_attribute("data-painted", &frame.to_string());
+    });
+}
+
+/// Scene `frame` is on screen.
+pub fn on_shown(frame: u32) {
+    with_frames(|f| {
+        let _ = f
+            .rects_canvas
+            .set_attribute("data-shown", &frame.to_string());
     });
 }
 

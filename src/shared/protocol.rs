@@ -198,6 +198,13 @@ pub enum FromWorker {
         paint_ms: f64,
         renderer: String,
     },
+    /// Painted scene `frame` has reached the screen: sent from the worker's
+    /// next animation frame after the paint (an OffscreenCanvas frame is
+    /// handed to the compositor when the painting task ends, after
+    /// [`FromWorker::Painted`] was posted). What reads pixels waits on this.
+    Shown {
+        frame: u32,
+    },
     /// The answer to [`ToWorker::Ask`] number `request`, or why there is none.
     Answer {
         request: u32,
@@ -634,6 +641,7 @@ mod tests {
                 paint_ms: 0.25,
                 renderer: "webgl2".into(),
             },
+            FromWorker::Shown { frame: 7 },
             FromWorker::Answer {
                 request: 99,
                 answer: Err("this trace is no longer open".into()),
@@ -686,6 +694,7 @@ mod tests {
             FromWorker::Done { .. } => "done",
             FromWorker::Failed { .. } => "failed",
             FromWorker::Painted { .. } => "painted",
+            FromWorker::Shown { .. } => "shown",
             FromWorker::Answer { answer: Err(_), .. } => "answer error",
             FromWorker::Answer { answer: Ok(a), .. } => match a {
                 Answer::Details { .. } => "answer details",
@@ -729,7 +738,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 17 + 18);
+        assert_eq!(n, 17 + 19);
         for m in &to {
             round_trip(m);
         }

@@ -278,7 +278,10 @@ struct Shared {
     decoder: RefCell<Option<web_sys::Worker>>,
     decoder_ready: Cell<bool>,
     decode_queue: RefCell<Vec<Transfer>>,
-    /// This value's own handle, for the decoder's callbacks.
+    /// A painted scene waiting for the next animation frame to be reported
+    /// shown ([`Shared::show_after_commit`]).
+    shown_pending: Cell<Option<u32>>,
+    /// This value's own handle, for callbacks.
     me: std::rc::Weak<Shared>,
 }
 
@@ -600,6 +603,41 @@ struct Finishing {
 }
 
 impl Shared {
+    /// Posts [`FromWorker::Shown`] for `frame` from the next animation
+    /// frame: by then the task that painted it has ended and its canvas
+    /// frame was handed to the compositor. One callback serves every paint
+    /// before it (the latest frame is reported).
+    fn show_after_commit(&self, frame: u32) {
+        if self.shown_pending.replace(Some(frame)).is_some() {
+            return; // a callback is already waiting
+        }
+        let weak = self.me.clone();
+        let on_frame = Closure::once_into_js(move |_: f64| {
+            if let Some(sh) = weak.upgrade() {
+                if let Some(frame) = sh.shown_pending.take() {
+                    sh.post(&FromWorker::Shown { frame });
+                }
+            }
+        });
+        if self
+            .scope
+            .request_animation_frame(on_frame.unchecked_ref())
+            .is_err()
+        {
+            // No animation frames in this worker: the task's end is the
+            // best signal there is.
+            let weak = self.me.clone();
+            let later = Closure::once_into_js(move || {
+                if let Some(sh) = weak.upgrade() {
+                    if let Some(frame) = sh.shown_pending.take() {
+                        sh.post(&FromWorker::Shown { frame });
+                    }
+                }
+            });
+            let _ = self.scope.set_timeout_with_callback(later.unchecked_ref());
+        }
+    }
+
     /// Whether byte ranges are still being read (or wait to be).
     fn busy_reading(&self) -> bool {
         self.reading.get() || !self.reads.borrow().is_empty()
@@ -760,6 +798,7 @@ pub fn start() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let sh = Rc::new_cyclic(|me| Shared {
         me: me.clone(),
+        shown_pending: Cell::new(None),
         decoding: RefCell::default(),
         decoder: RefCell::default(),
         decoder_ready: Cell::new(false),
@@ -918,6 +957,7 @@ pub fn start() {
                                 renderer: surface.renderer().into(),
                             },
                         );
+                        sh.show_after_commit(frame);
                     }
                 }
                 Ok(ToWorker::Ask { request, ask }) => {

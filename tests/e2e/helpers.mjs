@@ -143,13 +143,15 @@ export function decodePng(buf) {
 
 /**
  * Waits until the timeline shows the scene the page last asked for: the
- * rectangle canvas's `data-painted` (the last frame the worker painted)
- * equals its `data-scene` (the latest one wanted).
+ * rectangle canvas's `data-shown` (the last frame the worker painted and
+ * saw reach the screen) equals its `data-scene` (the latest one wanted).
+ * (`data-painted` alone can run ahead of the screen: the worker's frame
+ * goes to the compositor only when its painting task ends.)
  */
 export async function waitForPainted(page) {
   await page.waitForFunction(() => {
     const c = document.querySelector('#timeline canvas.rects');
-    return c && c.dataset.scene && c.dataset.painted === c.dataset.scene;
+    return c && c.dataset.scene && c.dataset.painted === c.dataset.scene && c.dataset.shown === c.dataset.scene;
   }, null, { timeout: 20000 });
 }
 
