@@ -19,24 +19,15 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.profiler import profile, ProfilerActivity, record_function
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle_rows import avg_rows  # noqa: E402
+
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
 
 def rows(ka, by_shape=False):
-    r = []
-    for e in ka:
-        row = {
-            "key": e.key,
-            "count": e.count,
-            "cpu_time_total_us": e.cpu_time_total,
-            "self_cpu_time_total_us": e.self_cpu_time_total,
-            "flops": e.flops,
-        }
-        if by_shape:
-            row["input_shapes"] = str(e.input_shapes)
-        r.append(row)
-    return r
+    return avg_rows(ka, by_shape, flops=True)
 
 
 def record(name, run):

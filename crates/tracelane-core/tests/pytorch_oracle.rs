@@ -16,6 +16,7 @@ fn oracle_dirs() -> Vec<PathBuf> {
     let mut dirs = vec![
         common::fixtures().join("torch-cpu"),
         common::fixtures().join("torch-cpu-extra"),
+        common::fixtures().join("torch-gloo"),
     ];
     if let Ok(extra) = std::env::var("TRACELANE_ORACLE_DIRS") {
         dirs.extend(

@@ -20,6 +20,12 @@
 //!   device time only (`gpu_user_annotation` mirrors count for the
 //!   annotation they belong to, as in PyTorch, but are flagged as
 //!   annotations and left out of the totals);
+//! * a collective's c10d `Work` range (`gloo:all_reduce`, `nccl:broadcast`,
+//!   … — the annotation `c10d::Work` records with `_setAsync()`) is async in
+//!   PyTorch (`FunctionEvent.is_async`): it is no one's child and no one's
+//!   parent, its CPU self time is 0 and no device time joins it. (PyTorch
+//!   also calls an event async when it ends on another thread than it
+//!   started; a trace file does not say so.)
 //! * `[memory]` instants outside every host event become `[memory]` rows,
 //!   and `[OutOfMemory]` instants always do;
 //! * rows are keyed by name, device-or-host, annotation-or-not, and — when
@@ -89,6 +95,8 @@ pub struct OpTable {
 /// A node of the host containment tree.
 struct Node {
     slice: u32,
+    /// PyTorch's `is_async` (see [`is_c10d_work`]): outside the tree.
+    is_async: bool,
     parent: u32,
     children: u32,
     child_dur: i64,
@@ -97,6 +105,21 @@ struct Node {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// The profiling titles c10d's process groups give their `Work` (in
+/// `ProcessGroup{Gloo,NCCL,MPI,UCC,XCCL}.cpp`): `c10d::Work`'s constructor
+/// records them as an async `RecordFunction` (`_setAsync()`), which
+/// `_parse_kineto_results` reads as `is_async`.
+pub const C10D_WORK_PREFIXES: &[&str] = &["gloo:", "nccl:", "mpi:", "ucc:", "xccl:"];
+
+/// Whether host event `i` is a c10d `Work` range (an async event to
+/// PyTorch's `key_averages()`).
+pub fn is_c10d_work(t: &Trace, i: usize) -> bool {
+    t.slices.category[i] == Category::UserAnnotation && {
+        let name = t.str(t.slices.name[i]);
+        C10D_WORK_PREFIXES.iter().any(|p| name.starts_with(p))
+    }
+}
 
 pub fn rewrite_name(name: &str) -> &str {
     if name.starts_with("ProfilerStep#") {
@@ -230,6 +253,19 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
         }
         let (st, en) = (s.start_ns[i], s.end_ns(i));
         let me = nodes.len() as u32;
+        if is_c10d_work(t, i) {
+            nodes.push(Node {
+                slice: i as u32,
+                is_async: true,
+                parent: NONE,
+                children: 0,
+                child_dur: 0,
+                own_device: 0,
+                device_total: 0,
+            });
+            node_of_slice[i] = me;
+            continue;
+        }
         let mut parent = NONE;
         while let Some(&top) = stack.last() {
             let ts = nodes[top as usize].slice as usize;
@@ -247,6 +283,7 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
         }
         nodes.push(Node {
             slice: i as u32,
+            is_async: false,
             parent,
             children: 0,
             child_dur: 0,
@@ -269,7 +306,9 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
         table.device_events_ns += d;
         let o = t.links.op.get(i).copied().unwrap_or(NO_SLICE);
         match node_of_slice.get(o as usize) {
-            Some(&node) if node != NONE => nodes[node as usize].own_device += d,
+            Some(&node) if node != NONE && !nodes[node as usize].is_async => {
+                nodes[node as usize].own_device += d
+            }
             _ => table.device_without_op_ns += d,
         }
     }
@@ -483,7 +522,11 @@ impl Attribution {
             let dur = s.dur_ns[i];
             let vals = [
                 dur,
-                dur - node.child_dur,
+                if node.is_async {
+                    0
+                } else {
+                    dur - node.child_dur
+                },
                 node.device_total,
                 node.own_device,
             ];
