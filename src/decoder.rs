@@ -4,7 +4,7 @@
 //!
 //! The `parquet` crate (page decompression, encodings, Thrift footers) with
 //! the zip and tar readers was about a fifth of the import worker (measured:
-//! 977 → 769 KB gzipped without them), and only archives and device
+//! 977 → 734 KB gzipped without them, at the time), and only archives and device
 //! profiles need them. So they live in this third module, downloaded and
 //! started the first time one is opened: the primary posts the archive's
 //! bytes ([`Transfer::Decode`]), this worker answers with the decoded
