@@ -334,6 +334,7 @@ fn Diagnostics(diag: crate::shared::protocol::DiagnosticsView) -> impl IntoView 
             <summary>{format!("Import diagnostics — {count} warning(s)")}</summary>
             <p>{format!("Format: {}", diag.format)}</p>
             <p>{diag.time_unit_decision.clone()}</p>
+            {diag.distributed.clone().map(|d| view! { <p id="distributed">{format!("Distributed run: {d}")}</p> })}
             <h3>"Links"</h3>
             <ul class="links">
                 {diag.links.iter().map(|(k, v)| view! { <li>{format!("{}: {}", k.replace('_', " "), v)}</li> }).collect_view()}

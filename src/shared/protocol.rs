@@ -314,6 +314,8 @@ pub struct ImportPhases {
 pub struct DiagnosticsView {
     pub format: String,
     pub time_unit_decision: String,
+    /// `distributedInfo` in words (`rank 2 of 4 (gloo); …`).
+    pub distributed: Option<String>,
     pub truncated: bool,
     pub events_by_phase: Vec<(String, u64)>,
     pub events_by_category: Vec<(String, u64)>,
@@ -412,6 +414,7 @@ pub fn summarize(
         diagnostics: DiagnosticsView {
             format: info.format.clone(),
             time_unit_decision: info.time_unit_decision.clone(),
+            distributed: info.distributed.as_ref().map(|d| d.describe()),
             truncated: info.truncated,
             events_by_phase: info.events_by_phase.into_iter().collect(),
             events_by_category: info.events_by_category.into_iter().collect(),

@@ -155,3 +155,12 @@ test('the release build works from a sub-path (GitHub Pages project sites)', asy
     server.kill();
   }
 });
+
+test('a rank of a distributed run says which rank of which run it is', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, 'torch-gloo/gloo_rank2_cpu.pt.trace.json.gz');
+  assert.equal(await page.locator('#distributed').textContent(), 'Distributed run: rank 2 of 4 (gloo); process groups: default_pg [0, 1, 2, 3]');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

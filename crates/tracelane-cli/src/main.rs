@@ -745,6 +745,9 @@ fn cmd_info(flags: &Flags) -> Result<(), String> {
                 writeln!(out, "time span: {a} .. {b} ns ({})", human(b - a)).map_err(w)?;
             }
             writeln!(out, "time: {}", info.time_unit_decision).map_err(w)?;
+            if let Some(d) = &info.distributed {
+                writeln!(out, "distributed: {}", d.describe()).map_err(w)?;
+            }
             writeln!(out, "tracks:").map_err(w)?;
             for t in &info.tracks {
                 writeln!(

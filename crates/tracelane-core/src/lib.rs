@@ -26,6 +26,7 @@
 pub mod analysis;
 pub mod category;
 pub mod device_profile;
+pub mod distributed;
 pub mod error;
 pub mod export;
 pub mod import;

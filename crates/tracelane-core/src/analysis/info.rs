@@ -41,6 +41,8 @@ pub struct Info {
     pub span_ns: Option<i64>,
     pub clock_offset_ns: i64,
     pub time_unit_decision: String,
+    /// `distributedInfo`: which rank of which run this trace is.
+    pub distributed: Option<crate::distributed::Distributed>,
     pub links: BTreeMap<&'static str, u64>,
     pub truncated: bool,
     pub warnings: Vec<WarningInfo>,
@@ -95,6 +97,7 @@ pub fn info(t: &Trace) -> Info {
         span_ns: span.map(|s| s.1 - s.0),
         clock_offset_ns: t.clock_offset_ns,
         time_unit_decision: d.time_unit_decision.clone(),
+        distributed: t.distributed(),
         links,
         truncated: d.truncated,
         warnings: d
