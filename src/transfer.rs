@@ -96,12 +96,12 @@ impl Transfer {
             }
             Transfer::DecoderReady => object(&[("transfer", "decoder-ready".into())]),
             Transfer::Decoded { id, opened } => match opened {
-                Ok(Opened::Tables(a) | Opened::File(a)) => {
-                    transfer.push(&a.buffer());
-                    let key = match opened {
-                        Ok(Opened::Tables(_)) => "tables",
-                        _ => "file",
+                Ok(o) => {
+                    let (key, a) = match o {
+                        Opened::Tables(a) => ("tables", a),
+                        Opened::File(a) => ("file", a),
                     };
+                    transfer.push(&a.buffer());
                     object(&[
                         ("transfer", "decoded".into()),
                         ("id", (*id).into()),

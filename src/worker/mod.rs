@@ -611,14 +611,17 @@ impl Shared {
         if self.shown_pending.replace(Some(frame)).is_some() {
             return; // a callback is already waiting
         }
-        let weak = self.me.clone();
-        let on_frame = Closure::once_into_js(move |_: f64| {
-            if let Some(sh) = weak.upgrade() {
-                if let Some(frame) = sh.shown_pending.take() {
-                    sh.post(&FromWorker::Shown { frame });
+        let report = |weak: std::rc::Weak<Shared>| {
+            move || {
+                if let Some(sh) = weak.upgrade() {
+                    if let Some(frame) = sh.shown_pending.take() {
+                        sh.post(&FromWorker::Shown { frame });
+                    }
                 }
             }
-        });
+        };
+        let on_frame = report(self.me.clone());
+        let on_frame = Closure::once_into_js(move |_: f64| on_frame());
         if self
             .scope
             .request_animation_frame(on_frame.unchecked_ref())
@@ -626,14 +629,7 @@ impl Shared {
         {
             // No animation frames in this worker: the task's end is the
             // best signal there is.
-            let weak = self.me.clone();
-            let later = Closure::once_into_js(move || {
-                if let Some(sh) = weak.upgrade() {
-                    if let Some(frame) = sh.shown_pending.take() {
-                        sh.post(&FromWorker::Shown { frame });
-                    }
-                }
-            });
+            let later = Closure::once_into_js(report(self.me.clone()));
             let _ = self.scope.set_timeout_with_callback(later.unchecked_ref());
         }
     }

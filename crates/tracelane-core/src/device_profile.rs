@@ -162,6 +162,9 @@ impl DeviceProfile {
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.as_str())
     }
+    pub fn meta_i64(&self, key: &str) -> Option<i64> {
+        self.meta(key)?.trim().parse().ok()
+    }
     pub fn meta_f64(&self, key: &str) -> Option<f64> {
         self.meta(key)?.trim().parse().ok()
     }

@@ -33,19 +33,11 @@ impl Trace {
     pub fn distributed(&self) -> Option<Distributed> {
         let (_, raw) = self.header.iter().find(|(k, _)| k == "distributedInfo")?;
         let v: serde_json::Value = serde_json::from_str(raw).ok()?;
-        let int = |v: &serde_json::Value| {
-            v.as_i64()
-                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-        };
-        let text = |v: &serde_json::Value| match v {
-            serde_json::Value::String(s) => Some(s.clone()),
-            serde_json::Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        };
+        use crate::import::neuron::{integer, text};
         let d = Distributed {
-            backend: v.get("backend").and_then(text),
-            rank: v.get("rank").and_then(int),
-            world_size: v.get("world_size").and_then(int),
+            backend: text(v.get("backend")),
+            rank: integer(v.get("rank")),
+            world_size: integer(v.get("world_size")),
             process_groups: v
                 .get("pg_config")
                 .and_then(|p| p.as_array())
@@ -53,13 +45,13 @@ impl Trace {
                     groups
                         .iter()
                         .map(|g| ProcessGroup {
-                            name: g.get("pg_name").and_then(text).unwrap_or_default(),
-                            desc: g.get("pg_desc").and_then(text),
-                            size: g.get("pg_size").and_then(int),
+                            name: text(g.get("pg_name")).unwrap_or_default(),
+                            desc: text(g.get("pg_desc")),
+                            size: integer(g.get("pg_size")),
                             ranks: g
                                 .get("ranks")
                                 .and_then(|r| r.as_array())
-                                .map(|r| r.iter().filter_map(int).collect())
+                                .map(|r| r.iter().filter_map(|x| integer(Some(x))).collect())
                                 .unwrap_or_default(),
                         })
                         .collect()

@@ -321,13 +321,10 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
             )
         });
     }
-    let int = |p: &DeviceProfile, k: &str| p.meta(k).and_then(|v| v.parse::<i64>().ok());
-    profile.execution_ns = match (
-        int(&profile, "execution_start_ts"),
-        int(&profile, "execution_end_ts"),
-    ) {
+    let int = |k: &str| profile.meta_i64(k);
+    profile.execution_ns = match (int("execution_start_ts"), int("execution_end_ts")) {
         (Some(s), Some(e)) => Some((s, e)),
-        _ => int(&profile, "first_hw_timestamp").zip(int(&profile, "last_hw_timestamp")),
+        _ => int("first_hw_timestamp").zip(int("last_hw_timestamp")),
     };
 
     // Beside a system profile: placed at its hardware execution.
@@ -344,7 +341,7 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
     let get = |n: &str| tables.iter().find(|(k, _)| *k == n).map(|(_, t)| t);
     let instructions = get("Instruction").expect("the folder was chosen by its Instruction table");
 
-    let nc = int(&profile, "neuroncore_idx").unwrap_or(0);
+    let nc = profile.meta_i64("neuroncore_idx").unwrap_or(0);
     let pid = LaneId::Int(nc);
     let mut label = format!("NeuronCore {nc}");
     if let Some(neff) = profile.meta("neff_name") {
@@ -555,12 +552,7 @@ fn write_system(b: &mut Builder, system: &[(&'static str, Table)]) -> Result<Sys
                 o.insert("duration".into(), Value::from(d));
             }
             if let (Some(s), Some("neuron_hw")) = (start, t.text("trace_event_source", i)) {
-                let int = |k: &str| {
-                    o.get(k).and_then(|v| {
-                        v.as_i64()
-                            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
-                    })
-                };
+                let int = |k: &str| super::neuron::integer(o.get(k));
                 hw.push(HwExec {
                     name: t.text("name", i).unwrap_or("neuron_hw").to_string(),
                     instance: t.text("instance_id", i).map(str::to_string),
@@ -633,7 +625,7 @@ fn place(
     b: &mut Builder,
 ) -> Placement {
     let name = profile_name_of(folder);
-    let int = |k: &str| p.meta(k).and_then(|v| v.trim().parse::<i64>().ok());
+    let int = |k: &str| p.meta_i64(k);
     let exec_start = p
         .execution_ns
         .map(|e| e.0)
