@@ -7,7 +7,8 @@
 //! tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta] [--format table|md|json]
 //! tracelane roofline FILE [--scope …] [--peak-tflops X --peak-gbps Y] [--format table|md|json]
 //! tracelane engines DIR_OR_FILE [--scope …] [--format table|md|json]
-//! tracelane synth OUT --mb N [--seed S]
+//! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
+//! tracelane synth OUT --mb N [--seed S] [--ranks N]
 //! tracelane bench FILE...
 //! ```
 
@@ -43,7 +44,13 @@ const USAGE: &str = "usage:
   tracelane engines DIR_OR_FILE [--scope whole|region:NAME] [--top N] [--format table|md|json]
                      a Neuron device profile (Parquet directory or its .pftrace): per engine
                      busy %, instructions and opcodes; DMA queues' bytes and throughput
+  tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
+                     a distributed run, one trace per rank: per rank × step times and breakdowns,
+                     the straggler of each step, collectives matched across ranks by skew
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
+  tracelane synth OUT_DIR --ranks N --mb M [--seed S]
+                     a data-parallel run: one trace per rank (about M MB each) with consistent
+                     NCCL collectives and one straggler rank
   tracelane bench FILE...                        time import + link + op table
   tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame
   tracelane bench-profile DIR...                 time a Parquet device profile's decoding, model and engine view";
@@ -73,6 +80,7 @@ struct Flags {
     hta: bool,
     peak_tflops: Option<f64>,
     peak_gbps: Option<f64>,
+    ranks: Option<usize>,
 }
 
 fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -90,6 +98,7 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         hta: false,
         peak_tflops: None,
         peak_gbps: None,
+        ranks: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -138,6 +147,15 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
                         .map_err(|_| "--mb takes a whole number")?,
                 )
             }
+            "--ranks" => {
+                f.ranks = Some(
+                    value("--ranks")?
+                        .parse()
+                        .ok()
+                        .filter(|&n: &usize| (1..=100_000).contains(&n))
+                        .ok_or("--ranks takes a whole number from 1")?,
+                )
+            }
             "--seed" => {
                 f.seed = value("--seed")?
                     .parse()
@@ -163,6 +181,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "analyze" => cmd_analyze(&flags),
         "roofline" => cmd_roofline(&flags),
         "engines" => cmd_engines(&flags),
+        "ranks" => cmd_ranks(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
         "bench-timeline" => cmd_bench_timeline(&flags),
@@ -535,6 +554,107 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
+/// The trace files of a set: files as given; a directory's traces
+/// (`.json`, `.json.gz`, `.pt.trace.json…`) in name order.
+fn trace_files(args: &[String]) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for a in args {
+        let p = std::path::Path::new(a);
+        if p.is_dir() {
+            let mut names: Vec<String> = std::fs::read_dir(p)
+                .map_err(|e| format!("{a}: {e}"))?
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .map(|e| e.path().to_string_lossy().to_string())
+                .filter(|n| {
+                    let l = n.to_ascii_lowercase();
+                    l.ends_with(".json") || l.ends_with(".json.gz") || l.ends_with(".pftrace")
+                })
+                .collect();
+            names.sort_by(|x, y| tracelane_core::model::natural_cmp(x, y));
+            if names.is_empty() {
+                return Err(format!(
+                    "{a}: no traces (.json, .json.gz) in this directory"
+                ));
+            }
+            out.extend(names);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("no trace file given\n{USAGE}"));
+    }
+    Ok(out)
+}
+
+/// Summaries of many traces, imported on every core, each model dropped
+/// once summarised (memory holds one model per thread).
+fn rank_summaries(
+    files: &[String],
+    flags: &Flags,
+) -> Result<Vec<tracelane_core::analysis::ranks::RankSummary>, String> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tracelane_core::analysis::ranks::RankSummary;
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(files.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<Option<Result<RankSummary, String>>> =
+        (0..files.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = files.get(k) else { break };
+                        let r = load(path, flags).map(|t| {
+                            let name = std::path::Path::new(path)
+                                .file_name()
+                                .map_or(path.clone(), |n| n.to_string_lossy().to_string());
+                            RankSummary::of(&t, &name, &|i| t.slice_args_json(i).to_string())
+                        });
+                        done.push((k, r));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for h in handles {
+            for (k, r) in h.join().expect("import thread") {
+                out[k] = Some(r);
+            }
+        }
+    });
+    out.into_iter()
+        .map(|r| r.expect("every file summarised"))
+        .collect()
+}
+
+fn cmd_ranks(flags: &Flags) -> Result<(), String> {
+    let files = trace_files(&flags.positional)?;
+    let summaries = rank_summaries(&files, flags)?;
+    let report = tracelane_core::analysis::ranks::ranks(&summaries);
+    let top = flags.top.unwrap_or(15);
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => {
+            serde_json::to_string_pretty(&export::ranks_json(&report, flags.top))
+                .map_err(|e| e.to_string())?
+                + "\n"
+        }
+        "md" => export::sections_to_markdown(&export::ranks_sections(&report, top)),
+        "table" => export::sections_to_text(&export::ranks_sections(&report, top)),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
+}
+
 /// The variants `compare` measures: (file, region) pairs, by the rules in
 /// the usage text.
 fn compare_plan(files: &[String], regions: &[String]) -> Result<Vec<(String, Scope)>, String> {
@@ -813,12 +933,39 @@ fn join_counts(m: &std::collections::BTreeMap<String, u64>) -> String {
 fn cmd_synth(flags: &Flags) -> Result<(), String> {
     let path = one_file(flags)?;
     let mb = flags.mb.ok_or("synth needs --mb N")?;
+    if let Some(ranks) = flags.ranks {
+        return synth_ranks(path, ranks, mb, flags.seed);
+    }
     let file = std::fs::File::create(path).map_err(|e| format!("{path}: {e}"))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     let n = tracelane_core::synth::write_kineto_trace(&mut out, mb * 1_000_000, flags.seed)
         .map_err(|e| format!("{path}: {e}"))?;
     out.flush().map_err(|e| format!("{path}: {e}"))?;
     eprintln!("wrote {path}: {n} bytes");
+    Ok(())
+}
+
+/// `synth OUT_DIR --ranks N --mb M`: one trace per rank,
+/// `OUT_DIR/rank<r>.pt.trace.json`, of about M MB each.
+fn synth_ranks(dir: &str, ranks: usize, mb: u64, seed: u64) -> Result<(), String> {
+    use tracelane_core::synth::{write_rank_set, RankSet};
+    std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+    let mut outs = Vec::with_capacity(ranks);
+    for r in 0..ranks {
+        let path = format!("{dir}/rank{r}.pt.trace.json");
+        let file = std::fs::File::create(&path).map_err(|e| format!("{path}: {e}"))?;
+        outs.push(std::io::BufWriter::with_capacity(1 << 18, file));
+    }
+    let spec = RankSet::new(ranks, mb * 1_000_000, seed);
+    let sizes = write_rank_set(&mut outs, &spec).map_err(|e| format!("{dir}: {e}"))?;
+    for o in outs.iter_mut() {
+        o.flush().map_err(|e| format!("{dir}: {e}"))?;
+    }
+    let total: u64 = sizes.iter().sum();
+    eprintln!(
+        "wrote {ranks} ranks to {dir}: {total} bytes; rank {} is the straggler (kernels {}× slower)",
+        spec.straggler, spec.straggler_factor
+    );
     Ok(())
 }
 

@@ -13,6 +13,7 @@
 //! | [`frame`] | the event table the time analyses read, under tracelane's or HTA's rules |
 //! | [`info`] | what was imported: counts, lanes, links, warnings |
 //! | [`warmup`] | each step's duration with warm-up flagged; the steady median |
+//! | [`ranks`] | many ranks of one run: per-step breakdowns, collectives matched across ranks, skew, stragglers |
 //! | [`scope`] | which part of a trace an analysis looks at |
 //! | [`intervals`] | union, gaps, intersection and overlap of time intervals |
 //!
@@ -33,6 +34,7 @@ pub mod frame;
 pub mod info;
 pub mod intervals;
 pub mod ops;
+pub mod ranks;
 pub mod roofline;
 pub mod scope;
 pub mod warmup;

@@ -1,0 +1,1025 @@
+//! Many ranks of one distributed run: per rank and step the time
+//! breakdown, the collectives matched across ranks with their arrival
+//! skew, and the straggler each step waited for.
+//!
+//! The work is split so that no process holds every rank's model: each
+//! rank's trace is reduced to a [`RankSummary`] (small, serialisable: what
+//! a worker sends back), and [`ranks`] combines the summaries.
+//!
+//! Rules:
+//! - **Which rank**: `distributedInfo.rank` when every trace has one and no
+//!   two share it; else a number in the file name (`rank3`, `…_3.json`)
+//!   when those are distinct; else the order given. The report says which.
+//! - **Clocks**: every time is put on the epoch clock (the trace's
+//!   `baseTimeNanoseconds` added to its timestamps; absolute timestamps
+//!   as they are); each rank's offset is shown.
+//! - **Step breakdown** (per `ProfilerStep#N`, over the step's host range
+//!   `[start, end)`; the parts sum to the step's wall time): device work
+//!   of the rank clipped to the window — *compute* is computation kernels'
+//!   union, *exposed communication* collective kernels not under compute,
+//!   *exposed memcpy* copies and sets under neither, *other* the remaining
+//!   device work under none of those, *idle* the rest. A rank without
+//!   device work (CPU runs, e.g. gloo) is measured on the host: compute is
+//!   its ops' union less the collective ops (`c10d::*`,
+//!   `record_param_comms`), communication the backend's work ranges
+//!   (`gloo:*`, `nccl:*` …, on the backend's threads).
+//! - **Overlap** (`comm_comp_overlap_pct`): communication time under
+//!   computation ÷ communication time, over the rank's steps (over the
+//!   whole trace when it has none). HTA's own figures for the whole trace
+//!   (`get_temporal_breakdown`, `get_comm_comp_overlap`) are given beside
+//!   them under `hta` for ranks with device work.
+//! - **Collectives**: a rank's collective calls are its collective kernels
+//!   (NCCL / RCCL / device collectives; their `Collective name`, `Process
+//!   Group Name`, message sizes and `dtype` args — on the kernel, else on
+//!   the `record_param_comms` op that launched it) or, without device
+//!   work, its backend's work ranges (`gloo:all_reduce` …, sizes from the
+//!   input shapes). A rank *arrives* when its kernel (work) starts: the
+//!   kernel then waits for its peers inside, so the ends line up. Calls are
+//!   matched across ranks by process group and sequence number (`Seq`
+//!   where the trace has it, else the order of the calls in the group on
+//!   each rank); a match whose names or sizes differ between ranks is
+//!   counted as mismatched and kept apart.
+//! - **Skew** = latest arrival − earliest; the rank that arrived last is
+//!   named. Each rank's *wait* in a collective = latest arrival − its own.
+//! - **Bandwidth** (nccl-tests' definitions, `doc/PERFORMANCE.md`): the
+//!   time is from the last arrival to the mean end (the transfer once all
+//!   are present); algorithm bandwidth = S / time with S the buffer
+//!   (all-gather: the output, reduce-scatter: the input); bus bandwidth =
+//!   algorithm bandwidth × 2(n−1)/n for all-reduce, (n−1)/n for
+//!   all-gather, reduce-scatter and all-to-all, 1 for broadcast, reduce
+//!   and send/recv.
+//! - **Straggler** of a step: among the step's matched collectives (the
+//!   step of the last rank to arrive), the rank that was last most by
+//!   time — the sum of the skews of the collectives it arrived last at —
+//!   with how long the others waited for it (each such collective's mean
+//!   wait of the other ranks, summed). A step without matched collectives
+//!   names its slowest rank by wall time instead, and says so.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::frame::{exact_kernel_type, KernelType, Mode};
+use super::intervals::{self, Interval};
+use super::scope::{profiler_steps, Scope};
+use crate::category::Category;
+use crate::model::{Trace, NO_SLICE};
+
+/// What a rank's breakdown is measured on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// The rank's device work (kernels, copies).
+    Device,
+    /// The host (no device work in the trace).
+    Host,
+}
+
+/// One `ProfilerStep#N` of one rank. Times on the epoch clock; the five
+/// parts sum to `wall_ns`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepTimes {
+    pub step: u64,
+    pub start_ns: i64,
+    pub wall_ns: i64,
+    pub compute_ns: i64,
+    pub exposed_comm_ns: i64,
+    pub exposed_memcpy_ns: i64,
+    pub exposed_other_ns: i64,
+    pub idle_ns: i64,
+    /// Communication time (union) and the part of it under computation.
+    pub comm_ns: i64,
+    pub comm_overlapped_ns: i64,
+}
+
+/// HTA's whole-trace figures for a rank, in HTA's units and rounding (the
+/// fields of `tracelane analyze --hta --format json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HtaRank {
+    pub temporal_breakdown: serde_json::Value,
+    pub comm_comp_overlap_pct: Option<f64>,
+}
+
+/// One collective call of one rank.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveCall {
+    /// Normalised kind: `allreduce`, `allgather`, `broadcast`, …
+    pub name: String,
+    /// Process group name (`Process Group Name`), `?` where the trace
+    /// does not say.
+    pub group: String,
+    /// `Seq` from the args where the trace has it.
+    pub seq: Option<u64>,
+    /// Buffer size S (bytes) by nccl-tests' definition, where known.
+    pub bytes: Option<u64>,
+    pub arrival_ns: i64,
+    pub end_ns: i64,
+    /// The step the call arrived in.
+    pub step: Option<u64>,
+    /// The model slice (kernel or work range), for the timeline.
+    pub slice: u32,
+}
+
+/// One rank's trace reduced to what [`ranks`] needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankSummary {
+    /// Where the trace came from (file name).
+    pub source: String,
+    pub rank: Option<i64>,
+    pub world_size: Option<i64>,
+    pub backend: Option<String>,
+    /// Added to the trace's timestamps to put them on the epoch clock.
+    pub clock_offset_ns: i64,
+    pub basis: Basis,
+    pub steps: Vec<StepTimes>,
+    /// Over the steps (the whole trace without steps).
+    pub comm_comp_overlap_pct: Option<f64>,
+    pub hta: Option<HtaRank>,
+    pub collectives: Vec<CollectiveCall>,
+    /// Collective kernels without the metadata to match them.
+    pub collectives_without_metadata: u64,
+    pub notes: Vec<String>,
+}
+
+/// Names a backend's work ranges start with (`gloo:all_reduce`).
+const WORK_PREFIXES: &[&str] = &["gloo:", "nccl:", "mpi:", "ucc:", "xccl:"];
+
+/// Collective ops on the calling thread: not compute.
+fn is_collective_op(name: &str) -> bool {
+    name.starts_with("c10d::")
+        || name == "record_param_comms"
+        || name.starts_with("c10d_functional::")
+}
+
+/// `all_reduce`, `AllReduce`, `allreduce_coalesced` → `allreduce`, … .
+pub fn normalise_collective(name: &str) -> String {
+    let lower: String = name
+        .chars()
+        .filter(|c| *c != '_' && *c != ' ')
+        .flat_map(|c| c.to_lowercase())
+        .collect();
+    for kind in [
+        "allreduce",
+        "allgather",
+        "reducescatter",
+        "alltoall",
+        "broadcast",
+        "reduce",
+        "sendrecv",
+        "send",
+        "recv",
+        "barrier",
+        "gather",
+        "scatter",
+    ] {
+        if lower.starts_with(kind) {
+            return kind.to_string();
+        }
+    }
+    lower
+}
+
+/// The collective kind in a kernel name (`ncclDevKernel_AllReduce_Sum_f32…`,
+/// `ncclKernel_Broadcast_RING_LL…`).
+fn kind_from_kernel(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let kinds = [
+        ("allreduce", "allreduce"),
+        ("allgather", "allgather"),
+        ("reducescatter", "reducescatter"),
+        ("alltoall", "alltoall"),
+        ("sendrecv", "sendrecv"),
+        ("broadcast", "broadcast"),
+        ("_reduce", "reduce"),
+    ];
+    kinds
+        .iter()
+        .find(|(k, _)| lower.contains(k))
+        .map(|(_, v)| v.to_string())
+}
+
+/// Bytes per element of a `dtype` arg / an input type.
+fn dtype_bytes(dtype: &str) -> Option<u64> {
+    let d = dtype.to_ascii_lowercase();
+    Some(match d.as_str() {
+        "float" | "float32" | "int" | "int32" | "uint32" => 4,
+        "double" | "float64" | "long" | "int64" | "long int" | "uint64" => 8,
+        "half" | "float16" | "bfloat16" | "short" | "int16" | "c10::half" | "c10::bfloat16" => 2,
+        "byte" | "char" | "bool" | "int8" | "uint8" | "signed char" | "unsigned char" => 1,
+        _ if d.contains("float8") => 1,
+        _ if d.contains("complexfloat") => 8,
+        _ if d.contains("complexdouble") => 16,
+        _ => return None,
+    })
+}
+
+/// S, the buffer size nccl-tests' bandwidths are defined on.
+fn buffer_bytes(
+    kind: &str,
+    in_nelems: Option<u64>,
+    out_nelems: Option<u64>,
+    elem: Option<u64>,
+) -> Option<u64> {
+    let elem = elem?;
+    let n = match kind {
+        "allgather" => out_nelems.or(in_nelems)?,
+        "reducescatter" => in_nelems.or(out_nelems)?,
+        _ => in_nelems.or(out_nelems)?,
+    };
+    Some(n * elem)
+}
+
+/// nccl-tests' bus-bandwidth factor for `n` ranks.
+pub fn bus_factor(kind: &str, n: usize) -> f64 {
+    let n = n.max(1) as f64;
+    match kind {
+        "allreduce" => 2.0 * (n - 1.0) / n,
+        "allgather" | "reducescatter" | "alltoall" => (n - 1.0) / n,
+        _ => 1.0,
+    }
+}
+
+fn arg_u64(v: &serde_json::Value, key: &str) -> Option<u64> {
+    match v.get(key)? {
+        serde_json::Value::Number(n) => n.as_u64().or_else(|| n.as_f64().map(|f| f as u64)),
+        serde_json::Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn arg_str(v: &serde_json::Value, key: &str) -> Option<String> {
+    match v.get(key)? {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// What a kernel's or a `record_param_comms` op's args say about a
+/// collective.
+struct CommsMeta {
+    kind: String,
+    group: Option<String>,
+    seq: Option<u64>,
+    bytes: Option<u64>,
+}
+
+/// A collective's metadata from a kernel's or a `record_param_comms`
+/// op's args.
+fn comms_meta(args: &serde_json::Value) -> Option<CommsMeta> {
+    let name = arg_str(args, "Collective name")?;
+    let kind = normalise_collective(&name);
+    let group = arg_str(args, "Process Group Name");
+    let seq = arg_u64(args, "Seq");
+    let elem = arg_str(args, "dtype").and_then(|d| dtype_bytes(&d));
+    let bytes = buffer_bytes(
+        &kind,
+        arg_u64(args, "In msg nelems"),
+        arg_u64(args, "Out msg nelems"),
+        elem,
+    );
+    Some(CommsMeta {
+        kind,
+        group,
+        seq,
+        bytes,
+    })
+}
+
+impl RankSummary {
+    /// Reduces one rank's trace. `source` names it (the file name);
+    /// `args` reads a slice's args JSON (collective kernels and the ops
+    /// that launched them).
+    pub fn of(t: &Trace, source: &str, args: &dyn Fn(usize) -> String) -> RankSummary {
+        let dist = t.distributed();
+        let s = &t.slices;
+        let off = t.clock_offset_ns;
+        let mut notes = Vec::new();
+        let device_rows: Vec<usize> = (0..s.len())
+            .filter(|&i| {
+                !t.on_host(i)
+                    && matches!(
+                        s.category[i],
+                        Category::Kernel
+                            | Category::Memcpy
+                            | Category::Memset
+                            | Category::DeviceWindow
+                    )
+            })
+            .collect();
+        let basis = if device_rows.is_empty() {
+            Basis::Host
+        } else {
+            Basis::Device
+        };
+        // The intervals by kind, on the trace's clock.
+        let (mut comp, mut comm, mut mem, mut other) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut collectives = Vec::new();
+        let mut without_metadata = 0u64;
+        let group_default = dist
+            .as_ref()
+            .and_then(|d| match d.process_groups.as_slice() {
+                [only] => Some(only.name.clone()),
+                _ => None,
+            });
+        match basis {
+            Basis::Device => {
+                for &i in &device_rows {
+                    let iv = (s.start_ns[i], s.end_ns(i));
+                    let name = t.slice_name(i);
+                    match exact_kernel_type(s.category[i], name) {
+                        KernelType::Computation => comp.push(iv),
+                        KernelType::Memory => mem.push(iv),
+                        KernelType::Other => other.push(iv),
+                        KernelType::Communication => {
+                            comm.push(iv);
+                            let meta = serde_json::from_str::<serde_json::Value>(&args(i))
+                                .ok()
+                                .and_then(|a| comms_meta(&a))
+                                .or_else(|| launching_comms_op(t, i, args));
+                            let (kind, group, seq, bytes) = match meta {
+                                Some(m) => (m.kind, m.group, m.seq, m.bytes),
+                                None => {
+                                    without_metadata += 1;
+                                    match kind_from_kernel(name) {
+                                        Some(k) => (k, None, None, None),
+                                        None => continue,
+                                    }
+                                }
+                            };
+                            collectives.push(CollectiveCall {
+                                name: kind,
+                                group: group
+                                    .or_else(|| group_default.clone())
+                                    .unwrap_or_else(|| "?".into()),
+                                seq,
+                                bytes,
+                                arrival_ns: iv.0 + off,
+                                end_ns: iv.1 + off,
+                                step: None,
+                                slice: i as u32,
+                            });
+                        }
+                    }
+                }
+            }
+            Basis::Host => {
+                let mut ops = Vec::new();
+                let mut coll_ops = Vec::new();
+                for i in 0..s.len() {
+                    if !t.on_host(i) {
+                        continue;
+                    }
+                    let name = t.slice_name(i);
+                    let work = s.category[i] == Category::UserAnnotation
+                        && WORK_PREFIXES.iter().any(|p| name.starts_with(p));
+                    if work {
+                        let iv = (s.start_ns[i], s.end_ns(i));
+                        comm.push(iv);
+                        let kind = normalise_collective(name.split_once(':').map_or(name, |x| x.1));
+                        let bytes =
+                            host_work_bytes(t, i, &kind, dist.as_ref().and_then(|d| d.world_size));
+                        collectives.push(CollectiveCall {
+                            name: kind,
+                            group: group_default.clone().unwrap_or_else(|| "?".into()),
+                            seq: None,
+                            bytes,
+                            arrival_ns: iv.0 + off,
+                            end_ns: iv.1 + off,
+                            step: None,
+                            slice: i as u32,
+                        });
+                    } else if s.category[i] == Category::CpuOp {
+                        if is_collective_op(name) {
+                            coll_ops.push((s.start_ns[i], s.end_ns(i)));
+                        } else if s.parent[i] == NO_SLICE
+                            || s.category[s.parent[i] as usize] != Category::CpuOp
+                        {
+                            ops.push((s.start_ns[i], s.end_ns(i)));
+                        }
+                    }
+                }
+                let ops = intervals::union(ops);
+                let coll_ops = intervals::union(coll_ops);
+                comp = subtract(&ops, &coll_ops);
+                if group_default.is_none() && !collectives.is_empty() {
+                    notes.push("the trace does not say which process group each backend work range belongs to (several groups or none listed): matched by order as group \"?\"".into());
+                }
+            }
+        }
+        let comp = intervals::union(comp);
+        let comm = intervals::union(comm);
+        let mem = intervals::union(mem);
+        let other = intervals::union(other);
+        let steps_occ = profiler_steps(t);
+        let mut steps = Vec::with_capacity(steps_occ.len());
+        for o in &steps_occ {
+            let Some(n) = t
+                .slice_name(o.slice as usize)
+                .strip_prefix("ProfilerStep#")
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            let w = (o.start_ns, o.end_ns);
+            let b = breakdown(&comp, &comm, &mem, &other, w);
+            steps.push(StepTimes {
+                step: n,
+                start_ns: o.start_ns + off,
+                ..b
+            });
+        }
+        for c in collectives.iter_mut() {
+            let at = c.arrival_ns - off;
+            let k = steps_occ.partition_point(|o| o.start_ns <= at);
+            if k > 0 && at < steps_occ[k - 1].end_ns {
+                c.step = steps.get(k - 1).map(|st| st.step);
+            }
+        }
+        // Order per group as issued (kernels in one group run in order).
+        collectives.sort_by_key(|c| (c.arrival_ns, c.slice));
+        let (comm_total, overlapped) = if steps.is_empty() {
+            let span = t.time_span_ns().unwrap_or((0, 0));
+            let b = breakdown(&comp, &comm, &mem, &other, span);
+            (b.comm_ns, b.comm_overlapped_ns)
+        } else {
+            steps.iter().fold((0, 0), |(a, b), s| {
+                (a + s.comm_ns, b + s.comm_overlapped_ns)
+            })
+        };
+        let comm_comp_overlap_pct =
+            (comm_total > 0).then(|| 100.0 * overlapped as f64 / comm_total as f64);
+        let hta = (basis == Basis::Device)
+            .then(|| super::device_time::device_time(t, &Scope::Whole, Mode::Hta).ok())
+            .flatten()
+            .map(|r| {
+                let j = r.hta_json(None);
+                HtaRank {
+                    temporal_breakdown: j["temporal_breakdown"].clone(),
+                    comm_comp_overlap_pct: j["comm_comp_overlap_pct"].as_f64(),
+                }
+            });
+        if steps.is_empty() {
+            notes.push("no ProfilerStep#N in the trace: no per-step times".into());
+        }
+        if without_metadata > 0 {
+            notes.push(format!(
+                "{without_metadata} collective kernels carry no Collective name / Process Group Name (neither on the kernel nor on a record_param_comms op): matched by kind and order only"
+            ));
+        }
+        RankSummary {
+            source: source.to_string(),
+            rank: dist.as_ref().and_then(|d| d.rank),
+            world_size: dist.as_ref().and_then(|d| d.world_size),
+            backend: dist.as_ref().and_then(|d| d.backend.clone()),
+            clock_offset_ns: off,
+            basis,
+            steps,
+            comm_comp_overlap_pct,
+            hta,
+            collectives,
+            collectives_without_metadata: without_metadata,
+            notes,
+        }
+    }
+}
+
+/// The `record_param_comms` op above a kernel's launch, its metadata.
+fn launching_comms_op(
+    t: &Trace,
+    kernel: usize,
+    args: &dyn Fn(usize) -> String,
+) -> Option<CommsMeta> {
+    let launch = t.links.launch[kernel];
+    if launch == NO_SLICE {
+        return None;
+    }
+    let mut p = t.slices.parent[launch as usize];
+    while p != NO_SLICE {
+        if t.slice_name(p as usize) == "record_param_comms" {
+            let a: serde_json::Value = serde_json::from_str(&args(p as usize)).ok()?;
+            return comms_meta(&a);
+        }
+        p = t.slices.parent[p as usize];
+    }
+    None
+}
+
+/// A backend work range's buffer from its `Input Dims` / `Input type`
+/// (all-gather's output is `world` inputs).
+fn host_work_bytes(t: &Trace, i: usize, kind: &str, world: Option<i64>) -> Option<u64> {
+    let dims: serde_json::Value = serde_json::from_str(t.str(t.slices.input_dims[i])).ok()?;
+    let types: serde_json::Value = serde_json::from_str(t.str(t.slices.input_types[i])).ok()?;
+    let first = dims.as_array()?.first()?.as_array()?;
+    let elems: u64 = first.iter().map(|d| d.as_u64().unwrap_or(0)).product();
+    let elem = dtype_bytes(types.as_array()?.first()?.as_str()?)?;
+    let n = if kind == "allgather" {
+        elems * world.filter(|&w| w > 0)? as u64
+    } else {
+        elems
+    };
+    Some(n * elem)
+}
+
+/// `x` less `y` (both merged).
+fn subtract(x: &[Interval], y: &[Interval]) -> Vec<Interval> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for &(a, b) in x {
+        let mut cur = a;
+        while j < y.len() && y[j].1 <= cur {
+            j += 1;
+        }
+        let mut k = j;
+        while k < y.len() && y[k].0 < b {
+            if y[k].0 > cur {
+                out.push((cur, y[k].0));
+            }
+            cur = cur.max(y[k].1);
+            k += 1;
+        }
+        if cur < b {
+            out.push((cur, b));
+        }
+    }
+    out
+}
+
+/// The breakdown of a window (merged inputs); times relative to nothing
+/// (`start_ns` and `step` are the caller's).
+fn breakdown(
+    comp: &[Interval],
+    comm: &[Interval],
+    mem: &[Interval],
+    other: &[Interval],
+    w: Interval,
+) -> StepTimes {
+    let comp = intervals::clip(comp, w);
+    let comm = intervals::clip(comm, w);
+    let mem = intervals::clip(mem, w);
+    let other = intervals::clip(other, w);
+    let comp_comm = intervals::union([comp.clone(), comm.clone()].concat());
+    let comp_comm_mem = intervals::union([comp_comm.clone(), mem.clone()].concat());
+    let all = intervals::union([comp_comm_mem.clone(), other.clone()].concat());
+    let exposed = |x: &[Interval], under: &[Interval]| {
+        intervals::total(x) - intervals::total(&intervals::intersect(x, under))
+    };
+    let wall = w.1 - w.0;
+    StepTimes {
+        step: 0,
+        start_ns: w.0,
+        wall_ns: wall,
+        compute_ns: intervals::total(&comp),
+        exposed_comm_ns: exposed(&comm, &comp),
+        exposed_memcpy_ns: exposed(&mem, &comp_comm),
+        exposed_other_ns: exposed(&other, &comp_comm_mem),
+        idle_ns: wall - intervals::total(&all),
+        comm_ns: intervals::total(&comm),
+        comm_overlapped_ns: intervals::total(&intervals::intersect(&comm, &comp)),
+    }
+}
+
+/// Where each rank's number came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankSource {
+    DistributedInfo,
+    FileName,
+    Order,
+}
+
+impl RankSource {
+    pub fn describe(self) -> &'static str {
+        match self {
+            RankSource::DistributedInfo => "ranks from each trace's distributedInfo.rank",
+            RankSource::FileName => {
+                "ranks from the file names (the traces' distributedInfo does not give distinct ranks)"
+            }
+            RankSource::Order => {
+                "ranks in the order the files were given (neither distributedInfo nor the file names give distinct ranks)"
+            }
+        }
+    }
+}
+
+/// One rank in the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankRow {
+    pub rank: i64,
+    pub source: String,
+    pub basis: Basis,
+    pub clock_offset_ns: i64,
+    /// The rank's first step start − the set's earliest (epoch clock).
+    pub start_offset_ns: i64,
+    pub steps: Vec<StepTimes>,
+    pub comm_comp_overlap_pct: Option<f64>,
+    pub hta: Option<HtaRank>,
+    /// Time this rank waited in collectives for later ranks, per step
+    /// (same order as `steps`).
+    pub wait_ns: Vec<i64>,
+}
+
+/// A collective matched across ranks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Collective {
+    pub name: String,
+    pub group: String,
+    /// `Seq` from the args, else the call's index in its group.
+    pub seq: u64,
+    pub seq_from_args: bool,
+    pub step: Option<u64>,
+    pub bytes: Option<u64>,
+    pub ranks: u32,
+    pub first_arrival_ns: i64,
+    pub skew_ns: i64,
+    pub last_rank: i64,
+    pub first_rank: i64,
+    /// Last arrival → mean end.
+    pub transfer_ns: i64,
+    pub algbw_gbps: Option<f64>,
+    pub busbw_gbps: Option<f64>,
+    /// Per rank in the report's rank order: (rank, arrival ns, end ns, slice).
+    pub calls: Vec<(i64, i64, i64, u32)>,
+}
+
+/// The straggler of one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepStraggler {
+    pub step: u64,
+    pub rank: i64,
+    /// `collectives`: last to arrive by time; `wall`: no matched
+    /// collectives in the step, the rank with the longest step.
+    pub by: String,
+    /// Sum of skews of the collectives it arrived last at.
+    pub blame_ns: i64,
+    /// How long the others waited for it (mean over the other ranks, summed).
+    pub others_waited_ns: i64,
+    /// The step's wall time, slowest and fastest rank.
+    pub wall_max_ns: i64,
+    pub wall_min_ns: i64,
+    pub collectives: u32,
+}
+
+/// The whole set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RanksReport {
+    pub rank_source: RankSource,
+    pub ranks: Vec<RankRow>,
+    /// Every step number any rank has, ascending.
+    pub steps: Vec<u64>,
+    pub stragglers: Vec<StepStraggler>,
+    /// Largest skew first.
+    pub collectives: Vec<Collective>,
+    /// Matched calls whose kind or size differ between ranks.
+    pub mismatched: u64,
+    /// Calls present on only some of their group's ranks.
+    pub unmatched_calls: u64,
+    pub notes: Vec<String>,
+}
+
+/// A number in a file name: the digits after `rank`, else the last run of
+/// digits.
+fn rank_from_name(name: &str) -> Option<i64> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let lower = base.to_ascii_lowercase();
+    if let Some(pos) = lower.find("rank") {
+        let digits: String = lower[pos + 4..]
+            .trim_start_matches(['_', '-', '.'])
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        if let Ok(n) = digits.parse() {
+            return Some(n);
+        }
+    }
+    let mut last = None;
+    let mut cur = String::new();
+    for c in lower.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_digit() {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            last = cur.parse().ok();
+            cur.clear();
+        }
+    }
+    last
+}
+
+fn distinct(v: &[Option<i64>]) -> Option<Vec<i64>> {
+    let v: Vec<i64> = v.iter().copied().collect::<Option<_>>()?;
+    let mut sorted = v.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    (sorted.len() == v.len()).then_some(v)
+}
+
+/// Combines the ranks' summaries.
+pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
+    let mut notes = Vec::new();
+    let from_info: Vec<Option<i64>> = summaries.iter().map(|s| s.rank).collect();
+    let from_name: Vec<Option<i64>> = summaries
+        .iter()
+        .map(|s| rank_from_name(&s.source))
+        .collect();
+    let (ids, rank_source) = if let Some(v) = distinct(&from_info) {
+        (v, RankSource::DistributedInfo)
+    } else if let Some(v) = distinct(&from_name) {
+        (v, RankSource::FileName)
+    } else {
+        ((0..summaries.len() as i64).collect(), RankSource::Order)
+    };
+    let mut order: Vec<usize> = (0..summaries.len()).collect();
+    order.sort_by_key(|&k| ids[k]);
+    let worlds: Vec<i64> = summaries.iter().filter_map(|s| s.world_size).collect();
+    if let Some(&w) = worlds.iter().max() {
+        if (summaries.len() as i64) < w {
+            notes.push(format!(
+                "{} of {w} ranks opened: collectives are matched among these",
+                summaries.len()
+            ));
+        }
+    }
+    for s in summaries {
+        for n in &s.notes {
+            notes.push(format!("{}: {n}", s.source));
+        }
+    }
+    let earliest = summaries
+        .iter()
+        .filter_map(|s| s.steps.first().map(|st| st.start_ns))
+        .min()
+        .unwrap_or(0);
+
+    // Match: (group, seq or index in group) → calls.
+    type Key = (String, u64);
+    let mut matched: BTreeMap<Key, Vec<(usize, &CollectiveCall)>> = BTreeMap::new();
+    let use_seq = summaries
+        .iter()
+        .all(|s| s.collectives.iter().all(|c| c.seq.is_some()));
+    for &k in &order {
+        let mut index: HashMap<&str, u64> = HashMap::new();
+        for c in &summaries[k].collectives {
+            let i = index.entry(c.group.as_str()).or_default();
+            let seq = if use_seq { c.seq.unwrap_or(*i) } else { *i };
+            *i += 1;
+            matched
+                .entry((c.group.clone(), seq))
+                .or_default()
+                .push((k, c));
+        }
+    }
+    let mut collectives = Vec::new();
+    let mut mismatched = 0u64;
+    let mut unmatched_calls = 0u64;
+    for ((group, seq), calls) in matched {
+        if calls.len() < 2 {
+            unmatched_calls += calls.len() as u64;
+            continue;
+        }
+        let first = calls[0].1;
+        if calls
+            .iter()
+            .any(|(_, c)| c.name != first.name || c.bytes != first.bytes)
+        {
+            mismatched += 1;
+            continue;
+        }
+        let (last_k, last) = calls
+            .iter()
+            .max_by_key(|(k, c)| (c.arrival_ns, std::cmp::Reverse(ids[*k])))
+            .map(|&(k, c)| (k, c))
+            .unwrap();
+        let (first_k, early) = calls
+            .iter()
+            .min_by_key(|(k, c)| (c.arrival_ns, ids[*k]))
+            .map(|&(k, c)| (k, c))
+            .unwrap();
+        let n = calls.len();
+        let mean_end = calls.iter().map(|(_, c)| c.end_ns as i128).sum::<i128>() / n as i128;
+        let transfer = mean_end as i64 - last.arrival_ns;
+        let algbw = first
+            .bytes
+            .filter(|_| transfer > 0)
+            .map(|b| b as f64 / transfer as f64);
+        collectives.push(Collective {
+            name: first.name.clone(),
+            group,
+            seq,
+            seq_from_args: use_seq,
+            step: last.step,
+            bytes: first.bytes,
+            ranks: n as u32,
+            first_arrival_ns: early.arrival_ns,
+            skew_ns: last.arrival_ns - early.arrival_ns,
+            last_rank: ids[last_k],
+            first_rank: ids[first_k],
+            transfer_ns: transfer,
+            algbw_gbps: algbw,
+            busbw_gbps: algbw.map(|a| a * bus_factor(&first.name, n)),
+            calls: calls
+                .iter()
+                .map(|&(k, c)| (ids[k], c.arrival_ns, c.end_ns, c.slice))
+                .collect(),
+        });
+    }
+    if mismatched > 0 {
+        notes.push(format!(
+            "{mismatched} collectives differ between ranks in kind or size at the same position (ranks issued different collectives, or calls were not recorded on every rank): left out"
+        ));
+    }
+    if unmatched_calls > 0 {
+        notes.push(format!(
+            "{unmatched_calls} collective calls are on one rank only: left out"
+        ));
+    }
+
+    let mut step_set: Vec<u64> = summaries
+        .iter()
+        .flat_map(|s| s.steps.iter().map(|st| st.step))
+        .collect();
+    step_set.sort_unstable();
+    step_set.dedup();
+
+    // Waits per rank and step; blame per step.
+    let mut wait: HashMap<(i64, u64), i64> = HashMap::new();
+    let mut blame: BTreeMap<u64, HashMap<i64, (i64, i64, u32)>> = BTreeMap::new();
+    for c in &collectives {
+        let last_arrival = c.first_arrival_ns + c.skew_ns;
+        let Some(step) = c.step else { continue };
+        let mut others = 0i64;
+        for &(r, a, _, _) in &c.calls {
+            *wait.entry((r, step)).or_default() += last_arrival - a;
+            if r != c.last_rank {
+                others += last_arrival - a;
+            }
+        }
+        let e = blame
+            .entry(step)
+            .or_default()
+            .entry(c.last_rank)
+            .or_default();
+        e.0 += c.skew_ns;
+        e.1 += others / (c.calls.len() as i64 - 1).max(1);
+        e.2 += 1;
+    }
+    let ranks_rows: Vec<RankRow> = order
+        .iter()
+        .map(|&k| {
+            let s = &summaries[k];
+            RankRow {
+                rank: ids[k],
+                source: s.source.clone(),
+                basis: s.basis,
+                clock_offset_ns: s.clock_offset_ns,
+                start_offset_ns: s.steps.first().map_or(0, |st| st.start_ns - earliest),
+                wait_ns: s
+                    .steps
+                    .iter()
+                    .map(|st| wait.get(&(ids[k], st.step)).copied().unwrap_or(0))
+                    .collect(),
+                steps: s.steps.clone(),
+                comm_comp_overlap_pct: s.comm_comp_overlap_pct,
+                hta: s.hta.clone(),
+            }
+        })
+        .collect();
+    let mut stragglers = Vec::new();
+    for &step in &step_set {
+        let walls: Vec<(i64, i64)> = ranks_rows
+            .iter()
+            .filter_map(|r| {
+                r.steps
+                    .iter()
+                    .find(|s| s.step == step)
+                    .map(|s| (r.rank, s.wall_ns))
+            })
+            .collect();
+        if walls.len() < 2 {
+            continue;
+        }
+        let wall_max = walls.iter().map(|w| w.1).max().unwrap_or(0);
+        let wall_min = walls.iter().map(|w| w.1).min().unwrap_or(0);
+        let n_coll = collectives.iter().filter(|c| c.step == Some(step)).count() as u32;
+        let s = match blame.get(&step).and_then(|b| {
+            b.iter()
+                .max_by_key(|(r, v)| (v.0, std::cmp::Reverse(**r)))
+                .map(|(r, v)| (*r, *v))
+        }) {
+            Some((rank, (blame_ns, waited, _))) => StepStraggler {
+                step,
+                rank,
+                by: "collectives".into(),
+                blame_ns,
+                others_waited_ns: waited,
+                wall_max_ns: wall_max,
+                wall_min_ns: wall_min,
+                collectives: n_coll,
+            },
+            None => {
+                let (rank, _) = walls
+                    .iter()
+                    .max_by_key(|(r, w)| (*w, std::cmp::Reverse(*r)))
+                    .copied()
+                    .unwrap();
+                StepStraggler {
+                    step,
+                    rank,
+                    by: "wall".into(),
+                    blame_ns: 0,
+                    others_waited_ns: 0,
+                    wall_max_ns: wall_max,
+                    wall_min_ns: wall_min,
+                    collectives: 0,
+                }
+            }
+        };
+        stragglers.push(s);
+    }
+    collectives.sort_by(|a, b| {
+        b.skew_ns
+            .cmp(&a.skew_ns)
+            .then(a.group.cmp(&b.group))
+            .then(a.seq.cmp(&b.seq))
+    });
+    RanksReport {
+        rank_source,
+        ranks: ranks_rows,
+        steps: step_set,
+        stragglers,
+        collectives,
+        mismatched,
+        unmatched_calls,
+        notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collective_names_normalise_across_backends() {
+        assert_eq!(normalise_collective("all_reduce"), "allreduce");
+        assert_eq!(normalise_collective("allreduce_coalesced"), "allreduce");
+        assert_eq!(normalise_collective("_allgather_base"), "allgather");
+        assert_eq!(
+            normalise_collective("reduce_scatter_tensor"),
+            "reducescatter"
+        );
+        assert_eq!(normalise_collective("broadcast"), "broadcast");
+        assert_eq!(
+            kind_from_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)").as_deref(),
+            Some("allreduce")
+        );
+        assert_eq!(
+            kind_from_kernel("ncclDevKernel_Broadcast_RING_LL").as_deref(),
+            Some("broadcast")
+        );
+    }
+
+    #[test]
+    fn ranks_come_from_file_names_when_distributed_info_repeats() {
+        assert_eq!(rank_from_name("run/rank12.pt.trace.json"), Some(12));
+        assert_eq!(rank_from_name("job_rank-3_step.json.gz"), Some(3));
+        assert_eq!(rank_from_name("worker_7.json"), Some(7));
+        assert_eq!(rank_from_name("trace.json"), None);
+    }
+
+    #[test]
+    fn bus_factors_are_nccl_tests() {
+        assert_eq!(bus_factor("allreduce", 4), 1.5);
+        assert_eq!(bus_factor("allgather", 4), 0.75);
+        assert_eq!(bus_factor("broadcast", 4), 1.0);
+    }
+
+    #[test]
+    fn subtract_removes_the_collective_ops_from_compute() {
+        assert_eq!(
+            subtract(&[(0, 10), (20, 30)], &[(2, 4), (8, 22)]),
+            vec![(0, 2), (4, 8), (22, 30)]
+        );
+        assert_eq!(subtract(&[(0, 10)], &[]), vec![(0, 10)]);
+        assert_eq!(subtract(&[(5, 6)], &[(0, 10)]), Vec::<Interval>::new());
+    }
+
+    #[test]
+    fn a_step_breakdown_sums_to_its_wall_time() {
+        let b = breakdown(
+            &[(0, 40)],
+            &[(30, 70)],
+            &[(60, 80), (90, 95)],
+            &[],
+            (0, 100),
+        );
+        assert_eq!(b.compute_ns, 40);
+        assert_eq!(b.exposed_comm_ns, 30);
+        assert_eq!(b.exposed_memcpy_ns, 15);
+        assert_eq!(b.idle_ns, 15);
+        assert_eq!(b.comm_overlapped_ns, 10);
+        assert_eq!(
+            b.compute_ns + b.exposed_comm_ns + b.exposed_memcpy_ns + b.exposed_other_ns + b.idle_ns,
+            b.wall_ns
+        );
+    }
+}
