@@ -8,6 +8,7 @@
 //! tracelane roofline FILE [--scope …] [--peak-tflops X --peak-gbps Y] [--format table|md|json]
 //! tracelane engines DIR_OR_FILE [--scope …] [--format table|md|json]
 //! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
+//! tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
 //! tracelane synth OUT --mb N [--seed S] [--ranks N]
 //! tracelane bench FILE...
 //! ```
@@ -47,6 +48,10 @@ const USAGE: &str = "usage:
   tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
                      a distributed run, one trace per rank: per rank × step times and breakdowns,
                      the straggler of each step, collectives matched across ranks by skew
+  tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
+                     columnar tables (slices, device_events, op_table, steps, collectives,
+                     breakdown) as OUT_DIR/<table>/rank=<N>/part-0.parquet (zstd) for DuckDB,
+                     Spark or Polars; traces converted in parallel
   tracelane synth OUT.json --mb N [--seed S]     write a Kineto-shaped benchmark trace
   tracelane synth OUT_DIR --ranks N --mb M [--seed S]
                      a data-parallel run: one trace per rank (about M MB each) with consistent
@@ -81,6 +86,8 @@ struct Flags {
     peak_tflops: Option<f64>,
     peak_gbps: Option<f64>,
     ranks: Option<usize>,
+    parquet: Option<String>,
+    job: Option<String>,
 }
 
 fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -99,6 +106,8 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         peak_tflops: None,
         peak_gbps: None,
         ranks: None,
+        parquet: None,
+        job: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -147,6 +156,8 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
                         .map_err(|_| "--mb takes a whole number")?,
                 )
             }
+            "--parquet" => f.parquet = Some(value("--parquet")?),
+            "--job" => f.job = Some(value("--job")?),
             "--ranks" => {
                 f.ranks = Some(
                     value("--ranks")?
@@ -182,6 +193,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "roofline" => cmd_roofline(&flags),
         "engines" => cmd_engines(&flags),
         "ranks" => cmd_ranks(&flags),
+        "export" => cmd_export(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
         "bench-timeline" => cmd_bench_timeline(&flags),
@@ -555,8 +567,10 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
 }
 
 /// The trace files of a set: files as given; a directory's traces
-/// (`.json`, `.json.gz`, `.pt.trace.json…`) in name order.
-fn trace_files(args: &[String]) -> Result<Vec<String>, String> {
+/// (`.json`, `.json.gz`, `.pt.trace.json…`) in name order, each with
+/// whether it was listed from a directory (where other JSON files — an
+/// oracle, a config — may sit beside the traces).
+fn trace_files(args: &[String]) -> Result<Vec<(String, bool)>, String> {
     let mut out = Vec::new();
     for a in args {
         let p = std::path::Path::new(a);
@@ -577,9 +591,9 @@ fn trace_files(args: &[String]) -> Result<Vec<String>, String> {
                     "{a}: no traces (.json, .json.gz) in this directory"
                 ));
             }
-            out.extend(names);
+            out.extend(names.into_iter().map(|n| (n, true)));
         } else {
-            out.push(a.clone());
+            out.push((a.clone(), false));
         }
     }
     if out.is_empty() {
@@ -589,11 +603,14 @@ fn trace_files(args: &[String]) -> Result<Vec<String>, String> {
 }
 
 /// Summaries of many traces, imported on every core, each model dropped
-/// once summarised (memory holds one model per thread).
+/// once summarised (memory holds one model per thread); `each` runs on
+/// every model first, on its thread. Each summary comes with its file's
+/// index in `files`.
 fn rank_summaries(
-    files: &[String],
+    files: &[(String, bool)],
     flags: &Flags,
-) -> Result<Vec<tracelane_core::analysis::ranks::RankSummary>, String> {
+    each: &(dyn Fn(usize, &Trace) -> Result<(), String> + Sync),
+) -> Result<Vec<(usize, tracelane_core::analysis::ranks::RankSummary)>, String> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use tracelane_core::analysis::ranks::RankSummary;
     let threads = std::thread::available_parallelism()
@@ -603,6 +620,7 @@ fn rank_summaries(
     let next = AtomicUsize::new(0);
     let mut out: Vec<Option<Result<RankSummary, String>>> =
         (0..files.len()).map(|_| None).collect();
+    let mut skipped = 0;
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
@@ -610,14 +628,29 @@ fn rank_summaries(
                     let mut done = Vec::new();
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(path) = files.get(k) else { break };
-                        let r = load(path, flags).map(|t| {
+                        let Some((path, listed)) = files.get(k) else {
+                            break;
+                        };
+                        let loaded = match load(path, flags) {
+                            // A file listed from a directory that is not a
+                            // trace is passed over, and said so.
+                            Err(e) if *listed && e.contains("not a trace") => {
+                                eprintln!("skipped {e}");
+                                done.push((k, None));
+                                continue;
+                            }
+                            other => other,
+                        };
+                        let r = loaded.and_then(|t| {
+                            each(k, &t).map_err(|e| format!("{path}: {e}"))?;
                             let name = std::path::Path::new(path)
                                 .file_name()
                                 .map_or(path.clone(), |n| n.to_string_lossy().to_string());
-                            RankSummary::of(&t, &name, &|i| t.slice_args_json(i).to_string())
+                            Ok(RankSummary::of(&t, &name, &|i| {
+                                t.slice_args_json(i).to_string()
+                            }))
                         });
-                        done.push((k, r));
+                        done.push((k, Some(r)));
                     }
                     done
                 })
@@ -625,18 +658,89 @@ fn rank_summaries(
             .collect();
         for h in handles {
             for (k, r) in h.join().expect("import thread") {
-                out[k] = Some(r);
+                skipped += usize::from(r.is_none());
+                out[k] = r;
             }
         }
     });
+    if skipped == files.len() {
+        return Err("none of the files is a trace".into());
+    }
     out.into_iter()
-        .map(|r| r.expect("every file summarised"))
+        .enumerate()
+        .filter_map(|(k, r)| r.map(|r| r.map(|s| (k, s))))
         .collect()
+}
+
+/// `export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]`: the columnar
+/// tables of every trace, `OUT_DIR/<table>/rank=<N>/part-0.parquet`.
+fn cmd_export(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::columnar;
+    let out_dir = flags
+        .parquet
+        .as_deref()
+        .ok_or("export needs --parquet OUT_DIR")?;
+    let files = trace_files(&flags.positional)?;
+    let job = flags.job.clone().unwrap_or_else(|| {
+        let first = std::path::Path::new(&flags.positional[0]);
+        let named = if first.is_dir() {
+            Some(first)
+        } else {
+            first.parent()
+        };
+        named
+            .and_then(|p| p.file_name())
+            .map_or("job".to_string(), |n| n.to_string_lossy().to_string())
+    });
+    let root = std::path::Path::new(out_dir);
+    let write = |rel: &str, bytes: &[u8]| -> Result<(), String> {
+        let path = root.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    // Each trace's own tables while its model is loaded, under a
+    // placeholder for its rank (known once every trace is summarised).
+    let pending = |table: &str, k: usize| format!("{table}/_pending-{k}");
+    let started = Instant::now();
+    let summaries = rank_summaries(&files, flags, &|k, t| {
+        for (table, bytes) in columnar::trace_tables(t, &job)? {
+            write(&format!("{}/part-0.parquet", pending(table, k)), &bytes)?;
+        }
+        Ok(())
+    })?;
+    let (file_of, summaries): (Vec<usize>, Vec<_>) = summaries.into_iter().unzip();
+    let report = tracelane_core::analysis::ranks::ranks(&summaries);
+    for (j, row) in report.ranks.iter().enumerate() {
+        for table in ["slices", "device_events", "op_table"] {
+            let from = root.join(pending(table, file_of[row.input]));
+            let to = root.join(format!("{table}/rank={}", row.rank));
+            if to.exists() {
+                std::fs::remove_dir_all(&to).map_err(|e| format!("{}: {e}", to.display()))?;
+            }
+            std::fs::rename(&from, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+        }
+        for (table, bytes) in columnar::rank_tables(&report, j, &summaries[row.input], &job)? {
+            write(&columnar::table_path(table, row.rank), &bytes)?;
+        }
+    }
+    eprintln!(
+        "wrote {} tables × {} ranks to {out_dir} (job {job:?}, {}) in {:.2} s",
+        columnar::TABLES.len(),
+        report.ranks.len(),
+        report.rank_source.describe(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 fn cmd_ranks(flags: &Flags) -> Result<(), String> {
     let files = trace_files(&flags.positional)?;
-    let summaries = rank_summaries(&files, flags)?;
+    let summaries: Vec<_> = rank_summaries(&files, flags, &|_, _| Ok(()))?
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect();
     let report = tracelane_core::analysis::ranks::ranks(&summaries);
     let top = flags.top.unwrap_or(15);
     let text = match flags.format.as_deref().unwrap_or("table") {

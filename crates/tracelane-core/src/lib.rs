@@ -25,6 +25,7 @@
 
 pub mod analysis;
 pub mod category;
+pub mod columnar;
 pub mod device_profile;
 pub mod distributed;
 pub mod error;

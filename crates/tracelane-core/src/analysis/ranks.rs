@@ -607,6 +607,8 @@ impl RankSource {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RankRow {
     pub rank: i64,
+    /// The summary's index in the slice given to [`ranks`].
+    pub input: usize,
     pub source: String,
     pub basis: Basis,
     pub clock_offset_ns: i64,
@@ -869,6 +871,7 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
             let s = &summaries[k];
             RankRow {
                 rank: ids[k],
+                input: k,
                 source: s.source.clone(),
                 basis: s.basis,
                 clock_offset_ns: s.clock_offset_ns,
