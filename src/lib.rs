@@ -10,6 +10,9 @@
 //!   questions and paints the timeline;
 //! - `decoder` (wasm): the worker the import worker starts to decode a
 //!   device profile's Parquet tables (its own module: downloaded only then);
+//! - `ranks_worker` (wasm): the pool of workers that summarise the ranks of
+//!   a distributed run and combine them (its own module: downloaded only
+//!   when a run is opened);
 //! - `transfer`, `js` (wasm): the messages that carry JavaScript objects.
 
 pub mod shared;
@@ -20,6 +23,8 @@ pub mod decoder;
 pub mod js;
 #[cfg(target_arch = "wasm32")]
 pub mod page;
+#[cfg(target_arch = "wasm32")]
+pub mod ranks_worker;
 #[cfg(target_arch = "wasm32")]
 pub mod transfer;
 #[cfg(target_arch = "wasm32")]

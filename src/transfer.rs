@@ -45,6 +45,9 @@ pub enum Transfer {
         id: u32,
         opened: Result<Opened, String>,
     },
+    /// Page → a worker of the ranks pool: summarise rank file `id`, reading
+    /// `blob` itself.
+    Rank { id: u32, name: String, blob: Blob },
     /// Page → primary: the timeline's canvases for trace `id`, and a
     /// renderer forced by the URL (`webgl2`, `canvas2d`, or empty).
     Attach {
@@ -114,6 +117,12 @@ impl Transfer {
                     ("error", why.as_str().into()),
                 ]),
             },
+            Transfer::Rank { id, name, blob } => object(&[
+                ("transfer", "rank".into()),
+                ("id", (*id).into()),
+                ("name", name.as_str().into()),
+                ("blob", blob.into()),
+            ]),
             Transfer::Attach {
                 id,
                 rects,
@@ -175,6 +184,11 @@ impl Transfer {
                     },
                 }
             }
+            "rank" => Transfer::Rank {
+                id: id()?,
+                name: field(data, "name")?.as_string()?,
+                blob: field(data, "blob")?.dyn_into().ok()?,
+            },
             "attach" => Transfer::Attach {
                 id: id()?,
                 rects: field(data, "rects")?.dyn_into().ok()?,

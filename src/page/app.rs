@@ -49,6 +49,8 @@ fn App() -> impl IntoView {
         focus: RwSignal::new(None),
         path_shown: RwSignal::new(None),
         lanes: RwSignal::new(Vec::new()),
+        rank_set: RwSignal::new(None),
+        ranks_open: RwSignal::new(false),
     };
     provide_context(ui);
     imports::spawn_worker(ui);
@@ -79,13 +81,28 @@ fn App() -> impl IntoView {
 
     let picker: NodeRef<leptos::html::Input> = NodeRef::new();
     let folder_picker: NodeRef<leptos::html::Input> = NodeRef::new();
+    let ranks_picker: NodeRef<leptos::html::Input> = NodeRef::new();
+    let ranks_folder_picker: NodeRef<leptos::html::Input> = NodeRef::new();
     // `webkitdirectory` (a folder picker) is not in leptos's attribute set.
     folder_picker.on_load(|input| {
         let _ = input.set_attribute("webkitdirectory", "");
     });
+    ranks_folder_picker.on_load(|input| {
+        let _ = input.set_attribute("webkitdirectory", "");
+    });
+    let open_ranks = move |input: Option<web_sys::HtmlInputElement>, from_folder: bool| {
+        let Some(input) = input else { return };
+        let files: Vec<web_sys::File> = input
+            .files()
+            .map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect())
+            .unwrap_or_default();
+        crate::page::ranks::open(ui, files, from_folder);
+        input.set_value("");
+    };
     let open_sources = move |files: Vec<Source>| {
         if !files.is_empty() {
             ui.demo.set(false);
+            ui.ranks_open.set(false);
             imports::enqueue_batch(ui, files);
         }
     };
@@ -145,6 +162,14 @@ fn App() -> impl IntoView {
                         }
                     }
                 />
+                <label class="button" for="ranks-input"
+                    title="One trace per rank of a distributed run (or pick their folder with Open run folder…): stragglers, collectives and each rank's step breakdown">"Open ranks…"</label>
+                <input id="ranks-input" type="file" multiple accept=".json,.gz,application/json,application/gzip"
+                    node_ref=ranks_picker on:change=move |_| open_ranks(ranks_picker.get(), false) />
+                <label class="button" for="ranks-folder-input"
+                    title="A folder of rank traces (rank0.json, rank1.json, …)">"Open run folder…"</label>
+                <input id="ranks-folder-input" type="file"
+                    node_ref=ranks_folder_picker on:change=move |_| open_ranks(ranks_folder_picker.get(), true) />
             </header>
             <Show when=move || ui.demo.get()>
                 <p class="demo-line" id="demo-line">
@@ -162,6 +187,9 @@ fn App() -> impl IntoView {
             <StatusBar/>
             <Tabs/>
             {move || {
+                if ui.ranks_open.get() {
+                    return Some(view! { <crate::page::ranks::RanksPanel/> }.into_any());
+                }
                 if ui.compare_open.get() {
                     return Some(view! { <crate::page::compare::ComparePanel/> }.into_any());
                 }
@@ -232,9 +260,9 @@ fn Tabs() -> impl IntoView {
                             view! {
                                 <button
                                     role="tab"
-                                    class:active=move || ui.active.get() == k && !ui.compare_open.get()
-                                    aria-selected=move || (ui.active.get() == k && !ui.compare_open.get()).to_string()
-                                    on:click=move |_| { ui.active.set(k); ui.compare_open.set(false); }
+                                    class:active=move || ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()
+                                    aria-selected=move || (ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()).to_string()
+                                    on:click=move |_| { ui.active.set(k); ui.compare_open.set(false); ui.ranks_open.set(false); }
                                 >
                                     {name}
                                 </button>
@@ -244,13 +272,21 @@ fn Tabs() -> impl IntoView {
                     <button
                         id="open-compare"
                         class="compare-tab"
-                        class:active=move || ui.compare_open.get()
-                        aria-pressed=move || ui.compare_open.get().to_string()
+                        class:active=move || ui.compare_open.get() && !ui.ranks_open.get()
+                        aria-pressed=move || (ui.compare_open.get() && !ui.ranks_open.get()).to_string()
                         title="Compare traces or regions side by side: eager vs fused vs torch.compile"
-                        on:click=move |_| ui.compare_open.set(true)
+                        on:click=move |_| { ui.compare_open.set(true); ui.ranks_open.set(false); }
                     >
                         "Compare…"
                     </button>
+                    {move || ui.rank_set.with(|s| s.is_some()).then(|| view! {
+                        <button id="open-ranks" class="compare-tab"
+                            class:active=move || ui.ranks_open.get()
+                            aria-pressed=move || ui.ranks_open.get().to_string()
+                            on:click=move |_| ui.ranks_open.set(true)>
+                            "Ranks"
+                        </button>
+                    })}
                 </nav>
             }
         })

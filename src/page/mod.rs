@@ -10,6 +10,8 @@
 //! | [`client`] | questions to the primary worker, awaited by request id |
 //! | [`state`] | the page's signals ([`state::Ui`]) |
 //! | [`dom`] | window, performance measures, downloads |
+//! | [`ranks`] | a distributed run: the pool of workers that summarise its ranks, and the Ranks view |
+//! | [`report`] | renders a report a worker laid out as tables |
 //! | [`op_table`], [`timeline`], [`analyses`], [`compare`] | the views |
 
 pub mod analyses;
@@ -20,5 +22,7 @@ pub mod device;
 pub mod dom;
 pub mod imports;
 pub mod op_table;
+pub mod ranks;
+pub mod report;
 pub mod state;
 pub mod timeline;

@@ -42,6 +42,9 @@ pub struct Ui {
     /// Timeline lanes that replaced an import's (by import id): the
     /// analyses' counter lanes added.
     pub lanes: RwSignal<Vec<(u32, Vec<crate::shared::timeline_view::LaneView>)>>,
+    /// The distributed run opened as ranks, and whether its view shows.
+    pub rank_set: RwSignal<Option<crate::page::ranks::RankSet>>,
+    pub ranks_open: RwSignal<bool>,
     /// The trace whose critical path the timeline draws, and under which rules.
     pub path_shown: RwSignal<Option<(u32, tracelane_core::analysis::frame::Mode)>>,
 }

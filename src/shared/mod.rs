@@ -4,5 +4,7 @@
 
 pub mod compare_view;
 pub mod protocol;
+pub mod ranks_view;
+pub mod report_view;
 pub mod table;
 pub mod timeline_view;

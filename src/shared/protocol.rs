@@ -1,7 +1,10 @@
 //! Every message between the page and the workers, and the summary the
 //! worker computes from an imported trace.
 //!
-//! Messages are these enums as JSON text. What must travel as a JavaScript
+//! Messages are these enums as JSON text, externally tagged (serde's
+//! default: `{"variant": {…}}`) — internally tagged enums cost the page and
+//! the worker several times the code to read (measured: 72 KB of wasm for
+//! `FromWorker` and `Answer` alone). What must travel as a JavaScript
 //! object — a `Blob` to read, a `MessagePort`, an `OffscreenCanvas`, a
 //! transferred buffer — is a `transfer::Transfer` (wasm only),
 //! written and read in one place. File bytes never travel between threads
@@ -29,7 +32,7 @@ use tracelane_core::Trace;
 /// ([`ToWorker::Ask`], answered by [`FromWorker::Answer`] with the same
 /// request number).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum ToWorker {
     /// A new file starts; read requests for its bytes follow.
     Begin { id: u32, name: String, size: u64 },
@@ -65,9 +68,49 @@ pub enum ToWorker {
     Ask { request: u32, ask: Ask },
 }
 
+/// Page → a worker of the ranks pool (JSON text; a rank's file travels as
+/// `transfer::Transfer::Rank`, which the worker answers with
+/// [`FromRanks::Summarised`] or [`FromRanks::Failed`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToRanks {
+    /// Combine the ranks' summaries (as they came) into the report →
+    /// [`FromRanks::Report`].
+    Combine { summaries: Vec<String> },
+}
+
+/// A worker of the ranks pool → the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FromRanks {
+    Ready,
+    Progress {
+        id: u32,
+        bytes: u64,
+    },
+    /// Rank `id` reduced to its summary (JSON text the page keeps and
+    /// hands back for [`ToRanks::Combine`] without reading it); the model
+    /// is gone. `wasm_memory_bytes`: the worker's memory then (its peak).
+    Summarised {
+        id: u32,
+        summary: String,
+        wasm_memory_bytes: u64,
+    },
+    Failed {
+        id: u32,
+        message: String,
+    },
+    /// The combined report as the view shows it, and as JSON (`tracelane
+    /// ranks --format json`'s object) for the download.
+    Report {
+        view: Box<crate::shared::report_view::ReportView>,
+        json: String,
+    },
+}
+
 /// A question the page asks the worker (about import `id` where it has one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "ask", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Ask {
     /// Details of one row of the op table → [`Answer::Details`].
     Details { id: u32, row: OpRow },
@@ -118,7 +161,7 @@ pub enum Ask {
 
 /// The worker's answer to an [`Ask`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "answer", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Answer {
     Details {
         details: OpDetails,
@@ -158,7 +201,7 @@ pub enum Answer {
 
 /// Worker → page: events, and answers to [`ToWorker::Ask`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FromWorker {
     /// The worker's wasm is loaded and it listens.
     Ready,

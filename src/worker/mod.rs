@@ -49,7 +49,7 @@ use tracelane_core::{ImportOptions, Importer, Trace};
 /// wasm32 memory is 4 GiB at most: stop inflating well before it.
 pub(crate) const MAX_JSON_BYTES: u64 = 3 << 30;
 
-fn options() -> ImportOptions {
+pub(crate) fn options() -> ImportOptions {
     ImportOptions {
         max_json_bytes: MAX_JSON_BYTES,
         // The worker keeps each trace's Blob: args are read back from it.
@@ -241,6 +241,29 @@ impl Kept {
         }
         out
     }
+}
+
+/// A rank's summary (the ranks worker's), the collectives' args read
+/// back from `source` where the model keeps them there; the model is
+/// dropped.
+pub(crate) fn rank_summary(
+    trace: Trace,
+    source: Option<web_sys::Blob>,
+    name: &str,
+) -> tracelane_core::analysis::ranks::RankSummary {
+    // Held as a kept model only to read args back; no timeline is built.
+    let kept = Kept {
+        id: 0,
+        trace,
+        timeline: TimelineModel::new(&Trace::default()),
+        source,
+        paths: RefCell::new(Vec::new()),
+        derived_counters: Cell::new(false),
+    };
+    kept.with_args_of(
+        tracelane_core::analysis::ranks::args_read_by_summary(&kept.trace),
+        |args| tracelane_core::analysis::ranks::RankSummary::of(&kept.trace, name, args),
+    )
 }
 
 type Models = RefCell<Vec<Kept>>;
@@ -866,6 +889,8 @@ pub fn start() {
             Some(Transfer::Decode { .. } | Transfer::Decoded { .. } | Transfer::DecoderReady) => {
                 return
             }
+            // For the ranks pool only.
+            Some(Transfer::Rank { .. }) => return,
             None => {}
         }
         if let Some(text) = data.as_string() {

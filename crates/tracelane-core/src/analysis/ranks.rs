@@ -38,7 +38,9 @@
 //!   matched across ranks by process group and sequence number (`Seq`
 //!   where the trace has it, else the order of the calls in the group on
 //!   each rank); a match whose names or sizes differ between ranks is
-//!   counted as mismatched and kept apart.
+//!   counted as mismatched and kept apart. Point-to-point calls (send /
+//!   recv) pair with one peer, not with the group: they are counted, not
+//!   matched.
 //! - **Skew** = latest arrival − earliest; the rank that arrived last is
 //!   named. Each rank's *wait* in a collective = latest arrival − its own.
 //! - **Bandwidth** (nccl-tests' definitions, `doc/PERFORMANCE.md`): the
@@ -227,6 +229,11 @@ fn buffer_bytes(
         _ => in_nelems.or(out_nelems)?,
     };
     Some(n * elem)
+}
+
+/// Send, recv and their fused form: calls between two ranks.
+pub fn is_point_to_point(kind: &str) -> bool {
+    matches!(kind, "send" | "recv" | "sendrecv")
 }
 
 /// nccl-tests' bus-bandwidth factor for `n` ranks.
@@ -483,6 +490,22 @@ impl RankSummary {
             notes,
         }
     }
+}
+
+/// The slices whose args text [`RankSummary::of`] reads (collective
+/// kernels and `record_param_comms` ops), for a caller that keeps args in
+/// the file to read them in one pass.
+pub fn args_read_by_summary(t: &Trace) -> Vec<usize> {
+    let s = &t.slices;
+    (0..s.len())
+        .filter(|&i| {
+            let name = t.slice_name(i);
+            (!t.on_host(i)
+                && matches!(s.category[i], Category::Kernel | Category::DeviceWindow)
+                && exact_kernel_type(s.category[i], name) == KernelType::Communication)
+                || name == "record_param_comms"
+        })
+        .collect()
 }
 
 /// The `record_param_comms` op above a kernel's launch, its metadata.
@@ -759,9 +782,16 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
     let use_seq = summaries
         .iter()
         .all(|s| s.collectives.iter().all(|c| c.seq.is_some()));
+    let mut point_to_point = 0u64;
     for &k in &order {
         let mut index: HashMap<&str, u64> = HashMap::new();
         for c in &summaries[k].collectives {
+            // A send pairs with one peer's recv, not with the group's n-th
+            // call: not matched here (counted).
+            if is_point_to_point(&c.name) {
+                point_to_point += 1;
+                continue;
+            }
             let i = index.entry(c.group.as_str()).or_default();
             let seq = if use_seq { c.seq.unwrap_or(*i) } else { *i };
             *i += 1;
@@ -828,6 +858,11 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
     if mismatched > 0 {
         notes.push(format!(
             "{mismatched} collectives differ between ranks in kind or size at the same position (ranks issued different collectives, or calls were not recorded on every rank): left out"
+        ));
+    }
+    if point_to_point > 0 {
+        notes.push(format!(
+            "{point_to_point} point-to-point calls (send / recv) are not matched across ranks: they pair with one peer, not with the group"
         ));
     }
     if unmatched_calls > 0 {

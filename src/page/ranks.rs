@@ -1,0 +1,491 @@
+//! A distributed run in the page: a pool of ranks workers (as many as
+//! `navigator.hardwareConcurrency` allows, at most [`MAX_WORKERS`]; their
+//! module is downloaded when the first run is opened) reduces each rank's
+//! trace to its summary and keeps no model; one of them combines the
+//! summaries into the report and lays it out (`shared::ranks_view`); the
+//! page shows the import's progress per rank, then renders the report with
+//! the generic renderer (`page::report`).
+//!
+//! Signals for tests: `#ranks-panel` carries `data-state` (`importing`,
+//! `combining`, `ready`), `data-files`, `data-done` (files summarised,
+//! failed or passed over) and `data-summarised`.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{File, MessageEvent, Worker};
+
+use crate::page::dom::{download, window};
+use crate::page::state::Ui;
+use crate::shared::protocol::{FromRanks, ToRanks};
+use crate::shared::report_view::ReportView;
+use crate::shared::table;
+use crate::transfer::Transfer;
+
+/// Workers in the pool at most: each holds one rank's model while it
+/// imports it (its wasm memory stays at that peak until the run is in).
+const MAX_WORKERS: usize = 8;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RankState {
+    Queued,
+    Importing,
+    Done,
+    Failed(String),
+    /// A file of a picked folder that is not a trace (an oracle, a config
+    /// beside the traces): passed over, and listed.
+    Skipped(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankEntry {
+    pub name: String,
+    pub size: u64,
+    pub bytes: u64,
+    pub state: RankState,
+    /// The worker's wasm memory when it finished this rank.
+    pub memory: u64,
+}
+
+/// The run the Ranks view shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankSet {
+    pub entries: Vec<RankEntry>,
+    pub workers: usize,
+    pub started_ms: f64,
+    /// Every rank is in (summarised, failed or passed over).
+    pub imported_ms: Option<f64>,
+    pub view: Option<ReportView>,
+    /// The report as JSON (`tracelane ranks --format json`'s object).
+    pub json: Option<String>,
+}
+
+impl RankSet {
+    /// Files in (summarised, failed or passed over), and ranks summarised.
+    fn counts(&self) -> (usize, usize) {
+        let done = self
+            .entries
+            .iter()
+            .filter(|e| !matches!(e.state, RankState::Queued | RankState::Importing))
+            .count();
+        let summarised = self
+            .entries
+            .iter()
+            .filter(|e| e.state == RankState::Done)
+            .count();
+        (done, summarised)
+    }
+}
+
+struct PoolWorker {
+    worker: Worker,
+    ready: bool,
+    busy: Option<usize>,
+}
+
+/// The pool and what it works on (one run at a time).
+#[derive(Default)]
+struct Pool {
+    generation: u32,
+    workers: Vec<PoolWorker>,
+    files: Vec<File>,
+    from_folder: bool,
+    next: usize,
+    /// Each rank's summary as the worker sent it (JSON text, not read here).
+    summaries: Vec<Option<String>>,
+}
+
+thread_local! {
+    static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+}
+
+fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Opens `files` as the ranks of one run (replacing a run being opened);
+/// `from_folder`: they are a picked folder's files.
+pub(crate) fn open(ui: Ui, mut files: Vec<File>, from_folder: bool) {
+    files.retain(|f| {
+        let n = f.name().to_ascii_lowercase();
+        n.ends_with(".json") || n.ends_with(".gz") || n.ends_with(".pftrace") || n.ends_with(".pb")
+    });
+    if files.is_empty() {
+        return;
+    }
+    files.sort_by(|a, b| tracelane_core::model::natural_cmp(&a.name(), &b.name()));
+    let hc = window().navigator().hardware_concurrency() as usize;
+    let n_workers = hc.clamp(1, MAX_WORKERS).min(files.len());
+    let generation = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        for w in p.workers.drain(..) {
+            w.worker.terminate();
+        }
+        p.generation += 1;
+        p.next = 0;
+        p.summaries = vec![None; files.len()];
+        p.files = files.clone();
+        p.from_folder = from_folder;
+        p.generation
+    });
+    ui.rank_set.set(Some(RankSet {
+        entries: files
+            .iter()
+            .map(|f| RankEntry {
+                name: f.name(),
+                size: f.size() as u64,
+                bytes: 0,
+                state: RankState::Queued,
+                memory: 0,
+            })
+            .collect(),
+        workers: n_workers,
+        started_ms: now_ms(),
+        imported_ms: None,
+        view: None,
+        json: None,
+    }));
+    ui.demo.set(false);
+    ui.compare_open.set(false);
+    ui.ranks_open.set(true);
+    for slot in 0..n_workers {
+        spawn(ui, generation, slot);
+    }
+}
+
+fn set_entry(ui: Ui, k: usize, f: impl FnOnce(&mut RankEntry)) {
+    ui.rank_set.update(|s| {
+        if let Some(e) = s.as_mut().and_then(|s| s.entries.get_mut(k)) {
+            f(e);
+        }
+    });
+}
+
+/// Starts pool worker `slot` of run `generation`.
+fn spawn(ui: Ui, generation: u32, slot: usize) {
+    let Ok(worker) = Worker::new("./ranks_loader.js") else {
+        ui.rank_set.update(|s| {
+            for e in s.iter_mut().flat_map(|s| s.entries.iter_mut()) {
+                e.state = RankState::Failed("this browser could not start a worker".into());
+            }
+        });
+        return;
+    };
+    let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let Some(text) = e.data().as_string() else {
+            return;
+        };
+        if let Ok(msg) = serde_json::from_str::<FromRanks>(&text) {
+            on_message(ui, generation, slot, msg);
+        }
+    });
+    worker.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));
+    onmessage.forget();
+    let onerror = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        // A panic ends the worker: its rank failed; a new worker goes on.
+        let busy = POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.generation != generation {
+                return None;
+            }
+            let w = p.workers.get_mut(slot)?;
+            w.worker.terminate();
+            w.ready = false;
+            w.busy.take()
+        });
+        if let Some(k) = busy {
+            spawn(ui, generation, slot);
+            finished(ui, generation, k, Err("internal error while importing this rank (please report it with the file if you can)".into()), 0);
+        }
+    });
+    worker.set_onerror(Some(onerror.as_ref().unchecked_ref()));
+    onerror.forget();
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let w = PoolWorker {
+            worker,
+            ready: false,
+            busy: None,
+        };
+        if slot < p.workers.len() {
+            p.workers[slot] = w;
+        } else {
+            p.workers.push(w);
+        }
+    });
+}
+
+fn on_message(ui: Ui, generation: u32, slot: usize, msg: FromRanks) {
+    if POOL.with(|p| p.borrow().generation) != generation {
+        return;
+    }
+    let idle = || {
+        POOL.with(|p| {
+            if let Some(w) = p.borrow_mut().workers.get_mut(slot) {
+                w.busy = None;
+            }
+        })
+    };
+    match msg {
+        FromRanks::Ready => {
+            POOL.with(|p| {
+                if let Some(w) = p.borrow_mut().workers.get_mut(slot) {
+                    w.ready = true;
+                }
+            });
+            pump(ui, generation);
+        }
+        FromRanks::Progress { id, bytes } => set_entry(ui, id as usize, |e| e.bytes = bytes),
+        FromRanks::Summarised {
+            id,
+            summary,
+            wasm_memory_bytes,
+        } => {
+            idle();
+            finished(ui, generation, id as usize, Ok(summary), wasm_memory_bytes);
+        }
+        FromRanks::Failed { id, message } => {
+            idle();
+            finished(ui, generation, id as usize, Err(message), 0);
+        }
+        FromRanks::Report { view, json } => {
+            // The run is in: the pool's memory goes back.
+            POOL.with(|p| {
+                for w in p.borrow_mut().workers.drain(..) {
+                    w.worker.terminate();
+                }
+            });
+            ui.rank_set.update(|s| {
+                if let Some(s) = s {
+                    s.view = Some(*view);
+                    s.json = Some(json);
+                }
+            });
+        }
+    }
+}
+
+/// Hands the next ranks to the idle workers.
+fn pump(ui: Ui, generation: u32) {
+    loop {
+        let next = POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            if p.generation != generation || p.next >= p.files.len() {
+                return None;
+            }
+            let slot = p.workers.iter().position(|w| w.ready && w.busy.is_none())?;
+            let k = p.next;
+            p.next += 1;
+            p.workers[slot].busy = Some(k);
+            Some((p.workers[slot].worker.clone(), k, p.files[k].clone()))
+        });
+        let Some((worker, k, file)) = next else {
+            return;
+        };
+        set_entry(ui, k, |e| e.state = RankState::Importing);
+        let sent = Transfer::Rank {
+            id: k as u32,
+            name: file.name(),
+            blob: file.into(),
+        }
+        .post(&worker);
+        if let Err(e) = sent {
+            finished(ui, generation, k, Err(e), 0);
+        }
+    }
+}
+
+/// Rank `k` is summarised (or failed); once every rank is, the report is
+/// asked for.
+fn finished(ui: Ui, generation: u32, k: usize, r: Result<String, String>, memory: u64) {
+    let Some((from_folder, all_in)) = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.generation != generation {
+            return None;
+        }
+        if let (Ok(s), Some(slot)) = (&r, p.summaries.get_mut(k)) {
+            *slot = Some(s.clone());
+        }
+        let all_in = p.workers.iter().all(|w| w.busy.is_none()) && p.next >= p.files.len();
+        Some((p.from_folder, all_in))
+    }) else {
+        return;
+    };
+    set_entry(ui, k, |e| {
+        e.state = match r {
+            Ok(_) => {
+                e.bytes = e.size;
+                RankState::Done
+            }
+            Err(m) if from_folder && m.starts_with("not a trace") => RankState::Skipped(m),
+            Err(m) => RankState::Failed(m),
+        };
+        e.memory = memory;
+    });
+    if all_in {
+        ui.rank_set.update(|s| {
+            if let Some(s) = s {
+                s.imported_ms = Some(now_ms() - s.started_ms);
+            }
+        });
+        combine(ui, generation);
+    } else {
+        pump(ui, generation);
+    }
+}
+
+/// Sends the summaries to one worker to combine; the others end.
+fn combine(ui: Ui, generation: u32) {
+    let sent = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let summaries: Vec<String> = p.summaries.iter_mut().filter_map(|s| s.take()).collect();
+        if summaries.is_empty() {
+            return Err("no rank could be imported".to_string());
+        }
+        let mut workers = std::mem::take(&mut p.workers);
+        let keep = workers.iter().position(|w| w.ready);
+        let combiner = keep.map(|k| workers.swap_remove(k));
+        for w in workers {
+            w.worker.terminate();
+        }
+        let w = combiner.ok_or("the workers are gone")?;
+        let text =
+            serde_json::to_string(&ToRanks::Combine { summaries }).map_err(|e| e.to_string())?;
+        w.worker
+            .post_message(&JsValue::from_str(&text))
+            .map_err(|_| "the worker is gone".to_string())?;
+        p.workers.push(w);
+        Ok(())
+    });
+    if let Err(why) = sent {
+        let _ = generation;
+        ui.rank_set.update(|s| {
+            if let Some(s) = s {
+                s.view = Some(ReportView {
+                    notes: vec![why],
+                    tables: Vec::new(),
+                });
+            }
+        });
+    }
+}
+
+/// What the view shows now: the import's progress (until every rank is
+/// in), failures, then the report — one [`ReportView`] for the generic
+/// renderer.
+fn panel_view(s: &RankSet) -> ReportView {
+    use crate::shared::report_view::{ViewRow, ViewTable};
+    let n = s.entries.len();
+    let (done, summarised) = s.counts();
+    let peak = s.entries.iter().map(|e| e.memory).max().unwrap_or(0);
+    let mut notes = vec![match s.imported_ms {
+        None => format!("Importing {n} files on {} workers: {done} of {n} in…", s.workers),
+        Some(ms) => format!(
+            "{summarised} ranks imported in {:.1} s on {} workers (largest worker memory {}); each rank's model was summarised and dropped.",
+            ms / 1000.0,
+            s.workers,
+            table::fmt_bytes(peak)
+        ),
+    }];
+    let skipped: Vec<&str> = s
+        .entries
+        .iter()
+        .filter(|e| matches!(e.state, RankState::Skipped(_)))
+        .map(|e| e.name.as_str())
+        .collect();
+    if !skipped.is_empty() {
+        notes.push(format!(
+            "Passed over {} files of the folder that are not traces: {}",
+            skipped.len(),
+            skipped.join(", ")
+        ));
+    }
+    for e in &s.entries {
+        if let RankState::Failed(m) = &e.state {
+            notes.push(format!("Could not import {}: {m}", e.name));
+        }
+    }
+    let mut tables = Vec::new();
+    if s.view.is_none() {
+        let mut t = ViewTable::new(
+            "rank-progress",
+            "",
+            &[
+                ("trace", false),
+                ("size", true),
+                ("read", true),
+                ("state", false),
+            ],
+        );
+        for e in &s.entries {
+            let state = match &e.state {
+                RankState::Queued => "queued",
+                RankState::Importing => "importing",
+                RankState::Done => "summarised",
+                RankState::Failed(_) => "failed",
+                RankState::Skipped(_) => "not a trace",
+            };
+            let pct = if e.size > 0 {
+                e.bytes as f64 * 100.0 / e.size as f64
+            } else {
+                0.0
+            };
+            t.rows.push(
+                ViewRow::of(vec![
+                    e.name.clone().into(),
+                    table::fmt_bytes(e.size).into(),
+                    format!("{pct:.0}%").into(),
+                    state.into(),
+                ])
+                .data("state", state),
+            );
+        }
+        tables.push(t);
+    }
+    let mut v = ReportView { notes, tables };
+    if let Some(r) = &s.view {
+        v.notes.extend(r.notes.iter().cloned());
+        v.tables.extend(r.tables.iter().cloned());
+    }
+    v
+}
+
+/// The Ranks view: a section whose content the generic renderer draws.
+#[component]
+pub fn RanksPanel() -> impl IntoView {
+    let ui: Ui = expect_context();
+    let root: NodeRef<leptos::html::Section> = NodeRef::new();
+    Effect::new(move |_| {
+        let Some(el) = root.get() else { return };
+        ui.rank_set.with(|s| {
+            let Some(s) = s else { return };
+            let (done, summarised) = s.counts();
+            let state = match (&s.imported_ms, &s.view) {
+                (_, Some(_)) => "ready",
+                (Some(_), None) => "combining",
+                _ => "importing",
+            };
+            crate::page::report::render(&el, &panel_view(s));
+            if let Some(json) = s.json.clone() {
+                crate::page::report::button(
+                    &el,
+                    "ranks-download-json",
+                    "Download JSON",
+                    move || download("ranks.json", "application/json", &json),
+                );
+            }
+            // Set last: a test that waits for `ready` finds the report drawn.
+            for (k, v) in [
+                ("files", s.entries.len().to_string()),
+                ("done", done.to_string()),
+                ("summarised", summarised.to_string()),
+                ("state", state.to_string()),
+            ] {
+                let _ = el.set_attribute(&format!("data-{k}"), &v);
+            }
+        });
+    });
+    view! { <section class="ranks" id="ranks-panel" aria-label="Ranks" node_ref=root></section> }
+}

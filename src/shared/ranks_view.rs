@@ -1,0 +1,316 @@
+//! The Ranks view's presentation of a [`RanksReport`]: stragglers, a rank
+//! × step heat map per measure, each rank's steps as a stacked bar, the
+//! collectives by skew — built in the ranks worker, rendered by the page's
+//! generic report renderer.
+
+use tracelane_core::analysis::ranks::{RankRow, RanksReport, StepTimes};
+
+use crate::shared::report_view::{BarPart, ReportView, ViewCell, ViewRow, ViewTable};
+use crate::shared::table;
+
+/// Collectives listed in the view (all are in the JSON download).
+pub const COLLECTIVES_SHOWN: usize = 50;
+
+fn fmt(ns: i64) -> String {
+    table::fmt_ns(ns as f64)
+}
+
+fn num(text: String) -> ViewCell {
+    ViewCell {
+        text,
+        class: "num".into(),
+        ..ViewCell::default()
+    }
+}
+
+/// The heat map's measures: (table id, label, value of a step).
+type Measure = (&'static str, &'static str, fn(&StepTimes, i64) -> i64);
+
+const MEASURES: [Measure; 4] = [
+    ("heat-map", "step time", |s, _| s.wall_ns),
+    ("heat-map-compute", "compute", |s, _| s.compute_ns),
+    ("heat-map-exposed-comm", "exposed communication", |s, _| {
+        s.exposed_comm_ns
+    }),
+    ("heat-map-waited", "waited in collectives", |_, w| w),
+];
+
+/// The whole view.
+pub fn ranks_view(r: &RanksReport) -> ReportView {
+    let mut notes = vec![format!(
+        "{}; {} steps; {} collectives matched across ranks.",
+        r.rank_source.describe(),
+        r.steps.len(),
+        r.collectives.len()
+    )];
+    notes.extend(r.notes.iter().cloned());
+    let mut tables = vec![stragglers(r)];
+    tables.extend(MEASURES.iter().map(|m| heat_map(r, m)));
+    tables.push(rank_bars(r));
+    tables.push(collectives(r));
+    ReportView { notes, tables }
+}
+
+fn stragglers(r: &RanksReport) -> ViewTable {
+    let mut t = ViewTable::new(
+        "stragglers",
+        "Stragglers",
+        &[
+            ("step", true),
+            ("straggler", true),
+            ("by", false),
+            ("skew it caused", true),
+            ("others waited", true),
+            ("step time (min – max)", true),
+        ],
+    );
+    for s in &r.stragglers {
+        t.rows.push(
+            ViewRow::of(vec![
+                num(s.step.to_string()),
+                ViewCell {
+                    class: "num strong".into(),
+                    ..ViewCell::text(format!("rank {}", s.rank))
+                },
+                if s.by == "collectives" {
+                    format!("last at {} collectives", s.collectives).into()
+                } else {
+                    "longest step (no matched collectives)".into()
+                },
+                num(fmt(s.blame_ns)),
+                num(fmt(s.others_waited_ns)),
+                num(format!("{} – {}", fmt(s.wall_min_ns), fmt(s.wall_max_ns))),
+            ])
+            .data("step", s.step)
+            .data("rank", s.rank)
+            .data("blame-ns", s.blame_ns),
+        );
+    }
+    t.note = "The straggler of a step arrived last at its collectives by the most time (the sum of the skews it caused); the others waited for it inside theirs.".into();
+    t
+}
+
+fn heat_map(r: &RanksReport, &(id, label, value): &Measure) -> ViewTable {
+    let of = |row: &RankRow, step: u64| {
+        let k = row.steps.iter().position(|s| s.step == step)?;
+        Some(value(
+            &row.steps[k],
+            row.wait_ns.get(k).copied().unwrap_or(0),
+        ))
+    };
+    let max = r
+        .ranks
+        .iter()
+        .flat_map(|row| r.steps.iter().filter_map(move |&s| of(row, s)))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let mut head = vec![("rank".to_string(), true)];
+    head.extend(r.steps.iter().map(|s| (format!("step {s}"), true)));
+    let mut t = ViewTable {
+        id: id.into(),
+        title: String::new(),
+        group: "heat".into(),
+        choice: label.into(),
+        class: "heat".into(),
+        head: head.iter().map(|h| h.0.clone()).collect(),
+        numeric: head.iter().map(|h| h.1).collect(),
+        ..ViewTable::default()
+    };
+    for row in &r.ranks {
+        let mut cells = vec![ViewCell {
+            class: "rowhead".into(),
+            title: row.source.clone(),
+            ..ViewCell::text(row.rank.to_string())
+        }];
+        for &s in &r.steps {
+            cells.push(match of(row, s) {
+                None => ViewCell {
+                    class: "empty".into(),
+                    ..ViewCell::text("—")
+                },
+                Some(v) => {
+                    let x = v as f64 / max as f64;
+                    let straggler = r
+                        .stragglers
+                        .iter()
+                        .any(|g| g.step == s && g.rank == row.rank);
+                    ViewCell {
+                        text: fmt(v),
+                        class: if straggler { "num straggler" } else { "num" }.into(),
+                        style: format!(
+                            "background:hsl(215,70%,{:.0}%);color:{}",
+                            96.0 - 58.0 * x,
+                            if x > 0.6 { "#fff" } else { "#1d232b" }
+                        ),
+                        title: format!("rank {} step {s}: {label} {}", row.rank, fmt(v)),
+                        data: vec![
+                            ("rank".into(), row.rank.to_string()),
+                            ("step".into(), s.to_string()),
+                            ("ns".into(), v.to_string()),
+                        ],
+                        bar: Vec::new(),
+                    }
+                }
+            });
+        }
+        t.rows.push(ViewRow::of(cells).data("rank", row.rank));
+    }
+    t.note = "Outlined: the step's straggler. In a synchronous run every rank's step takes about as long (the others wait for the slowest inside their collectives): compute and the time waited in collectives show who is slow.".into();
+    t
+}
+
+fn rank_bars(r: &RanksReport) -> ViewTable {
+    let mut t = ViewTable::new(
+        "rank-bars",
+        "Each rank's steps, summed",
+        &[
+            ("rank", true),
+            (
+                "compute · exposed communication · exposed memcpy · other · idle",
+                false,
+            ),
+            ("in steps", true),
+            ("waited in collectives", true),
+            ("comm/comp overlap", true),
+            ("first step starts", true),
+            ("clock offset (ns)", true),
+        ],
+    );
+    for row in &r.ranks {
+        let sum = |g: fn(&StepTimes) -> i64| row.steps.iter().map(g).sum::<i64>();
+        let wall = sum(|s| s.wall_ns).max(1);
+        let parts = [
+            ("compute", "compute", sum(|s| s.compute_ns)),
+            ("comm", "exposed communication", sum(|s| s.exposed_comm_ns)),
+            ("memory", "exposed memcpy", sum(|s| s.exposed_memcpy_ns)),
+            ("other", "other", sum(|s| s.exposed_other_ns)),
+            ("idle", "idle", sum(|s| s.idle_ns)),
+        ];
+        let bar = parts
+            .iter()
+            .filter(|p| p.2 > 0)
+            .map(|&(class, what, ns)| {
+                let pct = 100.0 * ns as f64 / wall as f64;
+                BarPart {
+                    class: class.into(),
+                    pct,
+                    title: format!("{what}: {} ({pct:.2}%)", fmt(ns)),
+                }
+            })
+            .collect();
+        t.rows.push(
+            ViewRow::of(vec![
+                num(row.rank.to_string()),
+                ViewCell {
+                    class: "bar-cell".into(),
+                    bar,
+                    ..ViewCell::default()
+                },
+                num(fmt(sum(|s| s.wall_ns))),
+                num(fmt(row.wait_ns.iter().sum())),
+                num(row
+                    .comm_comp_overlap_pct
+                    .map_or("—".to_string(), |p| format!("{p:.1}%"))),
+                num(format!("+{}", fmt(row.start_offset_ns))),
+                ViewCell {
+                    class: "num".into(),
+                    title: "added to the trace's timestamps to put every rank on one clock (baseTimeNanoseconds)".into(),
+                    ..ViewCell::text(row.clock_offset_ns.to_string())
+                },
+            ])
+            .data("rank", row.rank)
+            .data("clock-offset-ns", row.clock_offset_ns),
+        );
+    }
+    t
+}
+
+fn collectives(r: &RanksReport) -> ViewTable {
+    let mut t = ViewTable::new(
+        "rank-collectives",
+        "Collectives by arrival skew",
+        &[
+            ("collective", false),
+            ("group", false),
+            ("seq", true),
+            ("step", true),
+            ("bytes", true),
+            ("skew", true),
+            ("last rank", true),
+            ("transfer", true),
+            ("bus bandwidth", true),
+        ],
+    );
+    for c in r.collectives.iter().take(COLLECTIVES_SHOWN) {
+        t.rows.push(
+            ViewRow::of(vec![
+                c.name.clone().into(),
+                c.group.clone().into(),
+                num(c.seq.to_string()),
+                num(c.step.map_or("—".to_string(), |s| s.to_string())),
+                num(c.bytes.map_or("—".to_string(), table::fmt_bytes)),
+                num(fmt(c.skew_ns)),
+                num(c.last_rank.to_string()),
+                num(fmt(c.transfer_ns)),
+                num(c
+                    .busbw_gbps
+                    .map_or("—".to_string(), |b| format!("{b:.1} GB/s"))),
+            ])
+            .data("seq", c.seq)
+            .data("group", &c.group)
+            .data("last-rank", c.last_rank)
+            .data("skew-ns", c.skew_ns),
+        );
+    }
+    if r.collectives.len() > COLLECTIVES_SHOWN {
+        t.note = format!(
+            "{} more in the JSON download.",
+            r.collectives.len() - COLLECTIVES_SHOWN
+        );
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelane_core::analysis::ranks::{ranks, RankSummary};
+    use tracelane_core::{import_bytes, ImportOptions};
+
+    #[test]
+    fn the_view_lists_every_straggler_cell_and_collective_of_the_report() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/synth-ranks");
+        let summaries: Vec<RankSummary> = (0..4)
+            .map(|r| {
+                let name = format!("rank{r}.pt.trace.json.gz");
+                let bytes = std::fs::read(format!("{dir}/{name}")).unwrap();
+                let t = import_bytes(&bytes, ImportOptions::default()).unwrap();
+                RankSummary::of(&t, &name, &|i| t.slice_args_json(i).to_string())
+            })
+            .collect();
+        let r = ranks(&summaries);
+        let v = ranks_view(&r);
+        let table = |id: &str| v.tables.iter().find(|t| t.id == id).unwrap();
+        assert_eq!(table("stragglers").rows.len(), r.steps.len());
+        let heat = table("heat-map");
+        assert_eq!(heat.rows.len(), 4);
+        let stragglers = heat
+            .rows
+            .iter()
+            .flat_map(|row| &row.cells)
+            .filter(|c| c.class.contains("straggler"))
+            .count();
+        assert_eq!(stragglers, r.steps.len());
+        assert_eq!(v.tables.iter().filter(|t| t.group == "heat").count(), 4);
+        assert_eq!(
+            table("rank-collectives").rows.len(),
+            COLLECTIVES_SHOWN.min(r.collectives.len())
+        );
+        // Each bar's parts cover its rank's steps.
+        for row in &table("rank-bars").rows {
+            let pct: f64 = row.cells[1].bar.iter().map(|p| p.pct).sum();
+            assert!((pct - 100.0).abs() < 1e-6, "{pct}");
+        }
+    }
+}

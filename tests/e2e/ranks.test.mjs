@@ -1,0 +1,103 @@
+// End-to-end: a distributed run opened as ranks — the pool of workers
+// summarises each rank, the Ranks view names the same stragglers and the
+// same collectives by skew as `tracelane ranks` for the same files.
+// Run through scripts/test-all.sh (it builds dist/ first), or: node --test tests/e2e/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { artifacts, cli, fixtures, open, useBrowser, waitForDemo } from './helpers.mjs';
+
+useBrowser();
+
+const ranksJson = (dir) => JSON.parse(execFileSync(cli, ['ranks', dir, '--format', 'json'], { maxBuffer: 1 << 28 }).toString());
+
+/** Waits until every file is in and the report of `n` ranks is shown. */
+async function waitForRanks(page, n) {
+  await page.waitForFunction((n) => {
+    const p = document.querySelector('#ranks-panel');
+    return p && p.dataset.state === 'ready' && Number(p.dataset.summarised) === n;
+  }, n, { timeout: 120000 });
+}
+
+async function checkAgainstCli(page, want) {
+  const stragglers = await page.locator('#stragglers tbody tr').evaluateAll((rs) => rs.map((r) => ({ ...r.dataset })));
+  assert.deepEqual(
+    stragglers.map((s) => [Number(s.step), Number(s.rank), Number(s.blameNs)]),
+    want.stragglers.map((s) => [s.step, s.rank, Math.round(s.blame_us * 1000)]),
+  );
+  const coll = await page.locator('#rank-collectives tbody tr').evaluateAll((rs) => rs.map((r) => ({ ...r.dataset })));
+  const top = want.collectives.slice(0, coll.length);
+  assert.equal(coll.length, Math.min(50, want.collectives.length));
+  assert.deepEqual(
+    coll.map((c) => [c.group, Number(c.seq), Number(c.lastRank), Number(c.skewNs)]),
+    top.map((c) => [c.group, c.seq, c.last_rank, Math.round(c.skew_us * 1000)]),
+  );
+  // The heat map: a cell per rank and step, the straggler's outlined.
+  const cells = await page.locator('#heat-map td[data-step]').count();
+  const steps = want.ranks.reduce((n, r) => n + r.steps.length, 0);
+  assert.equal(cells, steps);
+  for (const s of want.stragglers) {
+    assert.equal(await page.locator(`#heat-map td.straggler[data-step="${s.step}"][data-rank="${s.rank}"]`).count(), 1);
+  }
+  // Wall times as the CLI computes them.
+  for (const r of want.ranks) {
+    for (const s of r.steps) {
+      const ns = await page.locator(`#heat-map td[data-rank="${r.rank}"][data-step="${s.step}"]`).getAttribute('data-ns');
+      assert.equal(Number(ns), Math.round(s.wall_us * 1000));
+    }
+  }
+}
+
+test('ranks: a generated NCCL run picked as files names the injected straggler, as the CLI does', async () => {
+  const dir = path.join(fixtures, 'synth-ranks');
+  const want = ranksJson(dir);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json.gz')).map((f) => path.join(dir, f));
+  const page = await open();
+  await waitForDemo(page);
+  // The ranks workers' module is fetched when a run is opened, not before.
+  const ranksWasm = () => page.requests.filter((u) => /ranks_bg\.wasm$/.test(u)).length;
+  assert.equal(ranksWasm(), 0, 'the ranks module is not part of the first download');
+  await page.setInputFiles('#ranks-input', files);
+  await waitForRanks(page, 4);
+  assert.ok(ranksWasm() >= 1);
+  await checkAgainstCli(page, want);
+  // Another measure on the heat map: compute, the straggler's the largest.
+  await page.locator('input[name="heat"][data-choice="compute"]').check();
+  assert.equal(await page.locator('#heat-map').isVisible(), false);
+  const compute = await page.locator('#heat-map-compute td[data-step="0"]').evaluateAll((cs) => cs.map((c) => [Number(c.dataset.rank), Number(c.dataset.ns)]));
+  assert.equal(compute.reduce((a, b) => (b[1] > a[1] ? b : a))[0], 2);
+  assert.ok(want.stragglers.every((s) => s.rank === 2));
+  assert.equal(await page.locator('#rank-bars tbody tr').count(), 4);
+  await page.screenshot({ path: path.join(artifacts, 'ranks.png'), fullPage: true });
+  // The demo traces stay open beside the run.
+  await page.locator('.tabs button[role="tab"]').first().click();
+  await page.waitForSelector('.file-name');
+  await page.locator('#open-ranks').click();
+  await waitForRanks(page, 4);
+});
+
+test('ranks: a real gloo run picked as a folder (its oracle files passed over) gives the CLI\'s report', async () => {
+  const dir = path.join(fixtures, 'torch-gloo');
+  const want = ranksJson(dir);
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#ranks-folder-input', dir);
+  await waitForRanks(page, 4);
+  await checkAgainstCli(page, want);
+  assert.deepEqual(want.stragglers.map((s) => s.rank), [2, 2, 2]);
+  assert.match(await page.locator('#ranks-panel').textContent(), /Passed over 8 files of the folder that are not traces: gloo_rank0_cpu\.key_averages\.json/);
+});
+
+test('ranks: a file that is not a trace fails on its own; the other ranks are reported', async () => {
+  const dir = path.join(fixtures, 'synth-ranks');
+  const files = ['rank0.pt.trace.json.gz', 'rank1.pt.trace.json.gz'].map((f) => path.join(dir, f));
+  files.push(path.join(fixtures, 'edge/not_a_trace.json'));
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#ranks-input', files);
+  await waitForRanks(page, 2);
+  assert.match(await page.locator('#ranks-panel').textContent(), /Could not import not_a_trace\.json: not a trace/);
+  assert.equal(await page.locator('#rank-bars tbody tr').count(), 2);
+});
