@@ -55,13 +55,13 @@ if (( initial > 1536 * 1024 )); then
   exit 1
 fi
 
-step "end-to-end tests (playwright-core + Chromium against dist/)"
+step "columnar export read by DuckDB (its answers equal tracelane ranks')"
 cargo build --release --locked -q -p tracelane-cli
+bash scripts/check-duckdb.sh
+
+step "end-to-end tests (playwright-core + Chromium against dist/)"
 node --test --test-concurrency=1 tests/e2e/ 2>&1 | tee "$log.e2e"
 awk '/^# pass/ { p = $3 } /^# fail/ { f = $3 } END { printf "test result: ok. %d passed; %d failed;\n", p, f }' "$log.e2e" >> "$log"
-
-step "columnar export read by DuckDB (its answers equal tracelane ranks')"
-bash scripts/check-duckdb.sh
 
 step "CLI smoke test on a real trace"
 cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz --top 3

@@ -34,13 +34,24 @@ fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
     scope.performance().map_or(0.0, |p| p.now())
 }
 
+/// Posts Parquet files (name, bytes) of rank file `id`, transferred.
+fn post_tables(scope: &DedicatedWorkerGlobalScope, id: u32, files: Vec<(String, Vec<u8>)>) {
+    let (names, buffers) = files
+        .into_iter()
+        .map(|(n, b)| (n, js_sys::Uint8Array::from(&b[..])))
+        .unzip();
+    let _ = Transfer::Tables { id, names, buffers }.post(scope);
+}
+
 /// Imports rank `id` from `blob` (read here, synchronously: this worker
-/// does nothing else meanwhile) and summarises it.
+/// does nothing else meanwhile) and summarises it; with `job`, its
+/// columnar tables are sent first.
 fn summarise(
     scope: &DedicatedWorkerGlobalScope,
     id: u32,
     name: &str,
     blob: web_sys::Blob,
+    job: Option<&str>,
 ) -> Result<RankSummary, String> {
     let size = blob.size() as u64;
     let mut importer = Importer::new(options());
@@ -67,15 +78,59 @@ fn summarise(
         }
     }
     let trace = importer.finish().map_err(|e| e.to_string())?;
+    if let Some(job) = job {
+        let tables = tracelane_core::columnar::trace_tables(&trace, job)?;
+        post_tables(
+            scope,
+            id,
+            tables
+                .into_iter()
+                .map(|(t, b)| (t.to_string(), b))
+                .collect(),
+        );
+    }
     Ok(rank_summary(trace, Some(blob), name))
+}
+
+fn parse(summaries: &[String]) -> Vec<RankSummary> {
+    summaries
+        .iter()
+        .filter_map(|s| serde_json::from_str(s).ok())
+        .collect()
+}
+
+/// The run's tables of every rank for the columnar export (one
+/// [`Transfer::Tables`] per summary, by its index), then which rank each is.
+fn export(scope: &DedicatedWorkerGlobalScope, summaries: &[String], job: &str) -> FromRanks {
+    use tracelane_core::columnar::{rank_tables, table_path};
+    let parsed = parse(summaries);
+    let report = ranks(&parsed);
+    let mut rank_of = vec![0; parsed.len()];
+    for (j, row) in report.ranks.iter().enumerate() {
+        rank_of[row.input] = row.rank;
+        match rank_tables(&report, j, &parsed[row.input], job) {
+            Ok(tables) => post_tables(
+                scope,
+                row.input as u32,
+                tables
+                    .into_iter()
+                    .map(|(t, b)| (table_path(t, row.rank), b))
+                    .collect(),
+            ),
+            Err(message) => {
+                return FromRanks::Failed {
+                    id: row.input as u32,
+                    message,
+                }
+            }
+        }
+    }
+    FromRanks::Exported { ranks: rank_of }
 }
 
 /// The report of the summaries, as the view shows it and as JSON.
 fn combine(summaries: &[String]) -> FromRanks {
-    let parsed: Vec<RankSummary> = summaries
-        .iter()
-        .filter_map(|s| serde_json::from_str(s).ok())
-        .collect();
+    let parsed = parse(summaries);
     let report = ranks(&parsed);
     FromRanks::Report {
         view: Box::new(crate::shared::ranks_view::ranks_view(&report)),
@@ -90,8 +145,14 @@ pub fn start() {
     let me = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
-        if let Some(Transfer::Rank { id, name, blob }) = Transfer::from_js(&data) {
-            let msg = match summarise(&me, id, &name, blob) {
+        if let Some(Transfer::Rank {
+            id,
+            name,
+            blob,
+            job,
+        }) = Transfer::from_js(&data)
+        {
+            let msg = match summarise(&me, id, &name, blob, job.as_deref()) {
                 Ok(s) => FromRanks::Summarised {
                     id,
                     summary: serde_json::to_string(&s).unwrap_or_default(),
@@ -102,11 +163,16 @@ pub fn start() {
             post(&me, &msg);
             return;
         }
-        if let Some(Ok(ToRanks::Combine { summaries })) = data
+        match data
             .as_string()
             .map(|t| serde_json::from_str::<ToRanks>(&t))
         {
-            post(&me, &combine(&summaries));
+            Some(Ok(ToRanks::Combine { summaries })) => post(&me, &combine(&summaries)),
+            Some(Ok(ToRanks::Export { summaries, job })) => {
+                let done = export(&me, &summaries, &job);
+                post(&me, &done);
+            }
+            _ => {}
         }
     });
     scope.set_onmessage(Some(onmessage.as_ref().unchecked_ref()));

@@ -46,8 +46,22 @@ pub enum Transfer {
         opened: Result<Opened, String>,
     },
     /// Page → a worker of the ranks pool: summarise rank file `id`, reading
-    /// `blob` itself.
-    Rank { id: u32, name: String, blob: Blob },
+    /// `blob` itself (`job`: also write its columnar tables, named so —
+    /// answered with [`Transfer::Tables`] before the summary).
+    Rank {
+        id: u32,
+        name: String,
+        blob: Blob,
+        job: Option<String>,
+    },
+    /// A ranks worker → the page: Parquet files of rank file `id` (`names[k]`
+    /// is `buffers[k]`'s table, or its path in the export's layout), the
+    /// buffers transferred.
+    Tables {
+        id: u32,
+        names: Vec<String>,
+        buffers: Vec<js_sys::Uint8Array>,
+    },
     /// Page → primary: the timeline's canvases for trace `id`, and a
     /// renderer forced by the URL (`webgl2`, `canvas2d`, or empty).
     Attach {
@@ -117,12 +131,32 @@ impl Transfer {
                     ("error", why.as_str().into()),
                 ]),
             },
-            Transfer::Rank { id, name, blob } => object(&[
+            Transfer::Rank {
+                id,
+                name,
+                blob,
+                job,
+            } => object(&[
                 ("transfer", "rank".into()),
                 ("id", (*id).into()),
                 ("name", name.as_str().into()),
                 ("blob", blob.into()),
+                ("job", job.as_deref().map_or(JsValue::NULL, Into::into)),
             ]),
+            Transfer::Tables { id, names, buffers } => {
+                let list = js_sys::Array::new();
+                for b in buffers {
+                    transfer.push(&b.buffer());
+                    list.push(b);
+                }
+                let names_js: js_sys::Array = names.iter().map(|n| JsValue::from_str(n)).collect();
+                object(&[
+                    ("transfer", "tables".into()),
+                    ("id", (*id).into()),
+                    ("names", names_js.into()),
+                    ("buffers", list.into()),
+                ])
+            }
             Transfer::Attach {
                 id,
                 rects,
@@ -188,7 +222,17 @@ impl Transfer {
                 id: id()?,
                 name: field(data, "name")?.as_string()?,
                 blob: field(data, "blob")?.dyn_into().ok()?,
+                job: field(data, "job").and_then(|j| j.as_string()),
             },
+            "tables" => {
+                let names: js_sys::Array = field(data, "names")?.dyn_into().ok()?;
+                let buffers: js_sys::Array = field(data, "buffers")?.dyn_into().ok()?;
+                Transfer::Tables {
+                    id: id()?,
+                    names: names.iter().filter_map(|n| n.as_string()).collect(),
+                    buffers: buffers.iter().filter_map(|b| b.dyn_into().ok()).collect(),
+                }
+            }
             "attach" => Transfer::Attach {
                 id: id()?,
                 rects: field(data, "rects")?.dyn_into().ok()?,

@@ -41,7 +41,12 @@ pub(crate) fn download(name: &str, mime: &str, text: &str) {
     let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
         return;
     };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+    download_blob(name, &blob);
+}
+
+/// Saves `blob` as a file named `name` (the browser's download).
+pub(crate) fn download_blob(name: &str, blob: &web_sys::Blob) {
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
         return;
     };
     let doc = window().document().expect("a document");

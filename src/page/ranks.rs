@@ -8,7 +8,10 @@
 //!
 //! Signals for tests: `#ranks-panel` carries `data-state` (`importing`,
 //! `combining`, `ready`), `data-files`, `data-done` (files summarised,
-//! failed or passed over) and `data-summarised`.
+//! failed or passed over), `data-summarised`, `data-export` (the Parquet
+//! download: `writing`, `done`, `failed`), and for benchmarks
+//! `data-import-ms` and `data-worker-memory` (the largest worker's wasm
+//! memory, bytes).
 
 use std::cell::RefCell;
 
@@ -60,6 +63,9 @@ pub struct RankSet {
     pub view: Option<ReportView>,
     /// The report as JSON (`tracelane ranks --format json`'s object).
     pub json: Option<String>,
+    /// The run's name in the columnar export (the folder's, else `run`).
+    pub job: String,
+    pub export: Option<ExportState>,
 }
 
 impl RankSet {
@@ -92,13 +98,45 @@ struct Pool {
     workers: Vec<PoolWorker>,
     files: Vec<File>,
     from_folder: bool,
+    /// The files to (re)import, by index, and how many were handed out.
+    queue: Vec<usize>,
     next: usize,
     /// Each rank's summary as the worker sent it (JSON text, not read here).
     summaries: Vec<Option<String>>,
+    /// A columnar export being written.
+    export: Option<Export>,
+}
+
+/// The Parquet download of a run: each rank file's own tables (written by
+/// the pool while it imports the file again), then the run's tables of
+/// each rank, bundled as one tar in the export's layout.
+struct Export {
+    job: String,
+    /// Per rank file: (table, Parquet file).
+    traces: Vec<Vec<(String, web_sys::Blob)>>,
+    /// The rank files whose summaries were sent for the run's tables, in
+    /// that order.
+    order: Vec<usize>,
+    /// Per summary sent: (path, Parquet file) of the run's tables.
+    run: Vec<Vec<(String, web_sys::Blob)>>,
 }
 
 thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
+}
+
+/// Blobs of a worker's Parquet buffers.
+fn blobs(names: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<(String, web_sys::Blob)> {
+    names
+        .into_iter()
+        .zip(buffers)
+        .filter_map(|(n, b)| {
+            let parts = js_sys::Array::of1(&b);
+            web_sys::Blob::new_with_u8_array_sequence(&parts)
+                .ok()
+                .map(|blob| (n, blob))
+        })
+        .collect()
 }
 
 fn now_ms() -> f64 {
@@ -116,6 +154,14 @@ pub(crate) fn open(ui: Ui, mut files: Vec<File>, from_folder: bool) {
         return;
     }
     files.sort_by(|a, b| tracelane_core::model::natural_cmp(&a.name(), &b.name()));
+    // A picked folder names the run (`webkitRelativePath` is `folder/file`).
+    let job = files
+        .first()
+        .and_then(|f| js_sys::Reflect::get(f, &"webkitRelativePath".into()).ok())
+        .and_then(|p| p.as_string())
+        .and_then(|p| p.split_once('/').map(|(d, _)| d.to_string()))
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "run".to_string());
     let hc = window().navigator().hardware_concurrency() as usize;
     let n_workers = hc.clamp(1, MAX_WORKERS).min(files.len());
     let generation = POOL.with(|p| {
@@ -125,6 +171,8 @@ pub(crate) fn open(ui: Ui, mut files: Vec<File>, from_folder: bool) {
         }
         p.generation += 1;
         p.next = 0;
+        p.queue = (0..files.len()).collect();
+        p.export = None;
         p.summaries = vec![None; files.len()];
         p.files = files.clone();
         p.from_folder = from_folder;
@@ -146,6 +194,8 @@ pub(crate) fn open(ui: Ui, mut files: Vec<File>, from_folder: bool) {
         imported_ms: None,
         view: None,
         json: None,
+        job,
+        export: None,
     }));
     ui.demo.set(false);
     ui.compare_open.set(false);
@@ -174,6 +224,10 @@ fn spawn(ui: Ui, generation: u32, slot: usize) {
         return;
     };
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        if let Some(Transfer::Tables { id, names, buffers }) = Transfer::from_js(&e.data()) {
+            tables_arrived(generation, id as usize, blobs(names, buffers));
+            return;
+        }
         let Some(text) = e.data().as_string() else {
             return;
         };
@@ -250,6 +304,7 @@ fn on_message(ui: Ui, generation: u32, slot: usize, msg: FromRanks) {
             idle();
             finished(ui, generation, id as usize, Err(message), 0);
         }
+        FromRanks::Exported { ranks } => bundle_export(ui, ranks),
         FromRanks::Report { view, json } => {
             // The run is in: the pool's memory goes back.
             POOL.with(|p| {
@@ -267,28 +322,53 @@ fn on_message(ui: Ui, generation: u32, slot: usize, msg: FromRanks) {
     }
 }
 
+/// Parquet files from a worker: rank file `id`'s own tables while the pool
+/// imports again, then (once those are all in) the run's tables of the
+/// `id`-th summary sent.
+fn tables_arrived(generation: u32, id: usize, files: Vec<(String, web_sys::Blob)>) {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.generation != generation {
+            return;
+        }
+        let Some(e) = p.export.as_mut() else { return };
+        let slot = if e.order.is_empty() {
+            e.traces.get_mut(id)
+        } else {
+            e.run.get_mut(id)
+        };
+        if let Some(slot) = slot {
+            *slot = files;
+        }
+    });
+}
+
 /// Hands the next ranks to the idle workers.
 fn pump(ui: Ui, generation: u32) {
     loop {
         let next = POOL.with(|p| {
             let mut p = p.borrow_mut();
-            if p.generation != generation || p.next >= p.files.len() {
+            if p.generation != generation || p.next >= p.queue.len() {
                 return None;
             }
             let slot = p.workers.iter().position(|w| w.ready && w.busy.is_none())?;
-            let k = p.next;
+            let k = p.queue[p.next];
             p.next += 1;
             p.workers[slot].busy = Some(k);
-            Some((p.workers[slot].worker.clone(), k, p.files[k].clone()))
+            let job = p.export.as_ref().map(|e| e.job.clone());
+            Some((p.workers[slot].worker.clone(), k, p.files[k].clone(), job))
         });
-        let Some((worker, k, file)) = next else {
+        let Some((worker, k, file, job)) = next else {
             return;
         };
-        set_entry(ui, k, |e| e.state = RankState::Importing);
+        if job.is_none() {
+            set_entry(ui, k, |e| e.state = RankState::Importing);
+        }
         let sent = Transfer::Rank {
             id: k as u32,
             name: file.name(),
             blob: file.into(),
+            job,
         }
         .post(&worker);
         if let Err(e) = sent {
@@ -300,19 +380,34 @@ fn pump(ui: Ui, generation: u32) {
 /// Rank `k` is summarised (or failed); once every rank is, the report is
 /// asked for.
 fn finished(ui: Ui, generation: u32, k: usize, r: Result<String, String>, memory: u64) {
-    let Some((from_folder, all_in)) = POOL.with(|p| {
+    let Some((from_folder, all_in, exporting)) = POOL.with(|p| {
         let mut p = p.borrow_mut();
         if p.generation != generation {
             return None;
         }
-        if let (Ok(s), Some(slot)) = (&r, p.summaries.get_mut(k)) {
+        let exporting = p.export.is_some();
+        if let (false, Ok(s), Some(slot)) = (exporting, &r, p.summaries.get_mut(k)) {
             *slot = Some(s.clone());
         }
-        let all_in = p.workers.iter().all(|w| w.busy.is_none()) && p.next >= p.files.len();
-        Some((p.from_folder, all_in))
+        let all_in = p.workers.iter().all(|w| w.busy.is_none()) && p.next >= p.queue.len();
+        Some((p.from_folder, all_in, exporting))
     }) else {
         return;
     };
+    if exporting {
+        match r {
+            Err(m) => export_failed(
+                ui,
+                format!("could not read {} again: {m}", entry_name(ui, k)),
+            ),
+            Ok(_) if all_in => run_tables(ui),
+            Ok(_) => {
+                set_export(ui, ExportState::Writing(export_progress()));
+                pump(ui, generation);
+            }
+        }
+        return;
+    }
     set_entry(ui, k, |e| {
         e.state = match r {
             Ok(_) => {
@@ -336,11 +431,178 @@ fn finished(ui: Ui, generation: u32, k: usize, r: Result<String, String>, memory
     }
 }
 
+fn entry_name(ui: Ui, k: usize) -> String {
+    ui.rank_set.with_untracked(|s| {
+        s.as_ref()
+            .and_then(|s| s.entries.get(k))
+            .map_or(String::new(), |e| e.name.clone())
+    })
+}
+
+/// Where the Parquet download stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExportState {
+    /// Rank files written, of all.
+    Writing((usize, usize)),
+    Done(String),
+    Failed(String),
+}
+
+fn set_export(ui: Ui, state: ExportState) {
+    ui.rank_set.update(|s| {
+        if let Some(s) = s {
+            s.export = Some(state);
+        }
+    });
+}
+
+fn export_progress() -> (usize, usize) {
+    POOL.with(|p| {
+        let p = p.borrow();
+        let done = p
+            .export
+            .as_ref()
+            .map_or(0, |e| e.traces.iter().filter(|t| !t.is_empty()).count());
+        (done, p.queue.len())
+    })
+}
+
+fn export_failed(ui: Ui, why: String) {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.export = None;
+        for w in p.workers.drain(..) {
+            w.worker.terminate();
+        }
+    });
+    set_export(ui, ExportState::Failed(why));
+}
+
+/// The Parquet download: every summarised rank file is imported again by
+/// a fresh pool that writes its tables (the models were dropped).
+pub(crate) fn start_export(ui: Ui) {
+    let Some((job, done)) = ui.rank_set.with_untracked(|s| {
+        let s = s.as_ref()?;
+        let done: Vec<usize> = (0..s.entries.len())
+            .filter(|&k| s.entries[k].state == RankState::Done)
+            .collect();
+        Some((s.job.clone(), done))
+    }) else {
+        return;
+    };
+    if done.is_empty() {
+        return;
+    }
+    let hc = window().navigator().hardware_concurrency() as usize;
+    let n_workers = hc.clamp(1, MAX_WORKERS).min(done.len());
+    let generation = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        for w in p.workers.drain(..) {
+            w.worker.terminate();
+        }
+        p.generation += 1;
+        p.next = 0;
+        let n = p.files.len();
+        p.export = Some(Export {
+            job,
+            traces: vec![Vec::new(); n],
+            order: Vec::new(),
+            run: vec![Vec::new(); n],
+        });
+        p.queue = done.clone();
+        p.generation
+    });
+    set_export(ui, ExportState::Writing((0, done.len())));
+    for slot in 0..n_workers {
+        spawn(ui, generation, slot);
+    }
+}
+
+/// Every rank file's tables are in: one worker writes the run's tables.
+fn run_tables(ui: Ui) {
+    let sent = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let order: Vec<usize> = (0..p.summaries.len())
+            .filter(|&k| p.summaries[k].is_some())
+            .collect();
+        let summaries: Vec<String> = order
+            .iter()
+            .filter_map(|&k| p.summaries[k].clone())
+            .collect();
+        let e = p.export.as_mut().ok_or("no export")?;
+        e.order = order;
+        let job = e.job.clone();
+        let w = p
+            .workers
+            .iter()
+            .find(|w| w.ready)
+            .ok_or("the workers are gone")?;
+        let text = serde_json::to_string(&ToRanks::Export { summaries, job })
+            .map_err(|e| e.to_string())?;
+        w.worker
+            .post_message(&JsValue::from_str(&text))
+            .map_err(|_| "the worker is gone".to_string())
+    });
+    if let Err(why) = sent {
+        export_failed(ui, why.to_string());
+    }
+}
+
+/// The run's tables are in: the tar of every file, in the export's layout
+/// (`<table>/rank=<N>/part-0.parquet`), is downloaded.
+fn bundle_export(ui: Ui, ranks: Vec<i64>) {
+    use tracelane_core::columnar::table_path;
+    use tracelane_core::import::archive::{tar_header, tar_padding, TAR_END};
+    let built = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        for w in p.workers.drain(..) {
+            w.worker.terminate();
+        }
+        let e = p.export.take()?;
+        let parts = js_sys::Array::new();
+        let mut files = 0;
+        for (j, &k) in e.order.iter().enumerate() {
+            let rank = *ranks.get(j)?;
+            let own = e.traces[k].iter().map(|(t, b)| (table_path(t, rank), b));
+            let run = e.run[j].iter().map(|(path, b)| (path.clone(), b));
+            for (path, blob) in own.chain(run) {
+                let size = blob.size() as u64;
+                parts.push(&js_sys::Uint8Array::from(
+                    &tar_header(&format!("{}/{path}", e.job), size)[..],
+                ));
+                parts.push(blob);
+                parts.push(&js_sys::Uint8Array::new_with_length(
+                    tar_padding(size) as u32
+                ));
+                files += 1;
+            }
+        }
+        parts.push(&js_sys::Uint8Array::from(&TAR_END[..]));
+        let tar = web_sys::Blob::new_with_u8_array_sequence(&parts).ok()?;
+        Some((e.job, tar, files))
+    });
+    match built {
+        Some((job, tar, files)) => {
+            let name = format!("{job}.parquet.tar");
+            crate::page::dom::download_blob(&name, &tar);
+            set_export(
+                ui,
+                ExportState::Done(format!(
+                    "{name}: {files} Parquet files, {}",
+                    table::fmt_bytes(tar.size() as u64)
+                )),
+            );
+        }
+        None => export_failed(ui, "the tables could not be bundled".into()),
+    }
+}
+
 /// Sends the summaries to one worker to combine; the others end.
 fn combine(ui: Ui, generation: u32) {
     let sent = POOL.with(|p| {
         let mut p = p.borrow_mut();
-        let summaries: Vec<String> = p.summaries.iter_mut().filter_map(|s| s.take()).collect();
+        // Kept: the Parquet download sends them again.
+        let summaries: Vec<String> = p.summaries.iter().flatten().cloned().collect();
         if summaries.is_empty() {
             return Err("no rank could be imported".to_string());
         }
@@ -407,6 +669,16 @@ fn panel_view(s: &RankSet) -> ReportView {
             notes.push(format!("Could not import {}: {m}", e.name));
         }
     }
+    match &s.export {
+        None => {}
+        Some(ExportState::Writing((d, n))) => notes.push(format!(
+            "Writing Parquet: each rank file is read again ({d} of {n} written)…"
+        )),
+        Some(ExportState::Done(m)) => notes.push(format!(
+            "Downloaded {m} — the layout of tracelane export --parquet (Snappy here; the CLI writes zstd)."
+        )),
+        Some(ExportState::Failed(m)) => notes.push(format!("The Parquet download failed: {m}")),
+    }
     let mut tables = Vec::new();
     if s.view.is_none() {
         let mut t = ViewTable::new(
@@ -468,6 +740,14 @@ pub fn RanksPanel() -> impl IntoView {
                 _ => "importing",
             };
             crate::page::report::render(&el, &panel_view(s));
+            if s.view.is_some() && !matches!(s.export, Some(ExportState::Writing(_))) {
+                crate::page::report::button(
+                    &el,
+                    "ranks-download-parquet",
+                    "Download Parquet (.tar)",
+                    move || start_export(ui),
+                );
+            }
             if let Some(json) = s.json.clone() {
                 crate::page::report::button(
                     &el,
@@ -481,6 +761,29 @@ pub fn RanksPanel() -> impl IntoView {
                 ("files", s.entries.len().to_string()),
                 ("done", done.to_string()),
                 ("summarised", summarised.to_string()),
+                (
+                    "export",
+                    match &s.export {
+                        None => "",
+                        Some(ExportState::Writing(_)) => "writing",
+                        Some(ExportState::Done(_)) => "done",
+                        Some(ExportState::Failed(_)) => "failed",
+                    }
+                    .to_string(),
+                ),
+                (
+                    "import-ms",
+                    s.imported_ms.map_or(String::new(), |ms| format!("{ms:.0}")),
+                ),
+                (
+                    "worker-memory",
+                    s.entries
+                        .iter()
+                        .map(|e| e.memory)
+                        .max()
+                        .unwrap_or(0)
+                        .to_string(),
+                ),
                 ("state", state.to_string()),
             ] {
                 let _ = el.set_attribute(&format!("data-{k}"), &v);

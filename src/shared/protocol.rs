@@ -77,6 +77,11 @@ pub enum ToRanks {
     /// Combine the ranks' summaries (as they came) into the report →
     /// [`FromRanks::Report`].
     Combine { summaries: Vec<String> },
+    /// The run's own tables (steps, collectives, breakdown) of each rank,
+    /// for the columnar export of job `job` → a `transfer::Transfer::Tables`
+    /// per rank file (paths in the export's layout), then
+    /// [`FromRanks::Exported`].
+    Export { summaries: Vec<String>, job: String },
 }
 
 /// A worker of the ranks pool → the page.
@@ -99,6 +104,11 @@ pub enum FromRanks {
     Failed {
         id: u32,
         message: String,
+    },
+    /// The export's run tables were sent; `ranks[k]` is rank file k's rank
+    /// (its partition in the layout).
+    Exported {
+        ranks: Vec<i64>,
     },
     /// The combined report as the view shows it, and as JSON (`tracelane
     /// ranks --format json`'s object) for the download.

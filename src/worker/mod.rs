@@ -890,7 +890,7 @@ pub fn start() {
                 return
             }
             // For the ranks pool only.
-            Some(Transfer::Rank { .. }) => return,
+            Some(Transfer::Rank { .. } | Transfer::Tables { .. }) => return,
             None => {}
         }
         if let Some(text) = data.as_string() {

@@ -5,9 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { artifacts, cli, fixtures, open, useBrowser, waitForDemo } from './helpers.mjs';
+import { artifacts, cli, fixtures, open, root, useBrowser, waitForDemo } from './helpers.mjs';
 
 useBrowser();
 
@@ -100,4 +101,34 @@ test('ranks: a file that is not a trace fails on its own; the other ranks are re
   await waitForRanks(page, 2);
   assert.match(await page.locator('#ranks-panel').textContent(), /Could not import not_a_trace\.json: not a trace/);
   assert.equal(await page.locator('#rank-bars tbody tr').count(), 2);
+});
+
+test('ranks: the Parquet download is the CLI export\'s layout, and DuckDB answers from it as tracelane ranks does', async () => {
+  const py = path.join(root, 'target/duckdb-venv/bin/python');
+  assert.ok(existsSync(py), 'DuckDB\'s venv is missing: run scripts/check-duckdb.sh first (scripts/test-all.sh does)');
+  const dir = path.join(fixtures, 'synth-ranks');
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#ranks-folder-input', dir);
+  await waitForRanks(page, 4);
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: 120000 }),
+    page.locator('#ranks-download-parquet').click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'synth-ranks.parquet.tar');
+  const out = mkdtempSync(path.join(os.tmpdir(), 'tracelane-parquet-'));
+  const tar = path.join(out, 'export.tar');
+  await download.saveAs(tar);
+  execFileSync('tar', ['-xf', tar, '-C', out]);
+  const files = execFileSync('find', [path.join(out, 'synth-ranks'), '-name', '*.parquet']).toString().trim().split('\n')
+    .map((f) => path.relative(path.join(out, 'synth-ranks'), f)).sort();
+  const want = [];
+  for (const t of ['breakdown', 'collectives', 'device_events', 'op_table', 'slices', 'steps']) {
+    for (let r = 0; r < 4; r++) want.push(`${t}/rank=${r}/part-0.parquet`);
+  }
+  assert.deepEqual(files, want.sort());
+  await page.waitForFunction(() => document.querySelector('#ranks-panel').dataset.export === 'done');
+  const answer = JSON.parse(execFileSync(py, [path.join(root, 'tools/duckdb_ranks_check.py'), cli, path.join(out, 'synth-ranks'), dir]).toString());
+  assert.deepEqual([answer.stragglers_equal, answer.top_collectives_equal], [true, true]);
+  rmSync(out, { recursive: true, force: true });
 });
