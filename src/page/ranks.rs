@@ -125,6 +125,25 @@ thread_local! {
     static POOL: RefCell<Pool> = RefCell::new(Pool::default());
 }
 
+impl Pool {
+    /// Ends the workers and starts a new generation (messages of the old
+    /// one are ignored).
+    fn restart(&mut self) {
+        for w in self.workers.drain(..) {
+            w.worker.terminate();
+        }
+        self.generation += 1;
+        self.next = 0;
+    }
+}
+
+/// Workers for `files` files: as many as the browser has cores, at most
+/// [`MAX_WORKERS`].
+fn pool_size(files: usize) -> usize {
+    let hc = window().navigator().hardware_concurrency() as usize;
+    hc.clamp(1, MAX_WORKERS).min(files)
+}
+
 /// Blobs of a worker's Parquet buffers.
 fn blobs(names: Vec<String>, buffers: Vec<js_sys::Uint8Array>) -> Vec<(String, web_sys::Blob)> {
     names
@@ -162,15 +181,10 @@ pub(crate) fn open(ui: Ui, mut files: Vec<File>, from_folder: bool) {
         .and_then(|p| p.split_once('/').map(|(d, _)| d.to_string()))
         .filter(|d| !d.is_empty())
         .unwrap_or_else(|| "run".to_string());
-    let hc = window().navigator().hardware_concurrency() as usize;
-    let n_workers = hc.clamp(1, MAX_WORKERS).min(files.len());
+    let n_workers = pool_size(files.len());
     let generation = POOL.with(|p| {
         let mut p = p.borrow_mut();
-        for w in p.workers.drain(..) {
-            w.worker.terminate();
-        }
-        p.generation += 1;
-        p.next = 0;
+        p.restart();
         p.queue = (0..files.len()).collect();
         p.export = None;
         p.summaries = vec![None; files.len()];
@@ -493,15 +507,10 @@ pub(crate) fn start_export(ui: Ui) {
     if done.is_empty() {
         return;
     }
-    let hc = window().navigator().hardware_concurrency() as usize;
-    let n_workers = hc.clamp(1, MAX_WORKERS).min(done.len());
+    let n_workers = pool_size(done.len());
     let generation = POOL.with(|p| {
         let mut p = p.borrow_mut();
-        for w in p.workers.drain(..) {
-            w.worker.terminate();
-        }
-        p.generation += 1;
-        p.next = 0;
+        p.restart();
         let n = p.files.len();
         p.export = Some(Export {
             job,
