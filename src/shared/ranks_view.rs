@@ -3,7 +3,7 @@
 //! collectives by skew — built in the ranks worker, rendered by the page's
 //! generic report renderer.
 
-use tracelane_core::analysis::ranks::{RankRow, RanksReport, StepTimes};
+use tracelane_core::analysis::ranks::{RanksReport, StepTimes};
 
 use crate::shared::report_view::{BarPart, ReportView, ViewCell, ViewRow, ViewTable};
 use crate::shared::table;
@@ -44,17 +44,56 @@ pub fn ranks_view(r: &RanksReport) -> ReportView {
         r.collectives.len()
     )];
     notes.extend(r.notes.iter().cloned());
-    let mut tables = vec![stragglers(r)];
+    let mut tables = vec![straggler_ranks(r), stragglers(r)];
     tables.extend(MEASURES.iter().map(|m| heat_map(r, m)));
     tables.push(rank_bars(r));
     tables.push(collectives(r));
     ReportView { notes, tables }
 }
 
+/// Steps listed one by one at most (all are in the JSON download).
+pub const STEPS_SHOWN: usize = 200;
+
+/// Who the stragglers were, over the run.
+fn straggler_ranks(r: &RanksReport) -> ViewTable {
+    let mut by: std::collections::BTreeMap<i64, (usize, i64)> = Default::default();
+    for s in &r.stragglers {
+        let e = by.entry(s.rank).or_default();
+        e.0 += 1;
+        e.1 += s.others_waited_ns;
+    }
+    let mut rows: Vec<(i64, usize, i64)> = by.into_iter().map(|(k, (n, w))| (k, n, w)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
+    let mut t = ViewTable::new(
+        "straggler-ranks",
+        "Stragglers",
+        &[
+            ("rank", true),
+            ("straggler of", true),
+            ("others waited for it", true),
+        ],
+    );
+    for (rank, n, waited) in rows {
+        t.rows.push(
+            ViewRow::of(vec![
+                ViewCell {
+                    class: "num strong".into(),
+                    ..ViewCell::text(format!("rank {rank}"))
+                },
+                num(format!("{n} of {} steps", r.stragglers.len())),
+                num(fmt(waited)),
+            ])
+            .data("rank", rank)
+            .data("steps", n),
+        );
+    }
+    t
+}
+
 fn stragglers(r: &RanksReport) -> ViewTable {
     let mut t = ViewTable::new(
         "stragglers",
-        "Stragglers",
+        "Each step's straggler",
         &[
             ("step", true),
             ("straggler", true),
@@ -64,7 +103,7 @@ fn stragglers(r: &RanksReport) -> ViewTable {
             ("step time (min – max)", true),
         ],
     );
-    for s in &r.stragglers {
+    for s in r.stragglers.iter().take(STEPS_SHOWN) {
         t.rows.push(
             ViewRow::of(vec![
                 num(s.step.to_string()),
@@ -87,26 +126,66 @@ fn stragglers(r: &RanksReport) -> ViewTable {
         );
     }
     t.note = "The straggler of a step arrived last at its collectives by the most time (the sum of the skews it caused); the others waited for it inside theirs.".into();
+    if r.stragglers.len() > STEPS_SHOWN {
+        t.note.push_str(&format!(
+            " The first {STEPS_SHOWN} steps of {}; all in the JSON download.",
+            r.stragglers.len()
+        ));
+    }
     t
 }
 
+/// Columns of the heat map at most: beyond, consecutive steps share a
+/// column (their mean), so a run of a thousand steps stays one screen.
+pub const HEAT_COLUMNS: usize = 60;
+
 fn heat_map(r: &RanksReport, &(id, label, value): &Measure) -> ViewTable {
-    let of = |row: &RankRow, step: u64| {
-        let k = row.steps.iter().position(|s| s.step == step)?;
-        Some(value(
-            &row.steps[k],
-            row.wait_ns.get(k).copied().unwrap_or(0),
-        ))
-    };
-    let max = r
+    use std::collections::HashMap;
+    let per = r.steps.len().div_ceil(HEAT_COLUMNS).max(1);
+    let bins: Vec<&[u64]> = r.steps.chunks(per).collect();
+    let straggler: HashMap<u64, i64> = r.stragglers.iter().map(|g| (g.step, g.rank)).collect();
+    // Per rank: step → value.
+    let values: Vec<HashMap<u64, i64>> = r
         .ranks
         .iter()
-        .flat_map(|row| r.steps.iter().filter_map(move |&s| of(row, s)))
+        .map(|row| {
+            row.steps
+                .iter()
+                .enumerate()
+                .map(|(k, st)| (st.step, value(st, row.wait_ns.get(k).copied().unwrap_or(0))))
+                .collect()
+        })
+        .collect();
+    // Per rank and column: the mean over the column's steps, and in how
+    // many of them the rank was the straggler.
+    let cell = |k: usize, bin: &[u64]| -> Option<(i64, usize)> {
+        let vs: Vec<i64> = bin
+            .iter()
+            .filter_map(|s| values[k].get(s).copied())
+            .collect();
+        if vs.is_empty() {
+            return None;
+        }
+        let rank = r.ranks[k].rank;
+        let led = bin
+            .iter()
+            .filter(|s| straggler.get(s) == Some(&rank))
+            .count();
+        Some((vs.iter().sum::<i64>() / vs.len() as i64, led))
+    };
+    let max = (0..r.ranks.len())
+        .flat_map(|k| bins.iter().filter_map(move |b| cell(k, b)))
+        .map(|c| c.0)
         .max()
         .unwrap_or(0)
         .max(1);
+    let span = |bin: &[u64]| match bin {
+        [one] => format!("step {one}"),
+        [first, .., last] => format!("steps {first}–{last}"),
+        [] => String::new(),
+    };
     let mut head = vec![("rank".to_string(), true)];
-    head.extend(r.steps.iter().map(|s| (format!("step {s}"), true)));
+    head.extend(bins.iter().map(|b| (span(b), true)));
     let mut t = ViewTable {
         id: id.into(),
         title: String::new(),
@@ -117,36 +196,36 @@ fn heat_map(r: &RanksReport, &(id, label, value): &Measure) -> ViewTable {
         numeric: head.iter().map(|h| h.1).collect(),
         ..ViewTable::default()
     };
-    for row in &r.ranks {
+    for (k, row) in r.ranks.iter().enumerate() {
         let mut cells = vec![ViewCell {
             class: "rowhead".into(),
             title: row.source.clone(),
             ..ViewCell::text(row.rank.to_string())
         }];
-        for &s in &r.steps {
-            cells.push(match of(row, s) {
+        for bin in &bins {
+            cells.push(match cell(k, bin) {
                 None => ViewCell {
                     class: "empty".into(),
                     ..ViewCell::text("—")
                 },
-                Some(v) => {
+                Some((v, led)) => {
                     let x = v as f64 / max as f64;
-                    let straggler = r
-                        .stragglers
-                        .iter()
-                        .any(|g| g.step == s && g.rank == row.rank);
+                    // The straggler of the step, or of most of the column's.
+                    let outlined = 2 * led > bin.len() || (led > 0 && bin.len() == 1);
+                    let mean = if bin.len() > 1 { " (mean)" } else { "" };
                     ViewCell {
                         text: fmt(v),
-                        class: if straggler { "num straggler" } else { "num" }.into(),
+                        class: if outlined { "num straggler" } else { "num" }.into(),
                         style: format!(
                             "background:hsl(215,70%,{:.0}%);color:{}",
                             96.0 - 58.0 * x,
                             if x > 0.6 { "#fff" } else { "#1d232b" }
                         ),
-                        title: format!("rank {} step {s}: {label} {}", row.rank, fmt(v)),
+                        title: format!("rank {} {}: {label}{mean} {}", row.rank, span(bin), fmt(v)),
                         data: vec![
                             ("rank".into(), row.rank.to_string()),
-                            ("step".into(), s.to_string()),
+                            ("step".into(), bin[0].to_string()),
+                            ("steps".into(), bin.len().to_string()),
                             ("ns".into(), v.to_string()),
                         ],
                         bar: Vec::new(),
@@ -156,7 +235,11 @@ fn heat_map(r: &RanksReport, &(id, label, value): &Measure) -> ViewTable {
         }
         t.rows.push(ViewRow::of(cells).data("rank", row.rank));
     }
-    t.note = "Outlined: the step's straggler. In a synchronous run every rank's step takes about as long (the others wait for the slowest inside their collectives): compute and the time waited in collectives show who is slow.".into();
+    t.note = if per > 1 {
+        format!("{} steps, {per} to a column (their mean). Outlined: the straggler of most of a column's steps. In a synchronous run every rank's step takes about as long (the others wait for the slowest inside their collectives): compute and the time waited in collectives show who is slow.", r.steps.len())
+    } else {
+        "Outlined: the step's straggler. In a synchronous run every rank's step takes about as long (the others wait for the slowest inside their collectives): compute and the time waited in collectives show who is slow.".into()
+    };
     t
 }
 
@@ -279,6 +362,78 @@ mod tests {
     use tracelane_core::{import_bytes, ImportOptions};
 
     #[test]
+    fn a_long_run_shares_heat_map_columns_between_steps() {
+        use tracelane_core::analysis::ranks::{RankRow, RankSource, StepStraggler, StepTimes};
+        let steps: Vec<u64> = (0..1000).collect();
+        let row = |rank: i64| RankRow {
+            rank,
+            input: rank as usize,
+            source: format!("rank{rank}.json"),
+            basis: tracelane_core::analysis::ranks::Basis::Device,
+            clock_offset_ns: 0,
+            start_offset_ns: 0,
+            steps: steps
+                .iter()
+                .map(|&s| StepTimes {
+                    step: s,
+                    start_ns: 0,
+                    wall_ns: 1000 + s as i64 + rank,
+                    compute_ns: 0,
+                    exposed_comm_ns: 0,
+                    exposed_memcpy_ns: 0,
+                    exposed_other_ns: 0,
+                    idle_ns: 0,
+                    comm_ns: 0,
+                    comm_overlapped_ns: 0,
+                })
+                .collect(),
+            comm_comp_overlap_pct: None,
+            hta: None,
+            wait_ns: vec![0; steps.len()],
+        };
+        let r = RanksReport {
+            rank_source: RankSource::DistributedInfo,
+            ranks: vec![row(0), row(1)],
+            steps: steps.clone(),
+            stragglers: steps
+                .iter()
+                .map(|&s| StepStraggler {
+                    step: s,
+                    rank: 1,
+                    by: "collectives".into(),
+                    blame_ns: 1,
+                    others_waited_ns: 1,
+                    wall_max_ns: 0,
+                    wall_min_ns: 0,
+                    collectives: 1,
+                })
+                .collect(),
+            collectives: Vec::new(),
+            mismatched: 0,
+            unmatched_calls: 0,
+            notes: Vec::new(),
+        };
+        let heat = heat_map(&r, &MEASURES[0]);
+        // 1000 steps, 17 to a column: 59 columns and the rank column.
+        assert_eq!(heat.head.len(), 1 + 1000usize.div_ceil(17));
+        assert_eq!(heat.head[1], "steps 0–16");
+        // The first column of rank 0: the mean of 1000 … 1016.
+        assert_eq!(
+            heat.rows[0].cells[1].text,
+            crate::shared::table::fmt_ns(1008.0)
+        );
+        assert!(heat.rows[1]
+            .cells
+            .iter()
+            .skip(1)
+            .all(|c| c.class.contains("straggler")));
+        assert!(heat.rows[0]
+            .cells
+            .iter()
+            .all(|c| !c.class.contains("straggler")));
+    }
+
+    #[test]
     fn the_view_lists_every_straggler_cell_and_collective_of_the_report() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/synth-ranks");
         let summaries: Vec<RankSummary> = (0..4)
@@ -293,6 +448,15 @@ mod tests {
         let v = ranks_view(&r);
         let table = |id: &str| v.tables.iter().find(|t| t.id == id).unwrap();
         assert_eq!(table("stragglers").rows.len(), r.steps.len());
+        let by_rank = table("straggler-ranks");
+        assert_eq!(by_rank.rows.len(), 1);
+        assert_eq!(
+            by_rank.rows[0].data,
+            [
+                ("rank".to_string(), "2".to_string()),
+                ("steps".to_string(), r.steps.len().to_string())
+            ]
+        );
         let heat = table("heat-map");
         assert_eq!(heat.rows.len(), 4);
         let stragglers = heat
@@ -303,6 +467,8 @@ mod tests {
             .count();
         assert_eq!(stragglers, r.steps.len());
         assert_eq!(v.tables.iter().filter(|t| t.group == "heat").count(), 4);
+        // 19 steps: a column each.
+        assert_eq!(heat.head.len(), 1 + r.steps.len());
         assert_eq!(
             table("rank-collectives").rows.len(),
             COLLECTIVES_SHOWN.min(r.collectives.len())
