@@ -1300,10 +1300,11 @@ pub fn ranks_json(
 pub fn ranks_sections(r: &crate::analysis::ranks::RanksReport, top: usize) -> Vec<Section> {
     let f = |ns: i64| fmt_ns(ns as f64);
     let mut notes = Section::new("Ranks", &[("note", false)]);
+    let plural = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
     notes.rows.push(vec![format!(
-        "{} ranks, {} steps; {}",
-        r.ranks.len(),
-        r.steps.len(),
+        "{}, {}; {}",
+        plural(r.ranks.len(), "rank"),
+        plural(r.steps.len(), "step"),
         r.rank_source.describe()
     )]);
     for n in &r.notes {
