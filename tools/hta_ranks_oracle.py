@@ -14,23 +14,12 @@ the fields and units of `tracelane ranks --format json`'s `hta` object:
                                          "comm_comp_overlap_pct": x}}}
 """
 import json
-import logging
-import math
+import os
 import sys
 
-logging.disable(logging.CRITICAL)
-
-import hta  # noqa: E402
-from hta.trace_analysis import TraceAnalysis  # noqa: E402
-
-
-def num(x):
-    if x is None:
-        return None
-    x = float(x)
-    if math.isnan(x):
-        return None
-    return int(x) if x.is_integer() else x
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# HTA imported (and its logging silenced) by the single-rank oracle.
+from hta_oracle import TraceAnalysis, hta, num  # noqa: E402
 
 
 def main():

@@ -42,7 +42,7 @@ use parquet::schema::parser::parse_message_type;
 use crate::analysis::frame::exact_kernel_type;
 use crate::analysis::ops::{op_table, OpTableOptions};
 use crate::analysis::ranks::{RankSummary, RanksReport};
-use crate::analysis::scope::profiler_steps;
+use crate::analysis::scope::{numbered_steps, step_at};
 use crate::category::Category;
 use crate::model::{Trace, NONE_I64, NO_SLICE};
 
@@ -223,33 +223,6 @@ fn compression() -> Compression {
     Compression::SNAPPY
 }
 
-/// The step (N of `ProfilerStep#N`) each time falls in.
-struct Steps {
-    windows: Vec<(i64, i64, i64)>,
-}
-
-impl Steps {
-    fn of(t: &Trace) -> Steps {
-        Steps {
-            windows: profiler_steps(t)
-                .iter()
-                .filter_map(|o| {
-                    let n = t
-                        .slice_name(o.slice as usize)
-                        .strip_prefix("ProfilerStep#")?
-                        .parse()
-                        .ok()?;
-                    Some((o.start_ns, o.end_ns, n))
-                })
-                .collect(),
-        }
-    }
-    fn at(&self, ns: i64) -> Option<i64> {
-        let k = self.windows.partition_point(|w| w.0 <= ns);
-        (k > 0 && ns < self.windows[k - 1].1).then(|| self.windows[k - 1].2)
-    }
-}
-
 fn opt(v: i64) -> Option<i64> {
     (v != NONE_I64).then_some(v)
 }
@@ -277,7 +250,7 @@ fn bytes_arg(args: &str) -> Option<i64> {
 pub fn trace_tables(t: &Trace, job: &str) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
     let s = &t.slices;
     let off = t.clock_offset_ns;
-    let steps = Steps::of(t);
+    let steps = numbered_steps(t);
     let n = s.len();
     let job_col = || vec![job.to_string(); n];
     let mut out = Vec::new();
@@ -290,7 +263,7 @@ pub fn trace_tables(t: &Trace, job: &str) -> Result<Vec<(&'static str, Vec<u8>)>
         } else {
             s.start_ns[t.links.launch[i] as usize]
         };
-        steps.at(at)
+        step_at(&steps, at).map(|n| n as i64)
     };
     let mut slices = Table::new("slices");
     slices

@@ -63,7 +63,7 @@ use serde::{Deserialize, Serialize};
 
 use super::frame::{exact_kernel_type, KernelType, Mode};
 use super::intervals::{self, Interval};
-use super::scope::{profiler_steps, Scope};
+use super::scope::{numbered_steps, step_at, Scope};
 use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
 
@@ -419,30 +419,17 @@ impl RankSummary {
         let comm = intervals::union(comm);
         let mem = intervals::union(mem);
         let other = intervals::union(other);
-        let steps_occ = profiler_steps(t);
-        let mut steps = Vec::with_capacity(steps_occ.len());
-        for o in &steps_occ {
-            let Some(n) = t
-                .slice_name(o.slice as usize)
-                .strip_prefix("ProfilerStep#")
-                .and_then(|n| n.parse::<u64>().ok())
-            else {
-                continue;
-            };
-            let w = (o.start_ns, o.end_ns);
-            let b = breakdown(&comp, &comm, &mem, &other, w);
-            steps.push(StepTimes {
-                step: n,
-                start_ns: o.start_ns + off,
-                ..b
-            });
-        }
+        let numbered = numbered_steps(t);
+        let steps: Vec<StepTimes> = numbered
+            .iter()
+            .map(|st| StepTimes {
+                step: st.n,
+                start_ns: st.start_ns + off,
+                ..breakdown(&comp, &comm, &mem, &other, (st.start_ns, st.end_ns))
+            })
+            .collect();
         for c in collectives.iter_mut() {
-            let at = c.arrival_ns - off;
-            let k = steps_occ.partition_point(|o| o.start_ns <= at);
-            if k > 0 && at < steps_occ[k - 1].end_ns {
-                c.step = steps.get(k - 1).map(|st| st.step);
-            }
+            c.step = step_at(&numbered, c.arrival_ns - off);
         }
         // Order per group as issued (kernels in one group run in order).
         collectives.sort_by_key(|c| (c.arrival_ns, c.slice));

@@ -158,6 +158,40 @@ pub fn profiler_steps(t: &Trace) -> Vec<Occurrence> {
     outermost(t, |n| is_step.get(n.0 as usize).copied().unwrap_or(false))
 }
 
+/// A `ProfilerStep#N` with its N.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NumberedStep {
+    pub n: u64,
+    pub start_ns: i64,
+    pub end_ns: i64,
+}
+
+/// Every `ProfilerStep#N` with its number, in start order (a step whose
+/// name carries no number is left out).
+pub fn numbered_steps(t: &Trace) -> Vec<NumberedStep> {
+    profiler_steps(t)
+        .iter()
+        .filter_map(|o| {
+            let n = t
+                .slice_name(o.slice as usize)
+                .strip_prefix("ProfilerStep#")?
+                .parse()
+                .ok()?;
+            Some(NumberedStep {
+                n,
+                start_ns: o.start_ns,
+                end_ns: o.end_ns,
+            })
+        })
+        .collect()
+}
+
+/// The number of the step whose window holds `ns` (`steps` in start order).
+pub fn step_at(steps: &[NumberedStep], ns: i64) -> Option<u64> {
+    let k = steps.partition_point(|s| s.start_ns <= ns);
+    (k > 0 && ns < steps[k - 1].end_ns).then(|| steps[k - 1].n)
+}
+
 /// The host slices whose name `wanted` accepts, in start order, less those
 /// nested in an earlier one on their thread (they are part of it).
 fn outermost(t: &Trace, wanted: impl Fn(StrId) -> bool) -> Vec<Occurrence> {
