@@ -7,6 +7,10 @@
 // resident memory (all its processes, sampled every 100 ms), against the
 // baseline measured in the same run: one rank of the same set opened
 // alone the same way, and the native `tracelane ranks` on the whole set.
+// Then the top collective is clicked: its ranks (up to 8) are imported
+// again and stacked in one timeline — timed from the click to the trace
+// shown, with the worker's wasm memory, against one rank opened as a
+// trace the usual way (Open trace…) in the same run.
 //
 // Run after `trunk build --release --offline --locked --public-url ./` and
 // `cargo build --release -p tracelane-cli`:
@@ -38,7 +42,21 @@ function browserRssMb() {
   return ps.split('\n').filter(Boolean).reduce((a, b) => a + Number(b), 0) / 1024;
 }
 
-async function openRun(files) {
+/** One rank opened as a trace (Open trace…): seconds to its tab, worker wasm MB. */
+async function openTrace(file) {
+  const page = await browser.newPage();
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
+  const t0 = Date.now();
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction((n) => document.querySelector('.file-name')?.textContent === n, path.basename(file), { timeout: 1800000 });
+  const s = (Date.now() - t0) / 1000;
+  const mem = Number(await page.locator('#trace-facts').getAttribute('data-wasm-memory-bytes')) / 1e6;
+  await page.close();
+  return { s, mem };
+}
+
+async function openRun(files, stackTop = false) {
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
@@ -51,8 +69,17 @@ async function openRun(files) {
   clearInterval(timer);
   const d = await page.locator('#ranks-panel').evaluate((e) => ({ ...e.dataset }));
   const stragglers = await page.locator('#stragglers tbody tr').evaluateAll((rs) => rs.map((r) => Number(r.dataset.rank)));
+  let stack = null;
+  if (stackTop) {
+    const row = page.locator('#rank-collectives tbody tr').first();
+    const ranks = (await row.getAttribute('data-ranks')).split(',').length;
+    const c0 = Date.now();
+    await row.click();
+    await page.waitForFunction(() => / · ranks /.test(document.querySelector('.file-name')?.textContent ?? '') && document.querySelector('#timeline')?.dataset.view, null, { timeout: 1800000 });
+    stack = { ranks, s: (Date.now() - c0) / 1000, mem: Number(await page.locator('#trace-facts').getAttribute('data-wasm-memory-bytes')) / 1e6 };
+  }
   await page.close();
-  return { wall, importS: Number(d.importMs) / 1000, workerMb: Number(d.workerMemory) / 1e6, peakMb: peak, summarised: Number(d.summarised), stragglers };
+  return { wall, importS: Number(d.importMs) / 1000, workerMb: Number(d.workerMemory) / 1e6, peakMb: peak, summarised: Number(d.summarised), stragglers, stack };
 }
 
 console.log(`machine: ${os.cpus().length} cores, ${Math.round(os.totalmem() / 1e9)} GB; ${new Date().toISOString().slice(0, 10)}; ${browser.version()}`);
@@ -64,7 +91,8 @@ try {
     const files = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => path.join(dir, f));
     const jsonMb = files.reduce((a, f) => a + statSync(f).size, 0) / 1e6;
     const one = await openRun([path.join(dir, 'rank0.pt.trace.json')]);
-    const all = await openRun(files);
+    const all = await openRun(files, true);
+    const single = await openTrace(path.join(dir, 'rank0.pt.trace.json'));
     const t0 = process.hrtime.bigint();
     execFileSync(cli, ['ranks', dir], { stdio: 'ignore' });
     const native = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -72,6 +100,8 @@ try {
     console.log([n, jsonMb.toFixed(0), all.importS.toFixed(2), all.wall.toFixed(2), (jsonMb / all.importS).toFixed(0),
       (all.importS / (n * one.importS)).toFixed(2), all.workerMb.toFixed(0), all.peakMb.toFixed(0), (all.peakMb / one.peakMb).toFixed(2),
       native.toFixed(2), (all.importS / native).toFixed(1), strag].join(' | '));
+    const st = all.stack;
+    console.log(`  top collective clicked: ${st.ranks} ranks stacked in ${st.s.toFixed(2)} s (${(st.s / (st.ranks * single.s)).toFixed(2)} × ${st.ranks} × one rank opened as a trace, ${single.s.toFixed(2)} s); worker wasm ${st.mem.toFixed(0)} MB (one rank: ${single.mem.toFixed(0)} MB)`);
   }
 } finally {
   await browser.close();

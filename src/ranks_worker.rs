@@ -14,24 +14,16 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::shared::protocol::{FromRanks, ToRanks};
 use crate::transfer::Transfer;
-use crate::worker::{options, rank_summary, MAX_JSON_BYTES};
+use crate::worker::{options, rank_summary, read_blob, MAX_JSON_BYTES};
 use tracelane_core::analysis::ranks::{ranks, RankSummary};
-use tracelane_core::Importer;
 
 /// Bytes read from the file at a time.
 const READ_BYTES: u64 = 4 << 20;
-
-/// The least time between two progress messages.
-const PROGRESS_EVERY_MS: f64 = 150.0;
 
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromRanks) {
     if let Ok(text) = serde_json::to_string(msg) {
         let _ = scope.post_message(&JsValue::from_str(&text));
     }
-}
-
-fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
-    scope.performance().map_or(0.0, |p| p.now())
 }
 
 /// Posts Parquet files (name, bytes) of rank file `id`, transferred.
@@ -53,31 +45,11 @@ fn summarise(
     blob: web_sys::Blob,
     job: Option<&str>,
 ) -> Result<RankSummary, String> {
-    let size = blob.size() as u64;
-    let mut importer = Importer::new(options());
-    importer.set_size_hint(size.min(MAX_JSON_BYTES));
-    let reader =
-        web_sys::FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
-    let mut at = 0;
-    let mut sent = now_ms(scope);
-    while at < size {
-        let end = (at + READ_BYTES).min(size);
-        let piece = blob
-            .slice_with_f64_and_f64(at as f64, end as f64)
-            .map_err(|_| "could not read the file")?;
-        let buf = reader
-            .read_as_array_buffer(&piece)
-            .map_err(|_| "could not read the file (was it moved or deleted?)")?;
-        importer
-            .push(&js_sys::Uint8Array::new(&buf).to_vec())
-            .map_err(|e| e.to_string())?;
-        at = end;
-        if now_ms(scope) - sent >= PROGRESS_EVERY_MS {
-            post(scope, &FromRanks::Progress { id, bytes: at });
-            sent = now_ms(scope);
-        }
-    }
-    let trace = importer.finish().map_err(|e| e.to_string())?;
+    let trace = read_blob(scope, &blob, options(), &mut |bytes| {
+        post(scope, &FromRanks::Progress { id, bytes })
+    })?
+    .finish()
+    .map_err(|e| e.to_string())?;
     if let Some(job) = job {
         let tables = tracelane_core::columnar::trace_tables(&trace, job)?;
         post_tables(
@@ -90,6 +62,109 @@ fn summarise(
         );
     }
     Ok(rank_summary(trace, Some(blob), name))
+}
+
+/// A `Blob` read as a seekable file, a piece at a time (synchronously:
+/// this worker does nothing else meanwhile) — how an archive of rank
+/// traces is walked without holding it whole.
+struct BlobReader {
+    blob: web_sys::Blob,
+    reader: web_sys::FileReaderSync,
+    size: u64,
+    pos: u64,
+    /// The piece last read, and where it starts.
+    piece: Vec<u8>,
+    piece_at: u64,
+}
+
+impl BlobReader {
+    fn new(blob: web_sys::Blob) -> Result<BlobReader, String> {
+        Ok(BlobReader {
+            size: blob.size() as u64,
+            blob,
+            reader: web_sys::FileReaderSync::new()
+                .map_err(|_| "this browser cannot read files in a worker")?,
+            pos: 0,
+            piece: Vec::new(),
+            piece_at: 0,
+        })
+    }
+}
+
+impl std::io::Read for BlobReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos >= self.size || out.is_empty() {
+            return Ok(0);
+        }
+        let in_piece =
+            self.pos >= self.piece_at && self.pos < self.piece_at + self.piece.len() as u64;
+        if !in_piece {
+            let end = (self.pos + READ_BYTES).min(self.size);
+            let lost =
+                || std::io::Error::other("could not read the file (was it moved or deleted?)");
+            let slice = self
+                .blob
+                .slice_with_f64_and_f64(self.pos as f64, end as f64)
+                .map_err(|_| lost())?;
+            let buf = self
+                .reader
+                .read_as_array_buffer(&slice)
+                .map_err(|_| lost())?;
+            self.piece = js_sys::Uint8Array::new(&buf).to_vec();
+            self.piece_at = self.pos;
+        }
+        let from = (self.pos - self.piece_at) as usize;
+        let n = out.len().min(self.piece.len() - from);
+        out[..n].copy_from_slice(&self.piece[from..from + n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for BlobReader {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        let at = match to {
+            std::io::SeekFrom::Start(n) => n as i128,
+            std::io::SeekFrom::End(d) => self.size as i128 + d as i128,
+            std::io::SeekFrom::Current(d) => self.pos as i128 + d as i128,
+        };
+        if at < 0 {
+            return Err(std::io::Error::other("seek before the start of the file"));
+        }
+        self.pos = at as u64;
+        Ok(self.pos)
+    }
+}
+
+/// The entries an archive of rank traces may inflate to together: they
+/// become `Blob`s, which the browser may keep on disk.
+const MAX_SET_BYTES: u64 = 64 << 30;
+
+/// Walks an archive of rank traces, sending each trace to the page
+/// ([`Transfer::Entry`]) as it is read.
+fn unpack(scope: &DedicatedWorkerGlobalScope, blob: web_sys::Blob) -> FromRanks {
+    let walked = BlobReader::new(blob).and_then(|r| {
+        tracelane_core::import::archive::walk_set(
+            r,
+            MAX_JSON_BYTES,
+            MAX_SET_BYTES,
+            &mut |name, bytes| {
+                Transfer::Entry {
+                    name,
+                    bytes: js_sys::Uint8Array::from(&bytes[..]),
+                }
+                .post(scope)
+                .is_ok()
+            },
+        )
+        .map_err(|e| e.to_string())
+    });
+    match walked {
+        Ok(w) => FromRanks::Unpacked {
+            passed_over: w.passed_over,
+        },
+        Err(message) => FromRanks::Failed { id: 0, message },
+    }
 }
 
 fn parse(summaries: &[String]) -> Vec<RankSummary> {
@@ -145,6 +220,11 @@ pub fn start() {
     let me = scope.clone();
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
+        if let Some(Transfer::Unpack { blob }) = Transfer::from_js(&data) {
+            let done = unpack(&me, blob);
+            post(&me, &done);
+            return;
+        }
         if let Some(Transfer::Rank {
             id,
             name,

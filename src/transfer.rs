@@ -54,6 +54,16 @@ pub enum Transfer {
         blob: Blob,
         job: Option<String>,
     },
+    /// Page → a ranks worker: read this `.zip` / `.tar(.gz)` of rank traces
+    /// entry by entry, sending each trace back ([`Transfer::Entry`]), then
+    /// `FromRanks::Unpacked`.
+    Unpack { blob: Blob },
+    /// A ranks worker → the page: one trace of an archive being unpacked
+    /// (its path in the archive, its bytes transferred).
+    Entry {
+        name: String,
+        bytes: js_sys::Uint8Array,
+    },
     /// A ranks worker → the page: Parquet files of rank file `id` (`names[k]`
     /// is `buffers[k]`'s table, or its path in the export's layout), the
     /// buffers transferred.
@@ -61,6 +71,16 @@ pub enum Transfer {
         id: u32,
         names: Vec<String>,
         buffers: Vec<js_sys::Uint8Array>,
+    },
+    /// Page → primary: import `blobs` (rank traces, read here) and stack
+    /// them as trace `id` ([`tracelane_core::stack`]): `labels[k]` names
+    /// `blobs[k]`'s processes; times are epoch ns − `base_ns`.
+    Stack {
+        id: u32,
+        name: String,
+        blobs: Vec<Blob>,
+        labels: Vec<String>,
+        base_ns: i64,
     },
     /// Page → primary: the timeline's canvases for trace `id`, and a
     /// renderer forced by the URL (`webgl2`, `canvas2d`, or empty).
@@ -143,6 +163,17 @@ impl Transfer {
                 ("blob", blob.into()),
                 ("job", job.as_deref().map_or(JsValue::NULL, Into::into)),
             ]),
+            Transfer::Unpack { blob } => {
+                object(&[("transfer", "unpack".into()), ("blob", blob.into())])
+            }
+            Transfer::Entry { name, bytes } => {
+                transfer.push(&bytes.buffer());
+                object(&[
+                    ("transfer", "entry".into()),
+                    ("name", name.as_str().into()),
+                    ("bytes", bytes.into()),
+                ])
+            }
             Transfer::Tables { id, names, buffers } => {
                 let list = js_sys::Array::new();
                 for b in buffers {
@@ -155,6 +186,26 @@ impl Transfer {
                     ("id", (*id).into()),
                     ("names", names_js.into()),
                     ("buffers", list.into()),
+                ])
+            }
+            Transfer::Stack {
+                id,
+                name,
+                blobs,
+                labels,
+                base_ns,
+            } => {
+                let blobs_js: js_sys::Array = blobs.iter().collect();
+                let labels_js: js_sys::Array =
+                    labels.iter().map(|n| JsValue::from_str(n)).collect();
+                object(&[
+                    ("transfer", "stack".into()),
+                    ("id", (*id).into()),
+                    ("name", name.as_str().into()),
+                    ("blobs", blobs_js.into()),
+                    ("labels", labels_js.into()),
+                    // Epoch nanoseconds exceed f64's integers: sent as text.
+                    ("base", base_ns.to_string().into()),
                 ])
             }
             Transfer::Attach {
@@ -224,6 +275,13 @@ impl Transfer {
                 blob: field(data, "blob")?.dyn_into().ok()?,
                 job: field(data, "job").and_then(|j| j.as_string()),
             },
+            "unpack" => Transfer::Unpack {
+                blob: field(data, "blob")?.dyn_into().ok()?,
+            },
+            "entry" => Transfer::Entry {
+                name: field(data, "name")?.as_string()?,
+                bytes: field(data, "bytes")?.dyn_into().ok()?,
+            },
             "tables" => {
                 let names: js_sys::Array = field(data, "names")?.dyn_into().ok()?;
                 let buffers: js_sys::Array = field(data, "buffers")?.dyn_into().ok()?;
@@ -231,6 +289,17 @@ impl Transfer {
                     id: id()?,
                     names: names.iter().filter_map(|n| n.as_string()).collect(),
                     buffers: buffers.iter().filter_map(|b| b.dyn_into().ok()).collect(),
+                }
+            }
+            "stack" => {
+                let blobs: js_sys::Array = field(data, "blobs")?.dyn_into().ok()?;
+                let labels: js_sys::Array = field(data, "labels")?.dyn_into().ok()?;
+                Transfer::Stack {
+                    id: id()?,
+                    name: field(data, "name")?.as_string()?,
+                    blobs: blobs.iter().filter_map(|b| b.dyn_into().ok()).collect(),
+                    labels: labels.iter().filter_map(|n| n.as_string()).collect(),
+                    base_ns: field(data, "base")?.as_string()?.parse().ok()?,
                 }
             }
             "attach" => Transfer::Attach {

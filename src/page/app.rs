@@ -96,7 +96,7 @@ fn App() -> impl IntoView {
             .files()
             .map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect())
             .unwrap_or_default();
-        crate::page::ranks::open(ui, files, from_folder);
+        crate::page::ranks::open(ui, files, from_folder, None);
         input.set_value("");
     };
     let open_sources = move |files: Vec<Source>| {
@@ -110,6 +110,28 @@ fn App() -> impl IntoView {
         ev.prevent_default();
         ui.dragging.set(false);
         let Some(dt) = ev.data_transfer() else { return };
+        // On the Ranks view, what is dropped (files, a folder, an archive
+        // of traces) is a run.
+        if ui.ranks_open.get_untracked() {
+            if let Some(entries) = imports::dropped_entries(&dt) {
+                leptos::task::spawn_local(async move {
+                    let files = imports::walk_entries(entries).await;
+                    let folder = files
+                        .first()
+                        .and_then(|(path, _)| path.split_once('/'))
+                        .map(|(dir, _)| dir.to_string());
+                    let files = files.into_iter().map(|(_, f)| f).collect();
+                    crate::page::ranks::open(ui, files, true, folder);
+                });
+                return;
+            }
+            let files: Vec<web_sys::File> = dt
+                .files()
+                .map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect())
+                .unwrap_or_default();
+            crate::page::ranks::open(ui, files, false, None);
+            return;
+        }
         // A dropped folder (a Neuron profile directory) is walked, then
         // opened like the files in it.
         if let Some(entries) = imports::dropped_entries(&dt) {
@@ -163,8 +185,8 @@ fn App() -> impl IntoView {
                     }
                 />
                 <label class="button" for="ranks-input"
-                    title="One trace per rank of a distributed run (or pick their folder with Open run folder…): stragglers, collectives and each rank's step breakdown">"Open ranks…"</label>
-                <input id="ranks-input" type="file" multiple accept=".json,.gz,application/json,application/gzip"
+                    title="One trace per rank of a distributed run, or a .zip / .tar.gz of them (or pick their folder with Open run folder…): stragglers, collectives and each rank's step breakdown">"Open ranks…"</label>
+                <input id="ranks-input" type="file" multiple accept=".json,.gz,.tgz,.tar,.zip,application/json,application/gzip,application/zip,application/x-tar"
                     node_ref=ranks_picker on:change=move |_| open_ranks(ranks_picker.get(), false) />
                 <label class="button" for="ranks-folder-input"
                     title="A folder of rank traces (rank0.json, rank1.json, …)">"Open run folder…"</label>
@@ -295,6 +317,7 @@ fn Tabs() -> impl IntoView {
 
 #[component]
 fn TraceView(summary: Summary) -> impl IntoView {
+    let ui: Ui = expect_context();
     let s = summary;
     let headline = format!(
         "{} events, {} in {:.2} s{}",
@@ -317,7 +340,16 @@ fn TraceView(summary: Summary) -> impl IntoView {
     let span = table::fmt_ns(s.span_ns as f64);
     let diag = s.diagnostics.clone();
     // 0 op table, 1 timeline, 2 analyses, 3 engines, 4 roofline.
-    let shown = RwSignal::new(if s.engines { 3u8 } else { 0 });
+    // A view that asked for this trace's timeline (a collective's ranks)
+    // opens on it.
+    let focused = ui.focus.get_untracked().is_some_and(|f| f.trace == s.id);
+    let shown = RwSignal::new(if focused {
+        1u8
+    } else if s.engines {
+        3
+    } else {
+        0
+    });
     let (s2, s3, s4, s5) = (s.clone(), s.clone(), s.clone(), s.clone());
     let engines = s.engines;
     view! {

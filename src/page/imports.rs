@@ -33,13 +33,25 @@ pub(crate) enum Source {
         name: String,
         blob: web_sys::Blob,
     },
+    /// Ranks of a distributed run stacked in one timeline (the primary
+    /// imports each and stacks them): (label, file) per rank, the clock
+    /// the stack is shown on (epoch ns), and the window (epoch ns) its
+    /// timeline opens on.
+    Stack {
+        name: String,
+        parts: Vec<(String, web_sys::Blob)>,
+        base_ns: i64,
+        window: (i64, i64),
+    },
 }
 
 impl Source {
     fn name(&self) -> String {
         match self {
             Source::File(f) => f.name(),
-            Source::Bytes { name, .. } | Source::Bundle { name, .. } => name.clone(),
+            Source::Bytes { name, .. }
+            | Source::Bundle { name, .. }
+            | Source::Stack { name, .. } => name.clone(),
             Source::Url(u) => u.rsplit('/').next().unwrap_or(u).to_string(),
         }
     }
@@ -140,6 +152,8 @@ struct Imports {
     /// Imports left of the files opened together, and those done so far.
     batch_left: usize,
     batch_ids: Vec<u32>,
+    /// The window the timeline of import `id` opens on (its model's ns).
+    focus: Option<(u32, (i64, i64))>,
 }
 pub(crate) fn spawn_worker(ui: Ui) {
     let worker = match Worker::new("./worker_loader.js") {
@@ -237,6 +251,16 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
                 performance_span("tracelane:parse", link_start - ph.parse_ms, link_start);
                 performance_span("tracelane:link", link_start, views_start);
                 performance_span("tracelane:views", views_start, now);
+            }
+            // A stack of ranks opens its timeline on the collective.
+            let focus = IMPORTS.with(|i| i.borrow_mut().focus.take_if(|f| f.0 == id));
+            if let Some((_, (start_ns, end_ns))) = focus {
+                ui.focus.set(Some(crate::page::state::Focus {
+                    trace: id,
+                    slice: None,
+                    start_ns,
+                    end_ns,
+                }));
             }
             ui.traces.update(|t| t.push(*summary));
             ui.active.set(ui.traces.with_untracked(|t| t.len() - 1));
@@ -508,6 +532,7 @@ async fn blob_of(src: Source) -> Result<web_sys::Blob, String> {
     match src {
         Source::File(file) => Ok(file.into()),
         Source::Bundle { blob, .. } => Ok(blob),
+        Source::Stack { .. } => Err("a stack of ranks is not one file".into()),
         Source::Bytes { bytes, .. } => {
             let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
             web_sys::Blob::new_with_u8_array_sequence(&parts)
@@ -630,6 +655,30 @@ async fn split(
 
 /// Reads a source in chunks and hands them to the workers.
 async fn send(ui: Ui, worker: &Worker, id: u32, name: &str, src: Source) -> Result<(), String> {
+    if let Source::Stack {
+        parts,
+        base_ns,
+        window: (from, to),
+        ..
+    } = src
+    {
+        let total: u64 = parts.iter().map(|(_, b)| b.size() as u64).sum();
+        ui.status.update(|s| {
+            if let Status::Loading { total: t, .. } = s {
+                *t = total;
+            }
+        });
+        IMPORTS.with(|i| i.borrow_mut().focus = Some((id, (from - base_ns, to - base_ns))));
+        let (labels, blobs) = parts.into_iter().unzip();
+        return Transfer::Stack {
+            id,
+            name: name.to_string(),
+            blobs,
+            labels,
+            base_ns,
+        }
+        .post(worker);
+    }
     let blob = blob_of(src).await?;
     if !is_current(id) {
         return Ok(());

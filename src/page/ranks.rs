@@ -35,6 +35,8 @@ const MAX_WORKERS: usize = 8;
 pub enum RankState {
     Queued,
     Importing,
+    /// An archive being read: traces found so far.
+    Unpacking(usize),
     Done,
     Failed(String),
     /// A file of a picked folder that is not a trace (an oracle, a config
@@ -69,12 +71,31 @@ pub struct RankSet {
 }
 
 impl RankSet {
+    /// A run starting now on `workers` workers.
+    fn new(entries: Vec<RankEntry>, workers: usize, job: String) -> RankSet {
+        RankSet {
+            entries,
+            workers,
+            started_ms: now_ms(),
+            imported_ms: None,
+            view: None,
+            json: None,
+            job,
+            export: None,
+        }
+    }
+
     /// Files in (summarised, failed or passed over), and ranks summarised.
     fn counts(&self) -> (usize, usize) {
         let done = self
             .entries
             .iter()
-            .filter(|e| !matches!(e.state, RankState::Queued | RankState::Importing))
+            .filter(|e| {
+                !matches!(
+                    e.state,
+                    RankState::Queued | RankState::Importing | RankState::Unpacking(_)
+                )
+            })
             .count();
         let summarised = self
             .entries
@@ -96,7 +117,10 @@ struct PoolWorker {
 struct Pool {
     generation: u32,
     workers: Vec<PoolWorker>,
-    files: Vec<File>,
+    /// The run's trace files (name, file), kept to read again.
+    files: Vec<(String, web_sys::Blob)>,
+    /// Archives of traces being unpacked before the run opens.
+    unpacking: Option<Unpacking>,
     from_folder: bool,
     /// The files to (re)import, by index, and how many were handed out.
     queue: Vec<usize>,
@@ -119,6 +143,21 @@ struct Export {
     order: Vec<usize>,
     /// Per summary sent: (path, Parquet file) of the run's tables.
     run: Vec<Vec<(String, web_sys::Blob)>>,
+}
+
+/// Archives of rank traces being read, one after another, by one worker
+/// of the pool, before their traces open as the run.
+struct Unpacking {
+    archives: Vec<File>,
+    next: usize,
+    /// Traces so far (name, bytes as a `Blob`): the plain files picked
+    /// with the archives, then each archive's.
+    traces: Vec<(String, web_sys::Blob)>,
+    /// Entries not named like a trace, and archives that could not be
+    /// read (name, why).
+    passed_over: Vec<String>,
+    failed: Vec<(String, String)>,
+    job: String,
 }
 
 thread_local! {
@@ -162,58 +201,234 @@ fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
 }
 
+/// Whether a picked or dropped file is an archive of traces, by its name.
+fn is_archive_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [".zip", ".tar", ".tgz", ".tar.gz"]
+        .iter()
+        .any(|ext| n.ends_with(ext))
+}
+
+/// A file's name without its directories.
+fn base_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_string()
+}
+
 /// Opens `files` as the ranks of one run (replacing a run being opened);
-/// `from_folder`: they are a picked folder's files.
-pub(crate) fn open(ui: Ui, mut files: Vec<File>, from_folder: bool) {
-    files.retain(|f| {
-        let n = f.name().to_ascii_lowercase();
-        n.ends_with(".json") || n.ends_with(".gz") || n.ends_with(".pftrace") || n.ends_with(".pb")
-    });
-    if files.is_empty() {
-        return;
-    }
-    files.sort_by(|a, b| tracelane_core::model::natural_cmp(&a.name(), &b.name()));
-    // A picked folder names the run (`webkitRelativePath` is `folder/file`).
+/// `from_folder`: they are a picked or dropped folder's files (`folder`,
+/// its name, when the files do not say it). Archives among them (`.zip`,
+/// `.tar`, `.tar.gz`) are unpacked first, their traces joining the others.
+pub(crate) fn open(ui: Ui, files: Vec<File>, from_folder: bool, folder: Option<String>) {
+    let (archives, mut files): (Vec<File>, Vec<File>) =
+        files.into_iter().partition(|f| is_archive_name(&f.name()));
+    files.retain(|f| tracelane_core::import::archive::is_trace_name(&f.name()));
+    // A picked folder names the run (`webkitRelativePath` is `folder/file`),
+    // else the first archive does.
     let job = files
         .first()
         .and_then(|f| js_sys::Reflect::get(f, &"webkitRelativePath".into()).ok())
         .and_then(|p| p.as_string())
         .and_then(|p| p.split_once('/').map(|(d, _)| d.to_string()))
         .filter(|d| !d.is_empty())
+        .or(folder)
+        .or_else(|| {
+            let name = archives.first()?.name();
+            let stem = [".tar.gz", ".tgz", ".tar", ".zip"].iter().find_map(|ext| {
+                name.to_ascii_lowercase()
+                    .ends_with(ext)
+                    .then(|| name[..name.len() - ext.len()].to_string())
+            })?;
+            Some(stem).filter(|s| !s.is_empty())
+        })
         .unwrap_or_else(|| "run".to_string());
-    let n_workers = pool_size(files.len());
+    let traces: Vec<(String, web_sys::Blob)> =
+        files.into_iter().map(|f| (f.name(), f.into())).collect();
+    if archives.is_empty() {
+        open_traces(ui, traces, from_folder, job, Vec::new());
+        return;
+    }
     let generation = POOL.with(|p| {
         let mut p = p.borrow_mut();
         p.restart();
-        p.queue = (0..files.len()).collect();
+        p.queue.clear();
+        p.files.clear();
+        p.summaries.clear();
         p.export = None;
-        p.summaries = vec![None; files.len()];
-        p.files = files.clone();
-        p.from_folder = from_folder;
+        p.unpacking = Some(Unpacking {
+            archives: archives.clone(),
+            next: 0,
+            traces,
+            passed_over: Vec::new(),
+            failed: Vec::new(),
+            job: job.clone(),
+        });
         p.generation
     });
-    ui.rank_set.set(Some(RankSet {
-        entries: files
+    ui.rank_set.set(Some(RankSet::new(
+        archives
             .iter()
             .map(|f| RankEntry {
                 name: f.name(),
                 size: f.size() as u64,
                 bytes: 0,
-                state: RankState::Queued,
+                state: RankState::Unpacking(0),
                 memory: 0,
             })
             .collect(),
-        workers: n_workers,
-        started_ms: now_ms(),
-        imported_ms: None,
-        view: None,
-        json: None,
+        1,
         job,
-        export: None,
-    }));
+    )));
+    show_ranks(ui);
+    spawn(ui, generation, 0);
+}
+
+/// The Ranks view in front (the demo line gone).
+fn show_ranks(ui: Ui) {
     ui.demo.set(false);
     ui.compare_open.set(false);
     ui.ranks_open.set(true);
+}
+
+/// Hands the next archive to the pool's worker.
+fn unpack_next(ui: Ui, generation: u32) {
+    let next = POOL.with(|p| {
+        let p = p.borrow();
+        let u = p.unpacking.as_ref()?;
+        let w = p.workers.first().filter(|w| w.ready)?;
+        Some((w.worker.clone(), u.archives.get(u.next)?.clone()))
+    });
+    let Some((worker, archive)) = next else {
+        return;
+    };
+    if let Err(e) = (Transfer::Unpack {
+        blob: archive.into(),
+    })
+    .post(&worker)
+    {
+        archive_done(ui, generation, Err(e));
+    }
+}
+
+/// A trace of the archive being unpacked.
+fn entry_arrived(ui: Ui, generation: u32, name: String, bytes: js_sys::Uint8Array) {
+    let parts = js_sys::Array::of1(&bytes);
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence(&parts) else {
+        return;
+    };
+    let at = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.generation != generation {
+            return None;
+        }
+        let u = p.unpacking.as_mut()?;
+        u.traces.push((base_name(&name), blob));
+        Some((u.next, u.traces.len()))
+    });
+    if let Some((k, n)) = at {
+        set_entry(ui, k, |e| e.state = RankState::Unpacking(n));
+    }
+}
+
+/// The archive being unpacked is read (with the files it passed over), or
+/// could not be; after the last one, the run opens.
+fn archive_done(ui: Ui, generation: u32, r: Result<Vec<String>, String>) {
+    let finished = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        if p.generation != generation {
+            return None;
+        }
+        let u = p.unpacking.as_mut()?;
+        let name = u.archives.get(u.next).map(|f| f.name()).unwrap_or_default();
+        match r {
+            Ok(passed) => u.passed_over.extend(passed),
+            Err(why) => u.failed.push((name, why)),
+        }
+        u.next += 1;
+        if u.next < u.archives.len() {
+            return Some(None);
+        }
+        Some(p.unpacking.take())
+    });
+    match finished {
+        None => {}
+        Some(None) => unpack_next(ui, generation),
+        Some(Some(u)) => {
+            let mut extra: Vec<RankEntry> = u
+                .failed
+                .into_iter()
+                .map(|(name, why)| RankEntry {
+                    name,
+                    size: 0,
+                    bytes: 0,
+                    state: RankState::Failed(why),
+                    memory: 0,
+                })
+                .collect();
+            extra.extend(u.passed_over.into_iter().map(|name| RankEntry {
+                name,
+                size: 0,
+                bytes: 0,
+                state: RankState::Skipped("not named like a trace".into()),
+                memory: 0,
+            }));
+            open_traces(ui, u.traces, true, u.job, extra);
+        }
+    }
+}
+
+/// Opens `files` (name, file) as the ranks of one run; `listed`: they were
+/// listed from a folder or an archive (files that are not traces are
+/// passed over, not failed); `extra`: entries to show after them (files
+/// passed over, archives that could not be read).
+fn open_traces(
+    ui: Ui,
+    mut files: Vec<(String, web_sys::Blob)>,
+    listed: bool,
+    job: String,
+    extra: Vec<RankEntry>,
+) {
+    files.sort_by(|a, b| tracelane_core::model::natural_cmp(&a.0, &b.0));
+    let n_workers = pool_size(files.len());
+    let generation = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        p.restart();
+        p.unpacking = None;
+        p.queue = (0..files.len()).collect();
+        p.export = None;
+        p.summaries = vec![None; files.len()];
+        p.files = files.clone();
+        p.from_folder = listed;
+        p.generation
+    });
+    let nothing = files.is_empty();
+    ui.rank_set.set(Some(RankSet::new(
+        files
+            .iter()
+            .map(|(name, f)| RankEntry {
+                name: name.clone(),
+                size: f.size() as u64,
+                bytes: 0,
+                state: RankState::Queued,
+                memory: 0,
+            })
+            .chain(extra)
+            .collect(),
+        n_workers,
+        job,
+    )));
+    show_ranks(ui);
+    if nothing {
+        ui.rank_set.update(|s| {
+            if let Some(s) = s {
+                s.imported_ms = Some(0.0);
+                s.view = Some(ReportView {
+                    notes: vec!["No trace to open: the files picked are not traces (.json, .json.gz, .pftrace) or archives of them.".into()],
+                    tables: Vec::new(),
+                });
+            }
+        });
+        return;
+    }
     for slot in 0..n_workers {
         spawn(ui, generation, slot);
     }
@@ -238,9 +453,16 @@ fn spawn(ui: Ui, generation: u32, slot: usize) {
         return;
     };
     let onmessage = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-        if let Some(Transfer::Tables { id, names, buffers }) = Transfer::from_js(&e.data()) {
-            tables_arrived(generation, id as usize, blobs(names, buffers));
-            return;
+        match Transfer::from_js(&e.data()) {
+            Some(Transfer::Tables { id, names, buffers }) => {
+                tables_arrived(generation, id as usize, blobs(names, buffers));
+                return;
+            }
+            Some(Transfer::Entry { name, bytes }) => {
+                entry_arrived(ui, generation, name, bytes);
+                return;
+            }
+            _ => {}
         }
         let Some(text) = e.data().as_string() else {
             return;
@@ -296,6 +518,7 @@ fn on_message(ui: Ui, generation: u32, slot: usize, msg: FromRanks) {
             }
         })
     };
+    let unpacking = POOL.with(|p| p.borrow().unpacking.is_some());
     match msg {
         FromRanks::Ready => {
             POOL.with(|p| {
@@ -303,7 +526,15 @@ fn on_message(ui: Ui, generation: u32, slot: usize, msg: FromRanks) {
                     w.ready = true;
                 }
             });
-            pump(ui, generation);
+            if unpacking {
+                unpack_next(ui, generation);
+            } else {
+                pump(ui, generation);
+            }
+        }
+        FromRanks::Unpacked { passed_over } => archive_done(ui, generation, Ok(passed_over)),
+        FromRanks::Failed { message, .. } if unpacking => {
+            archive_done(ui, generation, Err(message))
         }
         FromRanks::Progress { id, bytes } => set_entry(ui, id as usize, |e| e.bytes = bytes),
         FromRanks::Summarised {
@@ -370,9 +601,10 @@ fn pump(ui: Ui, generation: u32) {
             p.next += 1;
             p.workers[slot].busy = Some(k);
             let job = p.export.as_ref().map(|e| e.job.clone());
-            Some((p.workers[slot].worker.clone(), k, p.files[k].clone(), job))
+            let (name, blob) = p.files[k].clone();
+            Some((p.workers[slot].worker.clone(), k, name, blob, job))
         });
-        let Some((worker, k, file, job)) = next else {
+        let Some((worker, k, name, blob, job)) = next else {
             return;
         };
         if job.is_none() {
@@ -380,8 +612,8 @@ fn pump(ui: Ui, generation: u32) {
         }
         let sent = Transfer::Rank {
             id: k as u32,
-            name: file.name(),
-            blob: file.into(),
+            name: base_name(&name),
+            blob,
             job,
         }
         .post(&worker);
@@ -651,7 +883,12 @@ fn panel_view(s: &RankSet) -> ReportView {
     let n = s.entries.len();
     let (done, summarised) = s.counts();
     let peak = s.entries.iter().map(|e| e.memory).max().unwrap_or(0);
+    let unpacking = s
+        .entries
+        .iter()
+        .any(|e| matches!(e.state, RankState::Unpacking(_)));
     let mut notes = vec![match s.imported_ms {
+        None if unpacking => "Reading the archive: each trace in it is taken out, then imported…".into(),
         None => format!("Importing {n} files on {} workers: {done} of {n} in…", s.workers),
         Some(ms) => format!(
             "{summarised} ranks imported in {:.1} s on {} workers (largest worker memory {}); each rank's model was summarised and dropped.",
@@ -668,8 +905,9 @@ fn panel_view(s: &RankSet) -> ReportView {
         .collect();
     if !skipped.is_empty() {
         notes.push(format!(
-            "Passed over {} files of the folder that are not traces: {}",
+            "Passed over {} file{} of the folder or archive that are not traces: {}",
             skipped.len(),
+            if skipped.len() == 1 { "" } else { "s" },
             skipped.join(", ")
         ));
     }
@@ -704,9 +942,14 @@ fn panel_view(s: &RankSet) -> ReportView {
             let state = match &e.state {
                 RankState::Queued => "queued",
                 RankState::Importing => "importing",
+                RankState::Unpacking(_) => "unpacking",
                 RankState::Done => "summarised",
                 RankState::Failed(_) => "failed",
                 RankState::Skipped(_) => "not a trace",
+            };
+            let shown = match &e.state {
+                RankState::Unpacking(n) => format!("unpacking: {n} traces read"),
+                _ => state.to_string(),
             };
             let pct = if e.size > 0 {
                 e.bytes as f64 * 100.0 / e.size as f64
@@ -718,7 +961,7 @@ fn panel_view(s: &RankSet) -> ReportView {
                     e.name.clone().into(),
                     table::fmt_bytes(e.size).into(),
                     format!("{pct:.0}%").into(),
-                    state.into(),
+                    shown.into(),
                 ])
                 .data("state", state),
             );
@@ -731,6 +974,74 @@ fn panel_view(s: &RankSet) -> ReportView {
         v.tables.extend(r.tables.iter().cloned());
     }
     v
+}
+
+/// Opens the timelines of a collective's ranks (the row of the
+/// collectives table clicked), stacked in one trace: the primary worker
+/// imports those ranks' files again (the pool kept no model) — or, when
+/// the same ranks are already stacked, shows that trace at this
+/// collective.
+fn open_collective(ui: Ui, row: &web_sys::Element) {
+    let get = |k: &str| row.get_attribute(&format!("data-{k}")).unwrap_or_default();
+    let num = |k: &str| get(k).parse::<i64>().ok();
+    let (Some(from), Some(to), Some(base)) = (num("from-ns"), num("to-ns"), num("base-ns")) else {
+        return;
+    };
+    let inputs: Vec<usize> = get("inputs")
+        .split(',')
+        .filter_map(|k| k.parse().ok())
+        .collect();
+    let ranks: Vec<String> = get("ranks").split(',').map(str::to_string).collect();
+    if inputs.is_empty() || inputs.len() != ranks.len() {
+        return;
+    }
+    // The report's inputs are the summarised files, in file order.
+    let parts = POOL.with(|p| {
+        let p = p.borrow();
+        let summarised: Vec<usize> = (0..p.summaries.len())
+            .filter(|&k| p.summaries[k].is_some())
+            .collect();
+        inputs
+            .iter()
+            .zip(&ranks)
+            .map(|(&j, rank)| {
+                let (_, blob) = p.files.get(*summarised.get(j)?)?;
+                Some((format!("rank {rank}"), blob.clone()))
+            })
+            .collect::<Option<Vec<_>>>()
+    });
+    let Some(parts) = parts else { return };
+    let job = ui
+        .rank_set
+        .with_untracked(|s| s.as_ref().map(|s| s.job.clone()))
+        .unwrap_or_default();
+    let name = format!("{job} · ranks {}", ranks.join(", "));
+    let open = ui
+        .traces
+        .with_untracked(|t| t.iter().position(|s| s.name == name).map(|k| (k, t[k].id)));
+    ui.ranks_open.set(false);
+    ui.compare_open.set(false);
+    match open {
+        Some((k, id)) => {
+            // The same ranks give the same clock: the window is the same.
+            ui.focus.set(Some(crate::page::state::Focus {
+                trace: id,
+                slice: None,
+                start_ns: from - base,
+                end_ns: to - base,
+            }));
+            ui.active.set(k);
+        }
+        None => crate::page::imports::enqueue(
+            ui,
+            vec![crate::page::imports::Source::Stack {
+                name,
+                parts,
+                base_ns: base,
+                window: (from, to),
+            }],
+        ),
+    }
 }
 
 /// The Ranks view: a section whose content the generic renderer draws.
@@ -799,5 +1110,15 @@ pub fn RanksPanel() -> impl IntoView {
             }
         });
     });
-    view! { <section class="ranks" id="ranks-panel" aria-label="Ranks" node_ref=root></section> }
+    // A click on a collective opens its ranks' timelines.
+    let on_click = move |ev: web_sys::MouseEvent| {
+        let row = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("#rank-collectives tbody tr").ok().flatten());
+        if let Some(row) = row {
+            open_collective(ui, &row);
+        }
+    };
+    view! { <section class="ranks" id="ranks-panel" aria-label="Ranks" node_ref=root on:click=on_click></section> }
 }

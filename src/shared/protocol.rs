@@ -105,6 +105,11 @@ pub enum FromRanks {
         id: u32,
         message: String,
     },
+    /// An archive's traces were all sent ([`crate::transfer::Transfer::Entry`]);
+    /// its other files, passed over, by path.
+    Unpacked {
+        passed_over: Vec<String>,
+    },
     /// The export's run tables were sent; `ranks[k]` is rank file k's rank
     /// (its partition in the layout).
     Exported {

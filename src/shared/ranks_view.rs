@@ -3,13 +3,69 @@
 //! collectives by skew — built in the ranks worker, rendered by the page's
 //! generic report renderer.
 
-use tracelane_core::analysis::ranks::{RanksReport, StepTimes};
+use tracelane_core::analysis::ranks::{Collective, RanksReport, StepTimes};
 
 use crate::shared::report_view::{BarPart, ReportView, ViewCell, ViewRow, ViewTable};
 use crate::shared::table;
 
 /// Collectives listed in the view (all are in the JSON download).
 pub const COLLECTIVES_SHOWN: usize = 50;
+
+/// Ranks a collective's timeline stacks at most: each is a whole model in
+/// the page's worker.
+pub const STACKED_RANKS: usize = 8;
+
+/// The ranks of a collective its timeline shows (positions in
+/// `c.calls`, in rank order): all of them up to [`STACKED_RANKS`], else
+/// the last and the first to arrive and ranks spread evenly between by
+/// arrival.
+pub fn stacked_calls(c: &Collective) -> Vec<usize> {
+    let n = c.calls.len();
+    if n <= STACKED_RANKS {
+        return (0..n).collect();
+    }
+    let mut by_arrival: Vec<usize> = (0..n).collect();
+    by_arrival.sort_by_key(|&k| (c.calls[k].1, c.calls[k].0));
+    let mut out: Vec<usize> = (0..STACKED_RANKS)
+        .map(|j| by_arrival[j * (n - 1) / (STACKED_RANKS - 1)])
+        .collect();
+    out.sort_by_key(|&k| c.calls[k].0);
+    out.dedup();
+    out
+}
+
+/// What a collective's row carries for its timeline: the report inputs
+/// (rank files) to stack, their ranks, the window (epoch ns: first
+/// arrival → last end) and the clock the stack is shown on (the earliest
+/// of those ranks' clock offsets).
+fn stack_data(r: &RanksReport, c: &Collective) -> Vec<(String, String)> {
+    let calls = stacked_calls(c);
+    let rows: Vec<_> = calls
+        .iter()
+        .filter_map(|&k| r.ranks.iter().find(|row| row.rank == c.calls[k].0))
+        .collect();
+    let list = |v: Vec<String>| v.join(",");
+    let from = calls.iter().map(|&k| c.calls[k].1).min().unwrap_or(0);
+    let to = calls.iter().map(|&k| c.calls[k].2).max().unwrap_or(0);
+    let base = rows
+        .iter()
+        .map(|row| row.clock_offset_ns)
+        .min()
+        .unwrap_or(0);
+    vec![
+        (
+            "inputs".into(),
+            list(rows.iter().map(|row| row.input.to_string()).collect()),
+        ),
+        (
+            "ranks".into(),
+            list(rows.iter().map(|row| row.rank.to_string()).collect()),
+        ),
+        ("from-ns".into(), from.to_string()),
+        ("to-ns".into(), to.to_string()),
+        ("base-ns".into(), base.to_string()),
+    ]
+}
 
 fn fmt(ns: i64) -> String {
     table::fmt_ns(ns as f64)
@@ -326,29 +382,32 @@ fn collectives(r: &RanksReport) -> ViewTable {
         ],
     );
     for c in r.collectives.iter().take(COLLECTIVES_SHOWN) {
-        t.rows.push(
-            ViewRow::of(vec![
-                c.name.clone().into(),
-                c.group.clone().into(),
-                num(c.seq.to_string()),
-                num(c.step.map_or("—".to_string(), |s| s.to_string())),
-                num(c.bytes.map_or("—".to_string(), table::fmt_bytes)),
-                num(fmt(c.skew_ns)),
-                num(c.last_rank.to_string()),
-                num(fmt(c.transfer_ns)),
-                num(c
-                    .busbw_gbps
-                    .map_or("—".to_string(), |b| format!("{b:.1} GB/s"))),
-            ])
-            .data("seq", c.seq)
-            .data("group", &c.group)
-            .data("last-rank", c.last_rank)
-            .data("skew-ns", c.skew_ns),
-        );
+        let mut row = ViewRow::of(vec![
+            c.name.clone().into(),
+            c.group.clone().into(),
+            num(c.seq.to_string()),
+            num(c.step.map_or("—".to_string(), |s| s.to_string())),
+            num(c.bytes.map_or("—".to_string(), table::fmt_bytes)),
+            num(fmt(c.skew_ns)),
+            num(c.last_rank.to_string()),
+            num(fmt(c.transfer_ns)),
+            num(c
+                .busbw_gbps
+                .map_or("—".to_string(), |b| format!("{b:.1} GB/s"))),
+        ])
+        .data("seq", c.seq)
+        .data("group", &c.group)
+        .data("last-rank", c.last_rank)
+        .data("skew-ns", c.skew_ns);
+        row.data.extend(stack_data(r, c));
+        t.rows.push(row);
     }
+    t.note = format!(
+        "Click a collective to open its ranks' timelines stacked at it (up to {STACKED_RANKS} ranks: the last and first to arrive and ranks between).",
+    );
     if r.collectives.len() > COLLECTIVES_SHOWN {
-        t.note = format!(
-            "{} more in the JSON download.",
+        t.note += &format!(
+            " {} more in the JSON download.",
             r.collectives.len() - COLLECTIVES_SHOWN
         );
     }
@@ -478,5 +537,37 @@ mod tests {
             let pct: f64 = row.cells[1].bar.iter().map(|p| p.pct).sum();
             assert!((pct - 100.0).abs() < 1e-6, "{pct}");
         }
+    }
+
+    #[test]
+    fn a_wide_collectives_timeline_keeps_the_last_and_first_to_arrive() {
+        let c = Collective {
+            name: "allreduce".into(),
+            group: "0".into(),
+            seq: 0,
+            seq_from_args: false,
+            step: None,
+            bytes: None,
+            ranks: 64,
+            first_arrival_ns: 0,
+            skew_ns: 0,
+            last_rank: 0,
+            first_rank: 0,
+            transfer_ns: 0,
+            algbw_gbps: None,
+            busbw_gbps: None,
+            // Rank k arrives at (k * 37) % 64: rank 0 first, rank 19 last.
+            calls: (0..64).map(|k| (k, (k * 37) % 64, 100, 0)).collect(),
+        };
+        let shown = stacked_calls(&c);
+        assert_eq!(shown.len(), STACKED_RANKS);
+        let ranks: Vec<i64> = shown.iter().map(|&k| c.calls[k].0).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]));
+        assert!(ranks.contains(&0) && ranks.contains(&19), "{ranks:?}");
+        let few = Collective {
+            calls: c.calls[..3].to_vec(),
+            ..c
+        };
+        assert_eq!(stacked_calls(&few), vec![0, 1, 2]);
     }
 }

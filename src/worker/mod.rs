@@ -243,6 +243,43 @@ impl Kept {
     }
 }
 
+/// Reads all of `blob` into a new importer, piece by piece
+/// (synchronously: a worker may), calling `progress` with the bytes read
+/// at most every [`PROGRESS_EVERY_MS`]; the caller finishes it (the
+/// primary never opens archives itself: see `Importer::finish_or_archive`).
+pub(crate) fn read_blob(
+    scope: &DedicatedWorkerGlobalScope,
+    blob: &web_sys::Blob,
+    opts: ImportOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Importer, String> {
+    let size = blob.size() as u64;
+    let mut importer = Importer::new(opts);
+    importer.set_size_hint(size.min(MAX_JSON_BYTES));
+    let reader =
+        web_sys::FileReaderSync::new().map_err(|_| "this browser cannot read files in a worker")?;
+    let mut at = 0;
+    let mut sent = now_ms(scope);
+    while at < size {
+        let end = (at + READ_BYTES as u64).min(size);
+        let piece = blob
+            .slice_with_f64_and_f64(at as f64, end as f64)
+            .map_err(|_| "could not read the file")?;
+        let buf = reader
+            .read_as_array_buffer(&piece)
+            .map_err(|_| "could not read the file (was it moved or deleted?)")?;
+        importer
+            .push(&js_sys::Uint8Array::new(&buf).to_vec())
+            .map_err(|e| e.to_string())?;
+        at = end;
+        if now_ms(scope) - sent >= PROGRESS_EVERY_MS {
+            progress(at);
+            sent = now_ms(scope);
+        }
+    }
+    Ok(importer)
+}
+
 /// A rank's summary (the ranks worker's), the collectives' args read
 /// back from `source` where the model keeps them there; the model is
 /// dropped.
@@ -568,6 +605,65 @@ impl Shared {
         }
     }
 
+    /// Imports rank traces one after another (reading each `Blob` here)
+    /// and keeps them stacked as one model, trace `id`.
+    fn stack(
+        &self,
+        id: u32,
+        name: String,
+        blobs: Vec<web_sys::Blob>,
+        labels: Vec<String>,
+        base_ns: i64,
+    ) {
+        let started_ms = now_ms(&self.scope);
+        let file_bytes: u64 = blobs.iter().map(|b| b.size() as u64).sum();
+        // A stack has no one file to read args back from: each part keeps
+        // its own.
+        let opts = ImportOptions {
+            args_in_source: false,
+            ..options()
+        };
+        let mut parts = Vec::with_capacity(blobs.len());
+        let mut read = 0;
+        for (blob, label) in blobs.into_iter().zip(labels) {
+            let size = blob.size() as u64;
+            let imported = read_blob(&self.scope, &blob, opts, &mut |at| {
+                self.post(&FromWorker::Progress {
+                    id,
+                    bytes: read + at,
+                })
+            })
+            .and_then(|importer| match importer.finish_or_archive() {
+                Ok(Finished::Trace(t)) => Ok(*t),
+                Ok(Finished::Archive(_)) => {
+                    Err("an archive among the rank traces; open the traces in it".to_string())
+                }
+                Err(e) => Err(e.to_string()),
+            });
+            match imported {
+                Ok(trace) => parts.push(tracelane_core::stack::Part { label, trace }),
+                Err(why) => {
+                    self.fail(id, format!("{label}: {why}"));
+                    return;
+                }
+            }
+            read += size;
+        }
+        let trace = tracelane_core::stack::stack(parts, base_ns);
+        let done = Finishing {
+            id,
+            name,
+            file_bytes,
+            started_ms,
+            finishing_ms: now_ms(&self.scope),
+            read_all_ms: None,
+            merge_ms: 0.0,
+            helper_memory: None,
+            source: None,
+        };
+        self.keep(done, trace);
+    }
+
     /// Keeps an imported model and tells the page.
     fn keep(&self, done: Finishing, trace: Trace) {
         let Finishing {
@@ -876,6 +972,16 @@ pub fn start() {
                 sh.part_arrived(part_of, encoded, memory);
                 return;
             }
+            Some(Transfer::Stack {
+                id,
+                name,
+                blobs,
+                labels,
+                base_ns,
+            }) => {
+                sh.stack(id, name, blobs, labels, base_ns);
+                return;
+            }
             Some(Transfer::Attach {
                 id,
                 rects,
@@ -890,7 +996,12 @@ pub fn start() {
                 return
             }
             // For the ranks pool only.
-            Some(Transfer::Rank { .. } | Transfer::Tables { .. }) => return,
+            Some(
+                Transfer::Rank { .. }
+                | Transfer::Tables { .. }
+                | Transfer::Unpack { .. }
+                | Transfer::Entry { .. },
+            ) => return,
             None => {}
         }
         if let Some(text) = data.as_string() {

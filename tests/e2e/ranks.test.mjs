@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { artifacts, cli, fixtures, open, root, useBrowser, waitForDemo } from './helpers.mjs';
+import { artifacts, cli, fixtures, open, root, useBrowser, waitForDemo, waitForPainted } from './helpers.mjs';
 
 useBrowser();
 
@@ -88,7 +88,88 @@ test('ranks: a real gloo run picked as a folder (its oracle files passed over) g
   await waitForRanks(page, 4);
   await checkAgainstCli(page, want);
   assert.deepEqual(want.stragglers.map((s) => s.rank), [2, 2, 2]);
-  assert.match(await page.locator('#ranks-panel').textContent(), /Passed over 8 files of the folder that are not traces: gloo_rank0_cpu\.key_averages\.json/);
+  assert.match(await page.locator('#ranks-panel').textContent(), /Passed over 8 files of the folder or archive that are not traces: gloo_rank0_cpu\.key_averages\.json/);
+});
+
+test('ranks: a .tar.gz and a .zip of rank traces open as the run they hold, as the CLI reads them', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'tracelane-set-'));
+  try {
+    const tgz = path.join(out, 'synth-run.tar.gz');
+    execFileSync('tar', ['czf', tgz, '-C', fixtures, 'synth-ranks']);
+    const zip = path.join(out, 'gloo-run.zip');
+    execFileSync('python3', ['-c', 'import shutil,sys; shutil.make_archive(sys.argv[1], "zip", sys.argv[2], "torch-gloo")', zip.replace(/\.zip$/, ''), fixtures]);
+    const page = await open();
+    await waitForDemo(page);
+    await page.setInputFiles('#ranks-input', tgz);
+    await waitForRanks(page, 4);
+    await checkAgainstCli(page, ranksJson(tgz));
+    assert.deepEqual(ranksJson(tgz), ranksJson(path.join(fixtures, 'synth-ranks')));
+    // Its README is passed over, and said.
+    assert.match(await page.locator('#ranks-panel').textContent(), /Passed over 1 file of the folder or archive that are not traces: synth-ranks\/README\.md/);
+    // The .zip dropped on the Ranks view replaces the run; its report is in
+    // once the panel is ready and names the gloo set's oracle files.
+    const bytes = [...readFileSync(zip)];
+    const dt = await page.evaluateHandle((bytes) => {
+      const d = new DataTransfer();
+      d.items.add(new File([new Uint8Array(bytes)], 'gloo-run.zip'));
+      return d;
+    }, bytes);
+    await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
+    await page.waitForFunction(() => {
+      const p = document.querySelector('#ranks-panel');
+      return p?.dataset.state === 'ready' && p.textContent.includes('gloo_rank0_cpu.key_averages.json');
+    }, null, { timeout: 120000 });
+    assert.equal(await page.locator('#ranks-panel').getAttribute('data-summarised'), '4');
+    await checkAgainstCli(page, ranksJson(zip));
+    assert.equal(await page.locator('.file-name').count(), 0, 'the drop went to the Ranks view, not the trace tabs');
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('ranks: a collective clicked opens its ranks\' timelines stacked, on the collective; clicked again, the same trace', async () => {
+  const dir = path.join(fixtures, 'synth-ranks');
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#ranks-folder-input', dir);
+  await waitForRanks(page, 4);
+  const before = await page.locator('.tabs button[role="tab"]').count();
+  const row = page.locator('#rank-collectives tbody tr').first();
+  const data = await row.evaluate((r) => ({ ...r.dataset }));
+  assert.equal(data.ranks, '0,1,2,3');
+  await row.click();
+  const name = 'synth-ranks · ranks 0, 1, 2, 3';
+  await page.waitForFunction((name) => document.querySelector('.file-name')?.textContent === name
+    && document.querySelector('#timeline')?.dataset.view, name, { timeout: 120000 });
+  // Each rank's lanes, labelled with it, host lanes then device lanes.
+  const groups = await page.locator('.lane-group').evaluateAll((bs) => bs.map((b) => b.title));
+  for (const r of [0, 1, 2, 3]) {
+    assert.ok(groups.some((g) => g.startsWith(`rank ${r} · `) && g.includes(' · device')), groups.join(' | '));
+  }
+  const firstDevice = groups.findIndex((g) => g.includes(' · device'));
+  assert.ok(groups.slice(0, firstDevice).every((g) => !g.includes(' · device')));
+  // The view fits the collective (first arrival → last end) with a quarter
+  // of it either side.
+  const [, nsPerPx, width] = (await page.locator('#timeline').getAttribute('data-view')).split(' ').map(Number);
+  const span = Number(data.toNs) - Number(data.fromNs);
+  assert.ok(Math.abs(nsPerPx * width - 1.5 * span) <= 0.01 * span + nsPerPx, `${nsPerPx * width} vs ${1.5 * span}`);
+  assert.equal(await page.locator('.tabs button[role="tab"]').count(), before + 1);
+  await waitForPainted(page);
+  await page.screenshot({ path: path.join(artifacts, 'ranks-stacked.png'), fullPage: true });
+  // Another collective of the same ranks: the same trace, on that one.
+  await page.locator('#open-ranks').click();
+  await waitForRanks(page, 4);
+  const other = page.locator('#rank-collectives tbody tr').nth(1);
+  const data2 = await other.evaluate((r) => ({ ...r.dataset }));
+  const view1 = await page.evaluate(() => document.querySelector('#timeline')?.dataset.view ?? null);
+  assert.equal(view1, null);
+  await other.click();
+  await page.waitForFunction(() => document.querySelector('#timeline')?.dataset.view, null, { timeout: 120000 });
+  const [, nsPerPx2, width2] = (await page.locator('#timeline').getAttribute('data-view')).split(' ').map(Number);
+  const span2 = Number(data2.toNs) - Number(data2.fromNs);
+  assert.ok(Math.abs(nsPerPx2 * width2 - 1.5 * span2) <= 0.01 * span2 + nsPerPx2);
+  assert.equal(await page.locator('.tabs button[role="tab"]').count(), before + 1);
+  assert.deepEqual(page.errors, []);
 });
 
 test('ranks: a file that is not a trace fails on its own; the other ranks are reported', async () => {

@@ -46,7 +46,8 @@ const USAGE: &str = "usage:
                      a Neuron device profile (Parquet directory or its .pftrace): per engine
                      busy %, instructions and opcodes; DMA queues' bytes and throughput
   tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
-                     a distributed run, one trace per rank: per rank × step times and breakdowns,
+                     a distributed run, one trace per rank (a directory, files, or a .zip /
+                     .tar / .tar.gz of them): per rank × step times and breakdowns,
                      the straggler of each step, collectives matched across ranks by skew
   tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
                      columnar tables (slices, device_events, op_table, steps, collectives,
@@ -218,16 +219,22 @@ fn one_file(flags: &Flags) -> Result<&str, String> {
 /// larger ones are streamed in 1 MiB chunks so memory holds only the model.
 const READ_WHOLE_MAX: u64 = 4 << 30;
 
+/// The import's options: `--max-mb` if given.
+fn import_options(flags: &Flags) -> ImportOptions {
+    let mut opts = ImportOptions::default();
+    if let Some(mb) = flags.max_mb {
+        opts.max_json_bytes = mb * 1_000_000;
+    }
+    opts
+}
+
 fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     let fail = |e: &dyn std::fmt::Display| format!("{path}: {e}");
     if let Some(files) = profile_files(path).map_err(|e| fail(&e))? {
         return tracelane_core::import::neuron_device::import_profile(files).map_err(|e| fail(&e));
     }
     let mut file = std::fs::File::open(path).map_err(|e| fail(&e))?;
-    let mut opts = ImportOptions::default();
-    if let Some(mb) = flags.max_mb {
-        opts.max_json_bytes = mb * 1_000_000;
-    }
+    let opts = import_options(flags);
     let len = file.metadata().map_err(|e| fail(&e))?.len();
     if len <= READ_WHOLE_MAX {
         let mut bytes = Vec::with_capacity(len as usize);
@@ -566,11 +573,30 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// The trace files of a set: files as given; a directory's traces
-/// (`.json`, `.json.gz`, `.pt.trace.json…`) in name order, each with
-/// whether it was listed from a directory (where other JSON files — an
-/// oracle, a config — may sit beside the traces).
-fn trace_files(args: &[String]) -> Result<Vec<(String, bool)>, String> {
+/// One input of a distributed run.
+enum SetInput {
+    /// A trace file, and whether it was listed from a directory (where
+    /// other JSON files — an oracle, a config — may sit beside the traces).
+    File { path: String, listed: bool },
+    /// A `.zip`, `.tar` or `.tar.gz` of traces, read entry by entry.
+    Archive(String),
+}
+
+/// Whether the file at `path` is an archive of traces (read from its
+/// first bytes, whatever its name).
+fn is_trace_archive(path: &str) -> bool {
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4096).read_to_end(&mut head))
+        .is_ok()
+        && tracelane_core::import::archive::set_kind(&head).is_some()
+}
+
+/// The inputs of a set: files as given; a directory's traces (named like
+/// one: `.json`, `.json.gz`, `.pftrace`…) in name order; archives of
+/// traces, whose entries are read when the run is imported.
+fn trace_files(args: &[String]) -> Result<Vec<SetInput>, String> {
+    use tracelane_core::import::archive::is_trace_name;
     let mut out = Vec::new();
     for a in args {
         let p = std::path::Path::new(a);
@@ -580,10 +606,7 @@ fn trace_files(args: &[String]) -> Result<Vec<(String, bool)>, String> {
                 .filter_map(|e| e.ok())
                 .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
                 .map(|e| e.path().to_string_lossy().to_string())
-                .filter(|n| {
-                    let l = n.to_ascii_lowercase();
-                    l.ends_with(".json") || l.ends_with(".json.gz") || l.ends_with(".pftrace")
-                })
+                .filter(|n| is_trace_name(n))
                 .collect();
             names.sort_by(|x, y| tracelane_core::model::natural_cmp(x, y));
             if names.is_empty() {
@@ -591,9 +614,18 @@ fn trace_files(args: &[String]) -> Result<Vec<(String, bool)>, String> {
                     "{a}: no traces (.json, .json.gz) in this directory"
                 ));
             }
-            out.extend(names.into_iter().map(|n| (n, true)));
+            out.extend(
+                names
+                    .into_iter()
+                    .map(|path| SetInput::File { path, listed: true }),
+            );
+        } else if is_trace_archive(a) {
+            out.push(SetInput::Archive(a.clone()));
         } else {
-            out.push((a.clone(), false));
+            out.push(SetInput::File {
+                path: a.clone(),
+                listed: false,
+            });
         }
     }
     if out.is_empty() {
@@ -602,39 +634,66 @@ fn trace_files(args: &[String]) -> Result<Vec<(String, bool)>, String> {
     Ok(out)
 }
 
-/// Summaries of many traces, imported on every core, each model dropped
-/// once summarised (memory holds one model per thread); `each` runs on
-/// every model first, on its thread. Each summary comes with its file's
-/// index in `files`.
+/// A trace of a set to import: a file, or an archive entry's bytes.
+struct SetTrace {
+    /// Where it is, for messages (`run.tar.gz:run/rank3.json`).
+    path: String,
+    /// Its file name (a rank id when the trace has none).
+    name: String,
+    /// Listed from a directory or an archive: passed over if not a trace.
+    listed: bool,
+    bytes: Option<Vec<u8>>,
+}
+
+impl SetTrace {
+    fn load(self, flags: &Flags) -> Result<Trace, String> {
+        match self.bytes {
+            None => load(&self.path, flags),
+            Some(bytes) => tracelane_core::import_bytes(&bytes, import_options(flags))
+                .map_err(|e| format!("{}: {e}", self.path)),
+        }
+    }
+}
+
+/// Summaries of a run's traces, imported on every core, each model
+/// dropped once summarised: memory holds one model per thread (and an
+/// archive's entries are read one at a time, a few ahead of the
+/// threads); `each` runs on every model first, on its thread. Each
+/// summary comes with its trace's index in the order the inputs list
+/// them.
 fn rank_summaries(
-    files: &[(String, bool)],
+    inputs: &[SetInput],
     flags: &Flags,
     each: &(dyn Fn(usize, &Trace) -> Result<(), String> + Sync),
 ) -> Result<Vec<(usize, tracelane_core::analysis::ranks::RankSummary)>, String> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc::sync_channel;
+    use std::sync::Mutex;
     use tracelane_core::analysis::ranks::RankSummary;
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(files.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let mut out: Vec<Option<Result<RankSummary, String>>> =
-        (0..files.len()).map(|_| None).collect();
-    let mut skipped = 0;
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let base = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
+    let (tx, rx) = sync_channel::<(usize, SetTrace)>(threads);
+    let rx = Mutex::new(rx);
+    let mut out: Vec<(usize, Option<Result<RankSummary, String>>)> = Vec::new();
+    let mut read_error = None;
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
                     let mut done = Vec::new();
                     loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((path, listed)) = files.get(k) else {
+                        let next = rx
+                            .lock()
+                            .map_err(|_| ())
+                            .and_then(|r| r.recv().map_err(|_| ()));
+                        let Ok((k, trace)) = next else {
                             break;
                         };
-                        let loaded = match load(path, flags) {
-                            // A file listed from a directory that is not a
-                            // trace is passed over, and said so.
-                            Err(e) if *listed && e.contains("not a trace") => {
+                        let (path, name, listed) =
+                            (trace.path.clone(), trace.name.clone(), trace.listed);
+                        let loaded = match trace.load(flags) {
+                            // A file listed from a directory or an archive
+                            // that is not a trace is passed over, and said.
+                            Err(e) if listed && e.contains("not a trace") => {
                                 eprintln!("skipped {e}");
                                 done.push((k, None));
                                 continue;
@@ -643,9 +702,6 @@ fn rank_summaries(
                         };
                         let r = loaded.and_then(|t| {
                             each(k, &t).map_err(|e| format!("{path}: {e}"))?;
-                            let name = std::path::Path::new(path)
-                                .file_name()
-                                .map_or(path.clone(), |n| n.to_string_lossy().to_string());
                             Ok(RankSummary::of(&t, &name, &|i| {
                                 t.slice_args_json(i).to_string()
                             }))
@@ -656,18 +712,71 @@ fn rank_summaries(
                 })
             })
             .collect();
-        for h in handles {
-            for (k, r) in h.join().expect("import thread") {
-                skipped += usize::from(r.is_none());
-                out[k] = r;
+        let mut k = 0;
+        for input in inputs {
+            match input {
+                SetInput::File { path, listed } => {
+                    let t = SetTrace {
+                        path: path.clone(),
+                        name: base(path),
+                        listed: *listed,
+                        bytes: None,
+                    };
+                    if tx.send((k, t)).is_err() {
+                        break;
+                    }
+                    k += 1;
+                }
+                SetInput::Archive(archive) => {
+                    let walked = std::fs::File::open(archive)
+                        .map_err(|e| e.to_string())
+                        .and_then(|f| {
+                            tracelane_core::import::archive::walk_set(
+                                std::io::BufReader::new(f),
+                                import_options(flags).max_json_bytes,
+                                u64::MAX,
+                                &mut |name, bytes| {
+                                    let t = SetTrace {
+                                        path: format!("{archive}:{name}"),
+                                        name: base(&name),
+                                        listed: true,
+                                        bytes: Some(bytes),
+                                    };
+                                    k += 1;
+                                    tx.send((k - 1, t)).is_ok()
+                                },
+                            )
+                            .map_err(|e| e.to_string())
+                        });
+                    match walked {
+                        Ok(w) if !w.passed_over.is_empty() => eprintln!(
+                            "{archive}: passed over {} file{} not named like a trace ({})",
+                            w.passed_over.len(),
+                            if w.passed_over.len() == 1 { "" } else { "s" },
+                            w.passed_over.join(", ")
+                        ),
+                        Ok(_) => {}
+                        Err(e) => {
+                            read_error = Some(format!("{archive}: {e}"));
+                            break;
+                        }
+                    }
+                }
             }
         }
+        drop(tx);
+        for h in handles {
+            out.extend(h.join().expect("import thread"));
+        }
     });
-    if skipped == files.len() {
+    if let Some(e) = read_error {
+        return Err(e);
+    }
+    out.sort_by_key(|(k, _)| *k);
+    if out.iter().all(|(_, r)| r.is_none()) {
         return Err("none of the files is a trace".into());
     }
     out.into_iter()
-        .enumerate()
         .filter_map(|(k, r)| r.map(|r| r.map(|s| (k, s))))
         .collect()
 }
@@ -683,6 +792,14 @@ fn cmd_export(flags: &Flags) -> Result<(), String> {
     let files = trace_files(&flags.positional)?;
     let job = flags.job.clone().unwrap_or_else(|| {
         let first = std::path::Path::new(&flags.positional[0]);
+        if let Some(SetInput::Archive(a)) = files.first() {
+            let base = a.rsplit(['/', '\\']).next().unwrap_or(a);
+            let stem = [".tar.gz", ".tgz", ".tar", ".zip"]
+                .iter()
+                .find_map(|ext| base.strip_suffix(ext))
+                .unwrap_or(base);
+            return stem.to_string();
+        }
         let named = if first.is_dir() {
             Some(first)
         } else {

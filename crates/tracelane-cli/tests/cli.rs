@@ -325,3 +325,30 @@ fn analyze_steps_reports_each_profiler_step_and_names_a_bad_scope() {
     assert_eq!(v["scope"], "rmsnorm_fused #1");
     assert_eq!(v["devices"][0]["busy_ns"], 403_300);
 }
+
+#[test]
+fn ranks_reads_a_tar_gz_of_traces_as_the_folder_it_holds() {
+    let dir = fixture("synth-ranks");
+    let archive = std::env::temp_dir().join(format!("tracelane-set-{}.tar.gz", std::process::id()));
+    {
+        let gz = flate2::write::GzEncoder::new(
+            std::fs::File::create(&archive).unwrap(),
+            flate2::Compression::fast(),
+        );
+        let mut tar = tar::Builder::new(gz);
+        tar.append_dir_all("synth-ranks", &dir).unwrap();
+        tar.into_inner().unwrap().finish().unwrap();
+    }
+    let (code, from_dir, err) = tracelane(&["ranks", &dir, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, from_archive, err) =
+        tracelane(&["ranks", archive.to_str().unwrap(), "--format", "json"]);
+    let _ = std::fs::remove_file(&archive);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(from_archive, from_dir);
+    // The README beside the traces is passed over, and said.
+    assert!(
+        err.contains("passed over 1 file") && err.contains("README.md"),
+        "{err}"
+    );
+}

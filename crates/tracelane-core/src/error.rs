@@ -106,6 +106,36 @@ pub struct LinkCounts {
     pub device_annotations_linked: u64,
 }
 
+impl LinkCounts {
+    /// Adds another model's counts (traces stacked in one model).
+    pub fn add(&mut self, o: &LinkCounts) {
+        let LinkCounts {
+            device_by_args,
+            device_by_flow,
+            device_by_external_id,
+            device_dangling,
+            device_without_op,
+            runtime_by_args,
+            runtime_by_containment,
+            runtime_without_op,
+            duplicate_correlation_ids,
+            flows_unmatched,
+            device_annotations_linked,
+        } = o;
+        self.device_by_args += device_by_args;
+        self.device_by_flow += device_by_flow;
+        self.device_by_external_id += device_by_external_id;
+        self.device_dangling += device_dangling;
+        self.device_without_op += device_without_op;
+        self.runtime_by_args += runtime_by_args;
+        self.runtime_by_containment += runtime_by_containment;
+        self.runtime_without_op += runtime_without_op;
+        self.duplicate_correlation_ids += duplicate_correlation_ids;
+        self.flows_unmatched += flows_unmatched;
+        self.device_annotations_linked += device_annotations_linked;
+    }
+}
+
 impl Diagnostics {
     /// Counts one problem of `kind`; `example` is taken for the first only.
     pub fn warn(&mut self, kind: &'static WarningKind, example: impl FnOnce() -> String) {

@@ -777,7 +777,7 @@ pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
         }),
         many => Err(ImportError::NotATrace {
             reason: format!(
-                "an archive of {} files ({}{}) — tracelane opens one trace or one Neuron device profile (Parquet tables) per archive; open the traces themselves to compare them",
+                "an archive of {} files ({}{}) — tracelane opens one trace or one Neuron device profile (Parquet tables) per archive; its traces as the ranks of a distributed run open with `tracelane ranks` or the page's Open ranks…; to compare them, open the traces themselves",
                 many.len(),
                 many.iter().take(3).map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
                 if many.len() > 3 { ", …" } else { "" }

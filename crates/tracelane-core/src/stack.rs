@@ -1,0 +1,277 @@
+//! Several traces as one model: the ranks of a distributed run stacked in
+//! one timeline, each rank's processes labelled with it and every clock
+//! put on the epoch clock (the way Perfetto shows merged traces, without
+//! rewriting the files first).
+//!
+//! Each part is a whole imported model; stacking only renumbers what
+//! points into the model (strings, processes, tracks, slices) and shifts
+//! time, so every analysis that takes a [`Trace`] runs on the stack as
+//! it does on one rank. Parts must keep their args in the model
+//! (`ImportOptions::args_in_source == false`): a stack has no one source
+//! file to read them back from.
+
+use crate::model::{Process, ProcessIdx, StrId, Trace, Track, TrackIdx, NO_SLICE, NO_STR};
+
+/// One trace to stack and the label its processes get (`rank 3`).
+pub struct Part {
+    pub label: String,
+    pub trace: Trace,
+}
+
+/// Processes per part at most; a part's processes sort within its block.
+const PROCESS_BLOCK: i64 = 1 << 20;
+
+/// Stacks `parts` in their order into one model whose time is epoch
+/// nanoseconds − `base_ns` (each part's `clock_offset_ns` puts its own
+/// times on the epoch clock). Processes are labelled `<label> · <its
+/// label>` and sort part by part: the timeline shows every part's host
+/// lanes, in part order, then every part's device lanes.
+pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
+    let mut out = Trace {
+        clock_offset_ns: base_ns,
+        ..Trace::default()
+    };
+    let mut clocks = Vec::new();
+    for (pos, part) in parts.into_iter().enumerate() {
+        let label = part.label;
+        let t = part.trace;
+        let shift = t.clock_offset_ns - base_ns;
+        clocks.push(format!("{label} {:+.3} ms", shift as f64 / 1e6));
+        let strings: Vec<StrId> = (0..t.strings.len() as u32)
+            .map(|k| out.strings.intern(t.strings.get(StrId(k))))
+            .collect();
+        let s = |id: StrId| {
+            if id == NO_STR {
+                NO_STR
+            } else {
+                strings[id.0 as usize]
+            }
+        };
+        let opt = |id: Option<StrId>| id.map(s);
+        let process0 = out.processes.len() as u32;
+        let track0 = out.tracks.len() as u32;
+        let slice0 = out.slices.len() as u32;
+        let at = |k: u32| if k == NO_SLICE { NO_SLICE } else { k + slice0 };
+        let arena0 = out.args_arena.len() as u64;
+        let order0 = out.slices.file_order.iter().max().map_or(0, |m| m + 1);
+
+        // Processes in the part's own order, then numbered within its block.
+        let mut own: Vec<usize> = (0..t.processes.len()).collect();
+        own.sort_by_key(|&p| (t.processes[p].sort_index.unwrap_or(i64::MAX), p));
+        let mut rank_in_part = vec![0i64; t.processes.len()];
+        for (j, &p) in own.iter().enumerate() {
+            rank_in_part[p] = j as i64;
+        }
+        for (p, pr) in t.processes.iter().enumerate() {
+            let named = format!("{label} · {}", t.process_label(p));
+            out.processes.push(Process {
+                pid: match pr.pid {
+                    crate::model::LaneId::Str(x) => crate::model::LaneId::Str(s(x)),
+                    int => int,
+                },
+                name: opt(pr.name),
+                labels: Some(out.strings.intern(&named)),
+                sort_index: Some(
+                    pos as i64 * PROCESS_BLOCK + rank_in_part[p].min(PROCESS_BLOCK - 1),
+                ),
+            });
+        }
+        for tr in &t.tracks {
+            out.tracks.push(Track {
+                process: ProcessIdx(tr.process.0 + process0),
+                tid: match tr.tid {
+                    crate::model::LaneId::Str(x) => crate::model::LaneId::Str(s(x)),
+                    int => int,
+                },
+                kind: tr.kind,
+                name: opt(tr.name),
+                sort_index: tr.sort_index,
+                slices: tr.slices.start + slice0..tr.slices.end + slice0,
+                max_depth: tr.max_depth,
+                nesting: tr.nesting,
+            });
+        }
+
+        let a = &t.slices;
+        let o = &mut out.slices;
+        o.track
+            .extend(a.track.iter().map(|k| TrackIdx(k.0 + track0)));
+        o.start_ns.extend(a.start_ns.iter().map(|v| v + shift));
+        o.dur_ns.extend_from_slice(&a.dur_ns);
+        o.name.extend(a.name.iter().map(|&x| s(x)));
+        o.cat.extend(a.cat.iter().map(|&x| s(x)));
+        o.category.extend_from_slice(&a.category);
+        o.depth.extend_from_slice(&a.depth);
+        o.parent.extend(a.parent.iter().map(|&k| at(k)));
+        o.external_id.extend_from_slice(&a.external_id);
+        o.correlation.extend_from_slice(&a.correlation);
+        o.stream.extend_from_slice(&a.stream);
+        o.input_dims.extend(a.input_dims.iter().map(|&x| s(x)));
+        o.sequence_nr.extend_from_slice(&a.sequence_nr);
+        o.device.extend_from_slice(&a.device);
+        o.fwd_thread.extend_from_slice(&a.fwd_thread);
+        o.input_types.extend(a.input_types.iter().map(|&x| s(x)));
+        o.concrete_inputs
+            .extend(a.concrete_inputs.iter().map(|&x| s(x)));
+        o.args_range
+            .extend(a.args_range.iter().map(|&(off, len)| (off + arena0, len)));
+        // No one file holds a stack's events.
+        o.source.extend(std::iter::repeat_n((0, 0), a.len()));
+        o.file_order.extend(a.file_order.iter().map(|k| k + order0));
+
+        let i = &t.instants;
+        let oi = &mut out.instants;
+        oi.track
+            .extend(i.track.iter().map(|k| TrackIdx(k.0 + track0)));
+        oi.ts_ns.extend(i.ts_ns.iter().map(|v| v + shift));
+        oi.name.extend(i.name.iter().map(|&x| s(x)));
+        oi.cat.extend(i.cat.iter().map(|&x| s(x)));
+        oi.args_range
+            .extend(i.args_range.iter().map(|&(off, len)| (off + arena0, len)));
+        oi.source.extend(std::iter::repeat_n((0, 0), i.ts_ns.len()));
+
+        let c = &t.counters;
+        let oc = &mut out.counters;
+        oc.process
+            .extend(c.process.iter().map(|p| ProcessIdx(p.0 + process0)));
+        oc.series.extend(c.series.iter().map(|&x| s(x)));
+        oc.ts_ns.extend(c.ts_ns.iter().map(|v| v + shift));
+        oc.value.extend_from_slice(&c.value);
+
+        let f = &t.flows;
+        let of = &mut out.flows;
+        of.cat.extend(f.cat.iter().map(|&x| s(x)));
+        // Flow ids are the part's own: kept apart by the part's position.
+        of.id
+            .extend(f.id.iter().map(|&id| id ^ ((pos as u64) << 48)));
+        of.from.extend(f.from.iter().map(|&k| at(k)));
+        of.to.extend(f.to.iter().map(|&k| at(k)));
+
+        let l = &t.links;
+        let ol = &mut out.links;
+        ol.launch.extend(l.launch.iter().map(|&k| at(k)));
+        ol.op.extend(l.op.iter().map(|&k| at(k)));
+        ol.state.extend_from_slice(&l.state);
+
+        out.args_arena.extend_from_slice(&t.args_arena);
+
+        let d = &t.diagnostics;
+        let od = &mut out.diagnostics;
+        for (k, v) in &d.events_by_phase {
+            *od.events_by_phase.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &d.events_by_category {
+            *od.events_by_category.entry(k.clone()).or_default() += v;
+        }
+        for w in d.warnings.values() {
+            let example = if w.example.is_empty() {
+                String::new()
+            } else {
+                format!("{label}: {}", w.example)
+            };
+            od.warn_n(w.kind, w.count, example);
+        }
+        od.links.add(&d.links);
+        od.bytes_read += d.bytes_read;
+        od.truncated |= d.truncated;
+        if od.format.is_empty() {
+            od.format = d.format.clone();
+        } else if !od.format.contains(&d.format) {
+            od.format = format!("{}; {}", od.format, d.format);
+        }
+    }
+    let n = clocks.len();
+    out.diagnostics.format = format!(
+        "{n} ranks stacked in one timeline ({})",
+        out.diagnostics.format
+    );
+    out.diagnostics.time_unit_decision = format!(
+        "each rank's times put on the epoch clock (its baseTimeNanoseconds, or absolute timestamps); shown from the earliest rank's clock: {}",
+        clocks.join(", ")
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{import_bytes, ImportOptions};
+
+    fn rank(k: usize) -> Trace {
+        let path = format!(
+            "{}/../../tests/fixtures/synth-ranks/rank{k}.pt.trace.json.gz",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        import_bytes(&std::fs::read(path).unwrap(), ImportOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn stacked_ranks_keep_each_ranks_slices_links_and_args_on_the_epoch_clock() {
+        let (a, b) = (rank(0), rank(2));
+        let base = a.clock_offset_ns.min(b.clock_offset_ns);
+        let (na, nb) = (a.slices.len(), b.slices.len());
+        let s = stack(
+            vec![
+                Part {
+                    label: "rank 0".into(),
+                    trace: a.clone(),
+                },
+                Part {
+                    label: "rank 2".into(),
+                    trace: b.clone(),
+                },
+            ],
+            base,
+        );
+        assert_eq!(s.slices.len(), na + nb);
+        assert_eq!(s.tracks.len(), a.tracks.len() + b.tracks.len());
+        // Every slice of rank 2 is where it was, on the epoch clock, with
+        // its name, track label, parent, launch and args.
+        for k in 0..nb {
+            let m = na + k;
+            assert_eq!(
+                s.slices.start_ns[m] + s.clock_offset_ns,
+                b.slices.start_ns[k] + b.clock_offset_ns
+            );
+            assert_eq!(s.slice_name(m), b.slice_name(k));
+            assert_eq!(s.slice_args_json(m), b.slice_args_json(k));
+            let (tm, tk) = (s.slices.track[m].idx(), b.slices.track[k].idx());
+            assert_eq!(s.track_label(tm), b.track_label(tk));
+            assert_eq!(
+                s.process_label(s.tracks[tm].process.0 as usize),
+                format!(
+                    "rank 2 · {}",
+                    b.process_label(b.tracks[tk].process.0 as usize)
+                )
+            );
+            let parent = b.slices.parent[k];
+            if parent != NO_SLICE {
+                assert_eq!(s.slices.parent[m] as usize, na + parent as usize);
+            }
+            let launch = b.links.launch[k];
+            if launch != NO_SLICE {
+                assert_eq!(s.links.launch[m] as usize, na + launch as usize);
+            }
+        }
+        // Tracks still cover their slices.
+        for (k, tr) in s.tracks.iter().enumerate() {
+            for i in tr.slices.clone() {
+                assert_eq!(s.slices.track[i as usize].idx(), k);
+            }
+        }
+        // Host lanes first, rank 0's before rank 2's within each kind.
+        let order = s.lane_order();
+        let first_device = order
+            .iter()
+            .position(|t| s.tracks[t.idx()].kind == crate::model::TrackKind::DeviceStream)
+            .unwrap();
+        let rank_of = |t: &TrackIdx| s.tracks[t.idx()].process.0 as usize >= a.processes.len();
+        assert!(order[..first_device]
+            .windows(2)
+            .all(|w| rank_of(&w[0]) <= rank_of(&w[1])));
+        assert!(order[first_device..]
+            .windows(2)
+            .all(|w| rank_of(&w[0]) <= rank_of(&w[1])));
+        assert!(s.diagnostics.format.starts_with("2 ranks stacked"));
+    }
+}
