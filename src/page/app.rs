@@ -51,10 +51,13 @@ fn App() -> impl IntoView {
         lanes: RwSignal::new(Vec::new()),
         rank_set: RwSignal::new(None),
         ranks_open: RwSignal::new(false),
+        update_ready: RwSignal::new(false),
     };
     provide_context(ui);
     imports::spawn_worker(ui);
     imports::spawn_helper(ui);
+    crate::page::offline::register(ui);
+    crate::page::offline::consume_launch_files(ui);
 
     // ?url=… loads a trace the browser fetches itself; otherwise the demo.
     let params = window()
@@ -193,6 +196,12 @@ fn App() -> impl IntoView {
                 <input id="ranks-folder-input" type="file"
                     node_ref=ranks_folder_picker on:change=move |_| open_ranks(ranks_folder_picker.get(), true) />
             </header>
+            <Show when=move || ui.update_ready.get()>
+                <div class="update-banner" id="update-banner" role="status">
+                    "A new version of tracelane is available — "
+                    <button id="update-reload" on:click=move |_| crate::page::offline::activate_update()>"reload"</button>
+                </div>
+            </Show>
             <Show when=move || ui.demo.get()>
                 <p class="demo-line" id="demo-line">
                     "You are looking at built-in demo traces: RMSNorm as six eager ops, as "

@@ -12,6 +12,7 @@
 //! | [`dom`] | window, performance measures, downloads |
 //! | [`ranks`] | a distributed run: the pool of workers that summarise its ranks, and the Ranks view |
 //! | [`report`] | renders a report a worker laid out as tables |
+//! | [`offline`] | the service worker, the new-version banner, files the installed app is handed |
 //! | [`op_table`], [`timeline`], [`analyses`], [`compare`] | the views |
 
 pub mod analyses;
@@ -21,6 +22,7 @@ pub mod compare;
 pub mod device;
 pub mod dom;
 pub mod imports;
+pub mod offline;
 pub mod op_table;
 pub mod ranks;
 pub mod report;

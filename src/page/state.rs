@@ -45,6 +45,8 @@ pub struct Ui {
     /// The distributed run opened as ranks, and whether its view shows.
     pub rank_set: RwSignal<Option<crate::page::ranks::RankSet>>,
     pub ranks_open: RwSignal<bool>,
+    /// A newer build of the app is installed and waits (the banner).
+    pub update_ready: RwSignal<bool>,
     /// The trace whose critical path the timeline draws, and under which rules.
     pub path_shown: RwSignal<Option<(u32, tracelane_core::analysis::frame::Mode)>>,
 }

@@ -1,0 +1,36 @@
+// Trunk post-build hook (Trunk.toml): writes the service worker with the
+// list of the app's files and a version hashed from their bytes, and copies
+// the web app manifest and icon beside it. Runs in Trunk's staging folder,
+// after every file of the build is there.
+import { createHash } from 'node:crypto';
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const staging = process.env.TRUNK_STAGING_DIR;
+if (!staging) throw new Error('run by Trunk as a post_build hook (TRUNK_STAGING_DIR is not set)');
+
+for (const f of ['manifest.webmanifest', 'icon.svg']) copyFileSync(path.join(root, 'pwa', f), path.join(staging, f));
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? walk(p) : [p];
+  });
+}
+const files = walk(staging)
+  .map((p) => path.relative(staging, p).split(path.sep).join('/'))
+  .filter((f) => f !== 'sw.js' && f !== 'index.html')
+  .sort();
+const hash = createHash('sha256');
+for (const f of ['index.html', ...files]) {
+  hash.update(f);
+  hash.update(readFileSync(path.join(staging, f)));
+}
+const version = hash.digest('hex').slice(0, 16);
+const sw = readFileSync(path.join(root, 'pwa/sw.js'), 'utf8')
+  .replace('__TRACELANE_VERSION__', version)
+  .replace('__TRACELANE_FILES__', JSON.stringify(['./', ...files], null, 2));
+writeFileSync(path.join(staging, 'sw.js'), sw);
+console.log(`service worker ${version}: ${files.length + 1} files`);
