@@ -18,6 +18,8 @@
 pub mod shared;
 
 #[cfg(target_arch = "wasm32")]
+pub mod alloc;
+#[cfg(target_arch = "wasm32")]
 pub mod decoder;
 #[cfg(target_arch = "wasm32")]
 pub mod js;

@@ -52,6 +52,7 @@ fn App() -> impl IntoView {
         rank_set: RwSignal::new(None),
         ranks_open: RwSignal::new(false),
         update_ready: RwSignal::new(false),
+        closed: RwSignal::new(None),
     };
     provide_context(ui);
     imports::spawn_worker(ui);
@@ -278,25 +279,39 @@ fn StatusBar() -> impl IntoView {
 fn Tabs() -> impl IntoView {
     let ui: Ui = expect_context();
     move || {
-        let names: Vec<String> = ui
+        let names: Vec<(u32, String)> = ui
             .traces
-            .with(|t| t.iter().map(|s| s.name.clone()).collect());
+            .with(|t| t.iter().map(|s| (s.id, s.name.clone())).collect());
+        let closed = move |k: usize| {
+            ui.closed
+                .get()
+                .map(|(id, before, after)| [id as u64, before, after][k].to_string())
+                .unwrap_or_default()
+        };
         (!names.is_empty()).then(|| {
             view! {
-                <nav class="tabs" role="tablist">
+                // `data-closed` / `data-heap-before` / `data-heap-after`: the
+                // trace last closed and the worker's live heap around it.
+                <nav class="tabs" role="tablist"
+                    data-closed=move || closed(0) data-heap-before=move || closed(1) data-heap-after=move || closed(2)>
                     {names
                         .into_iter()
                         .enumerate()
-                        .map(|(k, name)| {
+                        .map(|(k, (id, name))| {
+                            let label = format!("Close {name}");
                             view! {
-                                <button
-                                    role="tab"
-                                    class:active=move || ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()
-                                    aria-selected=move || (ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()).to_string()
-                                    on:click=move |_| { ui.active.set(k); ui.compare_open.set(false); ui.ranks_open.set(false); }
-                                >
-                                    {name}
-                                </button>
+                                <span class="tab-item">
+                                    <button
+                                        role="tab"
+                                        class:active=move || ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()
+                                        aria-selected=move || (ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()).to_string()
+                                        on:click=move |_| { ui.active.set(k); ui.compare_open.set(false); ui.ranks_open.set(false); }
+                                    >
+                                        {name}
+                                    </button>
+                                    <button class="tab-close" aria-label=label.clone() title=label
+                                        on:click=move |_| imports::close(ui, id)>"×"</button>
+                                </span>
                             }
                         })
                         .collect_view()}

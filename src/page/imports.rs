@@ -281,6 +281,44 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
         FromWorker::Shown { frame } => crate::page::timeline::on_shown(frame),
         FromWorker::Answer { request, answer } => client::answered(request, answer),
         FromWorker::Failed { id, message } => fail_current(ui, id, message),
+        FromWorker::Closed {
+            id,
+            heap_before,
+            heap_after,
+        } => ui.closed.set(Some((id, heap_before, heap_after))),
+    }
+}
+
+/// Closes trace `id`'s tab: the page forgets it and the worker drops its
+/// model ([`FromWorker::Closed`] says what that gave back).
+pub(crate) fn close(ui: Ui, id: u32) {
+    let Some(k) = ui
+        .traces
+        .with_untracked(|t| t.iter().position(|s| s.id == id))
+    else {
+        return;
+    };
+    let active = ui.active.get_untracked();
+    ui.traces.update(|t| {
+        t.remove(k);
+    });
+    let n = ui.traces.with_untracked(|t| t.len());
+    // The tab after the closed one takes its place (the one before, at the end).
+    if active > k || active >= n {
+        ui.active
+            .set(active.saturating_sub(1).min(n.saturating_sub(1)));
+    }
+    ui.ranges.update(|r| r.retain(|(t, _)| *t != id));
+    ui.lanes.update(|l| l.retain(|(t, _)| *t != id));
+    ui.last_batch.update(|b| b.retain(|t| *t != id));
+    if ui.focus.get_untracked().is_some_and(|f| f.trace == id) {
+        ui.focus.set(None);
+    }
+    if ui.path_shown.get_untracked().is_some_and(|(t, _)| t == id) {
+        ui.path_shown.set(None);
+    }
+    if let Some(w) = client::primary() {
+        let _ = client::post_to(&w, &ToWorker::Close { id });
     }
 }
 

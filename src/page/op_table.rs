@@ -155,8 +155,21 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
             <Header t=t/>
             <Body t=t/>
         </div>
+        {move || t.rows.with(|r| r.iter().any(|r| past_total(r, t.totals))).then(|| view! {
+            <p class="footnote" id="device-pct-note"><sup>"†"</sup>" Device self % above 100 %: "{OVER_100}</p>
+        })}
         {move || t.selected.get().map(|r| view! { <RowDetails row=r totals=t.totals trace_id=t.trace_id/> })}
     }
+}
+
+/// Why a device self % passes 100 % (PyTorch's rule, kept as PyTorch
+/// reports it): the rows where it does carry this as a tooltip.
+const OVER_100: &str = "a record_function range (here ProfilerStep*) takes the span of its GPU-side copy (gpu_user_annotation) as device time — idle time included — on its own row and on the copy's row, as PyTorch's key_averages() does, while its kernels also count under their own rows and the % is of the kernels' total; so these rows can pass 100 %. The number is PyTorch's own.";
+
+/// A row whose device self time is more than the table's total (an
+/// annotation's span: see [`OVER_100`]).
+fn past_total(row: &OpRow, totals: table::Totals) -> bool {
+    totals.device_self_ns > 0 && row.device_self_ns > totals.device_self_ns
 }
 
 /// Filter, grouping, device rows, top N, exports and the row count.
@@ -296,7 +309,11 @@ fn Body(t: Tbl) -> impl IntoView {
                                 let cells = cols
                                     .iter()
                                     .map(|&c| {
-                                        view! { <span class="td" class:num=c.descending_first()>{table::cell(row, c, t.totals)}</span> }
+                                        let over = c == Column::DevicePct && past_total(row, t.totals);
+                                        view! {
+                                            <span class="td" class:num=c.descending_first() class:over=over
+                                                title=over.then_some(OVER_100)>{table::cell(row, c, t.totals)}</span>
+                                        }
                                     })
                                     .collect_view();
                                 let is_sel = t.selected.with(|s| s.as_ref() == Some(row));

@@ -45,6 +45,9 @@ pub struct Ui {
     /// The distributed run opened as ranks, and whether its view shows.
     pub rank_set: RwSignal<Option<crate::page::ranks::RankSet>>,
     pub ranks_open: RwSignal<bool>,
+    /// The trace last closed and the worker's live heap bytes before and
+    /// after it dropped the model.
+    pub closed: RwSignal<Option<(u32, u64, u64)>>,
     /// A newer build of the app is installed and waits (the banner).
     pub update_ready: RwSignal<bool>,
     /// The trace whose critical path the timeline draws, and under which rules.

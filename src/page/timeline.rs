@@ -58,6 +58,8 @@ struct Frames {
 
 thread_local! {
     static FRAMES: RefCell<Option<Frames>> = const { RefCell::new(None) };
+    /// The shown timeline's window-resize listener (trace id, function).
+    static RESIZE: RefCell<Option<(u32, js_sys::Function)>> = const { RefCell::new(None) };
 }
 
 fn with_frames<R>(f: impl FnOnce(&mut Frames) -> R) -> Option<R> {
@@ -199,8 +201,10 @@ struct Tl {
     id: u32,
     /// Start of the trace (the ruler's zero), the plot's width, the whole view.
     t0: i64,
-    width: f64,
-    home: TimeAxis,
+    /// The trace's end: the whole view is `t0..t1` at the plot's width.
+    t1: i64,
+    /// Follows the window's width (the plot re-lays out on resize).
+    width: RwSignal<f64>,
     lanes: StoredValue<Vec<LaneView>>,
     axis: RwSignal<TimeAxis>,
     collapsed: RwSignal<Vec<u32>>,
@@ -247,9 +251,8 @@ impl Tl {
                 })
                 .unwrap_or_else(|| summary.lanes.clone()),
         );
-        let width = plot_width();
-        let home = TimeAxis::fit(t0, t1, width);
-        let axis = RwSignal::new(home);
+        let width = RwSignal::new(plot_width());
+        let axis = RwSignal::new(TimeAxis::fit(t0, t1, width.get_untracked()));
         let collapsed = RwSignal::new(Vec::<u32>::new());
         let colour_by_name = RwSignal::new(false);
         let search = RwSignal::new(String::new());
@@ -270,7 +273,7 @@ impl Tl {
             ViewRequest {
                 start_ns: a.start_ns,
                 ns_per_px: a.ns_per_px,
-                width_px: width,
+                width_px: width.get(),
                 collapsed: collapsed.get(),
                 highlight: highlight.get(),
                 colour_by_name: colour_by_name.get(),
@@ -279,8 +282,8 @@ impl Tl {
         Tl {
             id: summary.id,
             t0,
+            t1,
             width,
-            home,
             lanes,
             axis,
             collapsed,
@@ -325,10 +328,36 @@ impl Tl {
         }
     }
 
+    /// The plot's width now.
+    fn w(self) -> f64 {
+        self.width.get_untracked()
+    }
+
+    /// The whole trace at the plot's width (`0`, `Home`).
+    fn home(self) -> TimeAxis {
+        TimeAxis::fit(self.t0, self.t1, self.w())
+    }
+
+    /// The window was resized: the plot takes the new width, showing the
+    /// same span of time.
+    fn resized(self) {
+        let (old, new) = (self.w(), plot_width());
+        if (new - old).abs() < 1.0 {
+            return;
+        }
+        let a = self.axis.get_untracked();
+        let span = a.ns_per_px * old;
+        self.width.set(new);
+        self.axis.set(TimeAxis {
+            start_ns: a.start_ns,
+            ns_per_px: span / new,
+        });
+    }
+
     /// Brings a slice into view: centred if it fits, else fitted; its lane
     /// expanded and scrolled to.
     fn reveal(self, p: &PickedSlice) {
-        let (t0, width) = (self.t0, self.width);
+        let (t0, width) = (self.t0, self.w());
         let (a, b) = (t0 + p.start_ns, t0 + p.start_ns + p.dur_ns.max(1));
         let cur = self.axis.get_untracked();
         let span = cur.ns_per_px * width;
@@ -419,7 +448,7 @@ impl Tl {
 
     /// `F`: fits the selected range, else the selected slice.
     fn fit_selection(self) {
-        let (t0, width) = (self.t0, self.width);
+        let (t0, width) = (self.t0, self.w());
         if let Some((a, b)) = self.range.get_untracked() {
             self.axis.set(TimeAxis::fit(a, b, width));
         } else if let Some(s) = self.selected.get_untracked() {
@@ -430,13 +459,13 @@ impl Tl {
     }
 
     fn on_key(self, ev: web_sys::KeyboardEvent) {
-        let (a, width) = (self.axis.get_untracked(), self.width);
+        let (a, width) = (self.axis.get_untracked(), self.w());
         let next = match ev.key().as_str() {
             "w" | "W" => a.zoom(1.25, width / 2.0),
             "s" | "S" => a.zoom(0.8, width / 2.0),
             "a" | "A" => a.pan(-width / 10.0),
             "d" | "D" => a.pan(width / 10.0),
-            "0" | "Home" => self.home,
+            "0" | "Home" => self.home(),
             "f" | "F" => {
                 ev.prevent_default();
                 self.fit_selection();
@@ -463,7 +492,7 @@ impl Tl {
 
     fn move_range(self, x: f64) {
         if let Some(Drag::Range { from_ns }) = self.drag.get_untracked() {
-            let at = self.axis.get_untracked().time(x.clamp(0.0, self.width));
+            let at = self.axis.get_untracked().time(x.clamp(0.0, self.w()));
             self.range.set(Some((from_ns.min(at), from_ns.max(at))));
         }
     }
@@ -528,12 +557,31 @@ fn paint_in_worker(
         });
         start_frame_loop(id);
     });
+    // The plot follows the window's width (one listener: the timeline
+    // shown).
+    let on_resize: js_sys::Function = Closure::<dyn FnMut()>::new(move || tl.resized())
+        .into_js_value()
+        .unchecked_into();
+    RESIZE.with(|r| {
+        if let Some((_, old)) = r.borrow_mut().take() {
+            let _ = window().remove_event_listener_with_callback("resize", &old);
+        }
+        let _ = window().add_event_listener_with_callback("resize", &on_resize);
+        *r.borrow_mut() = Some((id, on_resize));
+    });
     on_cleanup(move || {
         FRAMES.with(|f| {
             if f.borrow().as_ref().is_some_and(|f| f.trace_id == id) {
                 *f.borrow_mut() = None;
             }
-        })
+        });
+        RESIZE.with(|r| {
+            if r.borrow().as_ref().is_some_and(|(k, _)| *k == id) {
+                if let Some((_, f)) = r.borrow_mut().take() {
+                    let _ = window().remove_event_listener_with_callback("resize", &f);
+                }
+            }
+        });
     });
     Effect::new(move |_| {
         let scene = Scene {
@@ -570,7 +618,7 @@ fn follow_visible_range(tl: Tl) {
         settle.set(ticket);
         let cb = Closure::once_into_js(move || {
             if settle.get_untracked() == ticket && tl.follow.get_untracked() {
-                tl.ask_range(a.start_ns, a.time(tl.width));
+                tl.ask_range(a.start_ns, a.time(tl.w()));
             }
         });
         let _ =
@@ -593,7 +641,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
         if f.end_ns > f.start_ns {
             let pad = (f.end_ns - f.start_ns) / 4;
             tl.axis
-                .set(TimeAxis::fit(f.start_ns - pad, f.end_ns + pad, tl.width));
+                .set(TimeAxis::fit(f.start_ns - pad, f.end_ns + pad, tl.w()));
         }
         if let Some(slice) = f.slice {
             tl.select_slice(slice);
@@ -602,7 +650,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
     let (t0, width) = (tl.t0, tl.width);
     let data_view = move || {
         let a = tl.axis.get();
-        format!("{} {} {}", a.start_ns - t0, a.ns_per_px, width)
+        format!("{} {} {}", a.start_ns - t0, a.ns_per_px, width.get())
     };
     view! {
         <Toolbar tl=tl/>
@@ -612,7 +660,7 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
         <Legend/>
         <div class="timeline" id="timeline" tabindex="0" on:keydown=move |ev| tl.on_key(ev) node_ref=tl.scroller data-view=data_view>
             <LaneLabels tl=tl/>
-            <div class="timeline-plot" style=format!("width:{width}px")>
+            <div class="timeline-plot" style=move || format!("width:{}px", width.get())>
                 <Ruler tl=tl/>
                 {move || no_offscreen.get().then(|| view! {
                     <p class="error-text">"This browser cannot draw the timeline in a worker (it lacks OffscreenCanvas); use a current Chrome, Edge, Firefox or Safari."</p>
@@ -633,7 +681,7 @@ fn Toolbar(tl: Tl) -> impl IntoView {
     let (t0, width) = (tl.t0, tl.width);
     let visible = move || {
         let a = tl.axis.get();
-        let (from, to) = (a.start_ns - t0, a.time(width) - t0);
+        let (from, to) = (a.start_ns - t0, a.time(width.get()) - t0);
         format!(
             "{} – {} (showing {})",
             table::fmt_ns(from as f64),
@@ -756,6 +804,7 @@ fn Ruler(tl: Tl) -> impl IntoView {
     let selection_label = move || {
         let (a, b) = tl.range.get()?;
         let ax = tl.axis.get();
+        let width = tl.width.get();
         let (x0, x1) = (ax.px(a).clamp(0.0, width), ax.px(b).clamp(0.0, width));
         Some(view! {
             <span class="ruler-selection" id="ruler-selection" style=format!("left:{x0:.1}px;width:{:.1}px", (x1 - x0).max(1.0))>
@@ -764,12 +813,12 @@ fn Ruler(tl: Tl) -> impl IntoView {
         })
     };
     view! {
-        <div class="ruler" id="timeline-ruler" style=format!("width:{width}px")
+        <div class="ruler" id="timeline-ruler" style=move || format!("width:{}px", width.get())
             on:mousedown=move |ev: web_sys::MouseEvent| { ev.prevent_default(); tl.begin_range(ev.offset_x() as f64) }
             on:mousemove=move |ev: web_sys::MouseEvent| tl.move_range(ev.offset_x() as f64)
             on:mouseup=move |ev: web_sys::MouseEvent| tl.end_drag(ev.offset_x() as f64, 0.0, ui)>
             {move || {
-                ruler_ticks(&tl.axis.get(), width, t0, 90.0)
+                ruler_ticks(&tl.axis.get(), width.get(), t0, 90.0)
                     .into_iter()
                     .map(|t| view! { <span class="tick" style=format!("left:{:.1}px", t.x_px)>{t.label}</span> })
                     .collect_view()
@@ -792,11 +841,11 @@ fn Plot(
     let plot_h = move || tl.layout.get().rows as f64 * ROW_PX;
     view! {
         <div class="plot-layers" style=move || format!("height:{}px", plot_h())>
-            <canvas node_ref=rects class="rects" style=move || format!("width:{width}px;height:{}px", plot_h())></canvas>
+            <canvas node_ref=rects class="rects" style=move || format!("width:{}px;height:{}px", width.get(), plot_h())></canvas>
             <canvas
                 node_ref=overlay
                 class="overlay"
-                style=move || format!("width:{width}px;height:{}px", plot_h())
+                style=move || format!("width:{}px;height:{}px", width.get(), plot_h())
                 on:wheel=move |ev: web_sys::WheelEvent| {
                     ev.prevent_default();
                     // Trackpads send many small deltas: zoom by their size.
@@ -877,7 +926,7 @@ fn RangePanel(tl: Tl, summary: Summary) -> impl IntoView {
                     if on {
                         tl.range.set(None);
                         let a = tl.axis.get_untracked();
-                        tl.ask_range(a.start_ns, a.time(tl.width));
+                        tl.ask_range(a.start_ns, a.time(tl.w()));
                     } else {
                         tl.range_ops.set(None);
                     }

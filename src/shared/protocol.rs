@@ -54,6 +54,8 @@ pub enum ToWorker {
     PartEnd { id: u32 },
     /// Stop import `id` (to either worker); the traces already open stay.
     Cancel { id: u32 },
+    /// The tab of trace `id` was closed: drop its model → [`FromWorker::Closed`].
+    Close { id: u32 },
     /// Paint this scene on the canvases the page handed over
     /// (`transfer::Transfer::Attach`). `sent_ms` is when the page
     /// sent it (`timeOrigin + now()`, comparable across threads).
@@ -240,6 +242,13 @@ pub enum FromWorker {
     Done {
         id: u32,
         summary: Box<Summary>,
+    },
+    /// Trace `id`'s model is gone: the worker's live heap bytes before and
+    /// after (its wasm memory stays: freed blocks serve the next trace).
+    Closed {
+        id: u32,
+        heap_before: u64,
+        heap_after: u64,
     },
     /// The file could not be imported; `message` is for the user.
     Failed {
@@ -662,6 +671,7 @@ mod tests {
             },
             ToWorker::PartEnd { id: 3 },
             ToWorker::Cancel { id: 3 },
+            ToWorker::Close { id: 3 },
             ToWorker::View {
                 id: 3,
                 frame: 7,
@@ -694,6 +704,11 @@ mod tests {
             FromWorker::Failed {
                 id: 3,
                 message: "not a trace".into(),
+            },
+            FromWorker::Closed {
+                id: 3,
+                heap_before: 9,
+                heap_after: 4,
             },
             FromWorker::Painted {
                 frame: 7,
@@ -729,6 +744,7 @@ mod tests {
             ToWorker::Part { .. } => "part",
             ToWorker::PartEnd { .. } => "part_end",
             ToWorker::Cancel { .. } => "cancel",
+            ToWorker::Close { .. } => "close",
             ToWorker::View { .. } => "view",
             ToWorker::Ask { ask, .. } => match ask {
                 Ask::Details { .. } => "ask details",
@@ -754,6 +770,7 @@ mod tests {
             FromWorker::NeedBytes { .. } => "need_bytes",
             FromWorker::Done { .. } => "done",
             FromWorker::Failed { .. } => "failed",
+            FromWorker::Closed { .. } => "closed",
             FromWorker::Painted { .. } => "painted",
             FromWorker::Shown { .. } => "shown",
             FromWorker::Answer { answer: Err(_), .. } => "answer error",
@@ -799,7 +816,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 17 + 19);
+        assert_eq!(n, 18 + 20);
         for m in &to {
             round_trip(m);
         }

@@ -1060,6 +1060,21 @@ pub fn start() {
                         sh.part_end.set(None);
                     }
                 }
+                Ok(ToWorker::Close { id }) => {
+                    let heap_before = crate::alloc::live_bytes();
+                    sh.models.borrow_mut().retain(|k| k.id != id);
+                    if sh.surface.borrow().as_ref().is_some_and(|x| x.id == id) {
+                        *sh.surface.borrow_mut() = None;
+                    }
+                    post(
+                        &sh.scope,
+                        &FromWorker::Closed {
+                            id,
+                            heap_before,
+                            heap_after: crate::alloc::live_bytes(),
+                        },
+                    );
+                }
                 Ok(ToWorker::View {
                     id,
                     frame,

@@ -113,3 +113,42 @@ test('10,000+ rows: only the visible ones are in the DOM', async () => {
   assert.ok(names.length < 80 && names.length > 10, String(names.length));
   await page.close();
 });
+
+test('a device self % past 100 % (the ROCm demo\'s ProfilerStep*) is explained as PyTorch\'s rule, the number unchanged', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await page.locator('.tabs button[role="tab"]', { hasText: 'hta_amd_mi250_rocm.json.gz' }).click();
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'hta_amd_mi250_rocm.json.gz');
+  const over = page.locator('.tr .td.over');
+  assert.equal(await over.count(), 2);
+  assert.deepEqual(await over.allTextContents(), ['692.00%', '692.00%']);
+  assert.match(await over.first().getAttribute('title'), /gpu_user_annotation.*PyTorch's key_averages\(\)/);
+  assert.match(await page.locator('#device-pct-note').textContent(), /above 100 %.*The number is PyTorch's own/);
+  // A table with no such row has no note.
+  await page.locator('.tabs button[role="tab"]').first().click();
+  await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'rmsnorm_naive_cpu.pt.trace.json.gz');
+  assert.equal(await page.locator('#device-pct-note').count(), 0);
+});
+
+test('a closed tab is gone, the tab beside it shown, and the worker frees its model', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, 'public/hta_nccl_2rank_rank0.json.gz');
+  const tabs = page.locator('.tabs button[role="tab"]');
+  const names = await tabs.allTextContents();
+  assert.equal(names.at(-1), 'hta_nccl_2rank_rank0.json.gz');
+  await page.locator('.tab-close[aria-label="Close hta_nccl_2rank_rank0.json.gz"]').click();
+  await page.waitForFunction(() => document.querySelector('.tabs')?.dataset.closed);
+  const d = await page.locator('.tabs').evaluate((e) => ({ ...e.dataset }));
+  // The worker's live heap lost the model (its wasm memory stays for the next trace).
+  assert.ok(Number(d.heapBefore) - Number(d.heapAfter) > 1_000_000, JSON.stringify(d));
+  assert.deepEqual(await tabs.allTextContents(), names.slice(0, -1));
+  // The last tab closed: the one before it is shown.
+  assert.equal(await page.locator('.file-name').textContent(), names.at(-2));
+  // A middle tab closed while shown: the next one takes its place.
+  await tabs.nth(1).click();
+  await page.locator(`.tab-close[aria-label="Close ${names[1]}"]`).click();
+  await page.waitForFunction((n) => document.querySelector('.file-name')?.textContent === n, names[2]);
+  assert.deepEqual(await tabs.allTextContents(), [names[0], ...names.slice(2, -1)]);
+  assert.deepEqual(page.errors, []);
+});

@@ -214,3 +214,23 @@ test('timeline: an op-table row highlights its occurrences; counters and instant
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('timeline: a resized window re-lays the plot out at the new width, showing the same span', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await showTimeline(page);
+  const before = await timelineView(page);
+  await page.setViewportSize({ width: 900, height: 1000 });
+  await page.waitForFunction((w) => Number(document.querySelector('#timeline')?.dataset.view.split(' ')[2]) < w, before.width);
+  await waitForPainted(page);
+  const after = await timelineView(page);
+  assert.ok(after.width < before.width - 400, `${after.width} vs ${before.width}`);
+  assert.equal(after.start, before.start);
+  assert.ok(Math.abs(after.nsPerPx * after.width - before.nsPerPx * before.width) <= before.nsPerPx, 'the same span of time');
+  // The canvases and the ruler take the new width.
+  const box = await page.locator('#timeline canvas.rects').boundingBox();
+  assert.ok(Math.abs(box.width - after.width) <= 1, `${box.width} vs ${after.width}`);
+  assert.ok(Math.abs((await page.locator('#timeline-ruler').boundingBox()).width - after.width) <= 1);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
