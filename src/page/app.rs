@@ -4,6 +4,8 @@
 //! escapes them), never as HTML.
 
 use leptos::prelude::*;
+use wasm_bindgen::prelude::Closure;
+use wasm_bindgen::JsCast;
 
 use crate::page::imports::{self, Source};
 use crate::page::op_table::OpTable;
@@ -217,6 +219,7 @@ fn App() -> impl IntoView {
                 </p>
             </Show>
             <StatusBar/>
+            <Shortcuts/>
             <Tabs/>
             {move || {
                 if ui.ranks_open.get() {
@@ -272,6 +275,67 @@ fn StatusBar() -> impl IntoView {
             .into_any(),
         ),
     }
+    }
+}
+
+/// The keys the page answers to, listed on `?` (Esc or the button closes
+/// the list). Keys typed into a text field are the field's.
+#[component]
+fn Shortcuts() -> impl IntoView {
+    let open = RwSignal::new(false);
+    let on_key =
+        Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(move |ev: web_sys::KeyboardEvent| {
+            let typing = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+            match ev.key().as_str() {
+                "?" if !typing => open.update(|o| *o = !*o),
+                "Escape" if open.get_untracked() => open.set(false),
+                _ => {}
+            }
+        });
+    let _ = window().add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+    on_key.forget();
+    const KEYS: &[(&str, &str)] = &[
+        ("?", "show or hide this list"),
+        (
+            "Timeline: wheel, W / S",
+            "zoom in / out around the pointer (keys: the middle)",
+        ),
+        ("Timeline: drag, A / D", "pan"),
+        ("Timeline: 0 or Home", "the whole trace"),
+        (
+            "Timeline: Shift+drag, or drag on the ruler",
+            "select a time range (its op table appears below)",
+        ),
+        (
+            "Timeline: F",
+            "fit the selected range, else the selected slice",
+        ),
+        ("Timeline: Esc", "clear the range and the selection"),
+        (
+            "Timeline search: Enter / Shift+Enter",
+            "next / previous match",
+        ),
+        (
+            "Op table: click or Enter on a row",
+            "its details (what it launched, where it sits)",
+        ),
+        ("Tabs: ×", "close a trace and free its memory"),
+    ];
+    view! {
+        <Show when=move || open.get()>
+            <div class="shortcuts" id="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
+                <h2>"Keyboard shortcuts"</h2>
+                <table>
+                    <tbody>
+                        {KEYS.iter().map(|(k, what)| view! { <tr><th scope="row"><kbd>{*k}</kbd></th><td>{*what}</td></tr> }).collect_view()}
+                    </tbody>
+                </table>
+                <button id="shortcuts-close" on:click=move |_| open.set(false)>"Close (Esc)"</button>
+            </div>
+        </Show>
     }
 }
 

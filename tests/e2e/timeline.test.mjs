@@ -234,3 +234,21 @@ test('timeline: a resized window re-lays the plot out at the new width, showing 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('?: the keyboard shortcuts list opens and closes; a ? typed into the search box stays the box\'s', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  await page.keyboard.press('?');
+  await page.waitForSelector('#shortcuts[role="dialog"]');
+  assert.match(await page.locator('#shortcuts').textContent(), /Timeline: F.*fit the selected range/);
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#shortcuts', { state: 'detached' });
+  await page.keyboard.press('?');
+  await page.click('#shortcuts-close');
+  await page.waitForSelector('#shortcuts', { state: 'detached' });
+  await showTimeline(page);
+  await page.locator('#timeline-search').press('?');
+  assert.equal(await page.inputValue('#timeline-search'), '?');
+  assert.equal(await page.locator('#shortcuts').count(), 0);
+  assert.deepEqual(page.errors, []);
+});
