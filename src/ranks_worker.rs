@@ -14,11 +14,8 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::shared::protocol::{FromRanks, ToRanks};
 use crate::transfer::Transfer;
-use crate::worker::{options, rank_summary, read_blob, MAX_JSON_BYTES};
+use crate::worker::{options, rank_summary, read_blob, BlobReader, MAX_JSON_BYTES};
 use tracelane_core::analysis::ranks::{ranks, RankSummary};
-
-/// Bytes read from the file at a time.
-const READ_BYTES: u64 = 4 << 20;
 
 fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromRanks) {
     if let Ok(text) = serde_json::to_string(msg) {
@@ -62,78 +59,6 @@ fn summarise(
         );
     }
     Ok(rank_summary(trace, Some(blob), name))
-}
-
-/// A `Blob` read as a seekable file, a piece at a time (synchronously:
-/// this worker does nothing else meanwhile) — how an archive of rank
-/// traces is walked without holding it whole.
-struct BlobReader {
-    blob: web_sys::Blob,
-    reader: web_sys::FileReaderSync,
-    size: u64,
-    pos: u64,
-    /// The piece last read, and where it starts.
-    piece: Vec<u8>,
-    piece_at: u64,
-}
-
-impl BlobReader {
-    fn new(blob: web_sys::Blob) -> Result<BlobReader, String> {
-        Ok(BlobReader {
-            size: blob.size() as u64,
-            blob,
-            reader: web_sys::FileReaderSync::new()
-                .map_err(|_| "this browser cannot read files in a worker")?,
-            pos: 0,
-            piece: Vec::new(),
-            piece_at: 0,
-        })
-    }
-}
-
-impl std::io::Read for BlobReader {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        if self.pos >= self.size || out.is_empty() {
-            return Ok(0);
-        }
-        let in_piece =
-            self.pos >= self.piece_at && self.pos < self.piece_at + self.piece.len() as u64;
-        if !in_piece {
-            let end = (self.pos + READ_BYTES).min(self.size);
-            let lost =
-                || std::io::Error::other("could not read the file (was it moved or deleted?)");
-            let slice = self
-                .blob
-                .slice_with_f64_and_f64(self.pos as f64, end as f64)
-                .map_err(|_| lost())?;
-            let buf = self
-                .reader
-                .read_as_array_buffer(&slice)
-                .map_err(|_| lost())?;
-            self.piece = js_sys::Uint8Array::new(&buf).to_vec();
-            self.piece_at = self.pos;
-        }
-        let from = (self.pos - self.piece_at) as usize;
-        let n = out.len().min(self.piece.len() - from);
-        out[..n].copy_from_slice(&self.piece[from..from + n]);
-        self.pos += n as u64;
-        Ok(n)
-    }
-}
-
-impl std::io::Seek for BlobReader {
-    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
-        let at = match to {
-            std::io::SeekFrom::Start(n) => n as i128,
-            std::io::SeekFrom::End(d) => self.size as i128 + d as i128,
-            std::io::SeekFrom::Current(d) => self.pos as i128 + d as i128,
-        };
-        if at < 0 {
-            return Err(std::io::Error::other("seek before the start of the file"));
-        }
-        self.pos = at as u64;
-        Ok(self.pos)
-    }
 }
 
 /// The entries an archive of rank traces may inflate to together: they

@@ -203,10 +203,7 @@ fn now_ms() -> f64 {
 
 /// Whether a picked or dropped file is an archive of traces, by its name.
 fn is_archive_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [".zip", ".tar", ".tgz", ".tar.gz"]
-        .iter()
-        .any(|ext| n.ends_with(ext))
+    tracelane_core::import::archive::set_stem(name).is_some()
 }
 
 /// A file's name without its directories.
@@ -233,12 +230,8 @@ pub(crate) fn open(ui: Ui, files: Vec<File>, from_folder: bool, folder: Option<S
         .or(folder)
         .or_else(|| {
             let name = archives.first()?.name();
-            let stem = [".tar.gz", ".tgz", ".tar", ".zip"].iter().find_map(|ext| {
-                name.to_ascii_lowercase()
-                    .ends_with(ext)
-                    .then(|| name[..name.len() - ext.len()].to_string())
-            })?;
-            Some(stem).filter(|s| !s.is_empty())
+            let stem = tracelane_core::import::archive::set_stem(&name)?;
+            Some(stem.to_string()).filter(|s| !s.is_empty())
         })
         .unwrap_or_else(|| "run".to_string());
     let traces: Vec<(String, web_sys::Blob)> =

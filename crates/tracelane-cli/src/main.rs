@@ -794,11 +794,9 @@ fn cmd_export(flags: &Flags) -> Result<(), String> {
         let first = std::path::Path::new(&flags.positional[0]);
         if let Some(SetInput::Archive(a)) = files.first() {
             let base = a.rsplit(['/', '\\']).next().unwrap_or(a);
-            let stem = [".tar.gz", ".tgz", ".tar", ".zip"]
-                .iter()
-                .find_map(|ext| base.strip_suffix(ext))
-                .unwrap_or(base);
-            return stem.to_string();
+            return tracelane_core::import::archive::set_stem(a)
+                .unwrap_or(base)
+                .to_string();
         }
         let named = if first.is_dir() {
             Some(first)

@@ -10,7 +10,7 @@
 //! (`ImportOptions::args_in_source == false`): a stack has no one source
 //! file to read them back from.
 
-use crate::model::{Process, ProcessIdx, StrId, Trace, Track, TrackIdx, NO_SLICE, NO_STR};
+use crate::model::{LaneId, Process, ProcessIdx, StrId, Trace, Track, TrackIdx, NO_SLICE, NO_STR};
 
 /// One trace to stack and the label its processes get (`rank 3`).
 pub struct Part {
@@ -48,6 +48,10 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
             }
         };
         let opt = |id: Option<StrId>| id.map(s);
+        let lane = |id: LaneId| match id {
+            LaneId::Str(x) => LaneId::Str(s(x)),
+            int => int,
+        };
         let process0 = out.processes.len() as u32;
         let track0 = out.tracks.len() as u32;
         let slice0 = out.slices.len() as u32;
@@ -65,10 +69,7 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
         for (p, pr) in t.processes.iter().enumerate() {
             let named = format!("{label} · {}", t.process_label(p));
             out.processes.push(Process {
-                pid: match pr.pid {
-                    crate::model::LaneId::Str(x) => crate::model::LaneId::Str(s(x)),
-                    int => int,
-                },
+                pid: lane(pr.pid),
                 name: opt(pr.name),
                 labels: Some(out.strings.intern(&named)),
                 sort_index: Some(
@@ -79,10 +80,7 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
         for tr in &t.tracks {
             out.tracks.push(Track {
                 process: ProcessIdx(tr.process.0 + process0),
-                tid: match tr.tid {
-                    crate::model::LaneId::Str(x) => crate::model::LaneId::Str(s(x)),
-                    int => int,
-                },
+                tid: lane(tr.tid),
                 kind: tr.kind,
                 name: opt(tr.name),
                 sort_index: tr.sort_index,

@@ -153,6 +153,18 @@ pub fn set_kind(head: &[u8]) -> Option<SetKind> {
     (kind(&inflated) == Some(Kind::Tar)).then_some(SetKind::TarGz)
 }
 
+/// A file named like an archive of traces (`run.tar.gz`, `.tgz`, `.tar`,
+/// `.zip`, any case): its name without directories and that extension —
+/// the run it holds; `None` for any other name.
+pub fn set_stem(name: &str) -> Option<&str> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let lower = base.to_ascii_lowercase();
+    [".tar.gz", ".tgz", ".tar", ".zip"]
+        .iter()
+        .find(|ext| lower.ends_with(*ext))
+        .map(|ext| &base[..base.len() - ext.len()])
+}
+
 /// Whether an archive entry or a directory's file is named like a trace
 /// (`.json`, `.json.gz`, `.pt.trace.json`, Perfetto's `.pftrace` / `.pb`):
 /// the other files of a run's folder (configs, logs, oracles) are not
@@ -368,6 +380,13 @@ mod tests {
         );
         assert_eq!(w.traces, 2);
         assert_eq!(w.passed_over, vec!["run/README.txt", "run/._rank0.json"]);
+    }
+
+    #[test]
+    fn an_archives_name_without_its_extension_names_the_run() {
+        assert_eq!(set_stem("runs/job-7.TAR.GZ"), Some("job-7"));
+        assert_eq!(set_stem("ranks.zip"), Some("ranks"));
+        assert_eq!(set_stem("rank0.json.gz"), None);
     }
 
     #[test]
