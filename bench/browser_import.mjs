@@ -53,7 +53,7 @@ try {
     const fileMb = statSync(file).size / 1e6;
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 5 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
     // A person opens the page, then picks a file: give the workers the
     // moment they have then (they warm up 0.5 s after starting).
     await page.waitForTimeout(idleMs);

@@ -46,7 +46,7 @@ function browserRssMb() {
 async function openTrace(file) {
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${port}/`);
-  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 5 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
   const t0 = Date.now();
   await page.setInputFiles('#file-input', file);
   await page.waitForFunction((n) => document.querySelector('.file-name')?.textContent === n, path.basename(file), { timeout: 1800000 });
@@ -59,7 +59,7 @@ async function openTrace(file) {
 async function openRun(files, stackTop = false) {
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${port}/`);
-  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 5 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
   let peak = browserRssMb();
   const timer = setInterval(() => { try { peak = Math.max(peak, browserRssMb()); } catch { /* ps raced a process exit */ } }, 100);
   const t0 = Date.now();

@@ -21,7 +21,7 @@ try {
   for (const file of process.argv.slice(2)) {
     const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
     await page.goto(`http://127.0.0.1:${port}/${process.env.RENDERER ? `?renderer=${process.env.RENDERER}` : ''}`);
-    await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 5 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
     await page.setInputFiles('#file-input', file);
     const name = path.basename(file);
     await page.waitForFunction((n) => document.querySelector('.file-name')?.textContent === n, name, { timeout: 600000 });

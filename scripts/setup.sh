@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building, serving and testing the app needs, skipping what
 # is already there: the wasm32 target, wasm-bindgen-cli at Cargo.lock's
-# version, Trunk 0.21.14, the npm tools (playwright-core, binaryen's
+# version, Trunk 0.21.14, the npm tools (playwright-core, axe-core, binaryen's
 # wasm-opt) and, when asked for (--browser), Debian's Chromium + driver.
 # Nothing here downloads prebuilt binaries from outside the package registries.
 set -euo pipefail
@@ -31,8 +31,8 @@ if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "0.21.14" ]; then
     cargo install trunk --version 0.21.14 --locked
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
-  say "installing npm tools (playwright-core, binaryen)"
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -f node_modules/axe-core/axe.min.js ]; then
+  say "installing npm tools (playwright-core, binaryen, axe-core)"
   npm ci --no-audit --no-fund
 fi
 

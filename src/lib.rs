@@ -32,23 +32,27 @@ pub mod transfer;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 
-/// Built-in demo traces (real fixtures, embedded so the first visit needs
-/// no network): `(file name, bytes)`.
-pub const DEMO_TRACES: &[(&str, &[u8])] = &[
-    (
-        "rmsnorm_naive_cpu.pt.trace.json.gz",
-        include_bytes!("../tests/fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz"),
-    ),
-    (
-        "rmsnorm_fused_cpu.pt.trace.json.gz",
-        include_bytes!("../tests/fixtures/torch-cpu/rmsnorm_fused_cpu.pt.trace.json.gz"),
-    ),
-    (
-        "rmsnorm_compiled_cpu.pt.trace.json.gz",
-        include_bytes!("../tests/fixtures/torch-cpu/rmsnorm_compiled_cpu.pt.trace.json.gz"),
-    ),
-    (
-        "hta_amd_mi250_rocm.json.gz",
-        include_bytes!("../tests/fixtures/public/hta_amd_mi250_rocm.json.gz"),
-    ),
+/// Built-in demo traces (real fixtures, copied into the build's `demo/`
+/// folder by Trunk — `index.html` — so they stay out of the page's wasm; the
+/// service worker caches them with the app's own files, so the demo opens
+/// offline too): file names, in tab order.
+pub const DEMO_TRACES: &[&str] = &[
+    "rmsnorm_naive_cpu.pt.trace.json.gz",
+    "rmsnorm_fused_cpu.pt.trace.json.gz",
+    "rmsnorm_compiled_cpu.pt.trace.json.gz",
+    "hta_amd_mi250_rocm.json.gz",
+    // Reconstructed from the TorchNeuron article's published figures, not
+    // a capture (tests/fixtures/README.md): the page opens on its comparison.
+    DEMO_NEURON,
 ];
+
+/// Where the page fetches a demo trace (relative to the page).
+pub fn demo_url(name: &str) -> String {
+    format!("demo/{name}")
+}
+
+/// The demo trace the page opens on (the comparison of its three regions).
+pub const DEMO_NEURON: &str = "torchneuron_rmsnorm.json";
+
+/// Its regions: RMSNorm as six eager ops, `torch.rms_norm`, `torch.compile`.
+pub const DEMO_NEURON_REGIONS: [&str; 3] = ["rmsnorm_naive", "rmsnorm_fused", "rmsnorm_compiled"];

@@ -23,7 +23,7 @@ use tracelane_core::analysis::data_movement::DataMovementReport;
 use tracelane_core::analysis::device_time::{DeviceTimeReport, IdleCategory, TemporalBreakdown};
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::warmup::WarmupReport;
-use tracelane_core::analysis::{Scope, WhySlow};
+use tracelane_core::analysis::WhySlow;
 
 type Reply = Option<Result<WhySlow, String>>;
 
@@ -43,7 +43,7 @@ fn share(part: i64, whole: i64) -> f64 {
 pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoView {
     let ui: Ui = expect_context();
     let id = summary.id;
-    let scope = RwSignal::new(Scope::Whole);
+    let scope = RwSignal::new(ui.state_of(id).scope);
     let hta_detail = RwSignal::new(false);
     let exact: RwSignal<Reply> = RwSignal::new(None);
     let hta: RwSignal<Reply> = RwSignal::new(None);

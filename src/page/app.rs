@@ -36,6 +36,43 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
+/// Opens the built-in demo traces, on the comparison of the TorchNeuron
+/// article's example (unless the visitor opened a trace meanwhile).
+pub(crate) fn open_demo(ui: Ui) {
+    ui.demo.set(true);
+    ui.ranks_open.set(false);
+    let sources = crate::DEMO_TRACES
+        .iter()
+        .map(|name| Source::Demo(name.to_string()))
+        .collect();
+    imports::enqueue_then(
+        ui,
+        sources,
+        Box::new(|ui, ids| {
+            let k = crate::DEMO_TRACES
+                .iter()
+                .position(|n| *n == crate::DEMO_NEURON);
+            let Some(trace) = k.and_then(|k| ids.get(k).copied().flatten()) else {
+                return;
+            };
+            ui.variants.set(
+                crate::DEMO_NEURON_REGIONS
+                    .iter()
+                    .map(|r| crate::shared::compare_view::VariantSpec {
+                        trace,
+                        file: crate::DEMO_NEURON.into(),
+                        region: tracelane_core::analysis::Scope::named(r),
+                    })
+                    .collect(),
+            );
+            if ui.demo.get_untracked() {
+                ui.ranks_open.set(false);
+                ui.compare_open.set(true);
+            }
+        }),
+    );
+}
+
 #[component]
 fn App() -> impl IntoView {
     let ui = Ui {
@@ -55,6 +92,14 @@ fn App() -> impl IntoView {
         ranks_open: RwSignal::new(false),
         update_ready: RwSignal::new(false),
         closed: RwSignal::new(None),
+        view: RwSignal::new(0),
+        origins: RwSignal::new(Vec::new()),
+        states: RwSignal::new(Vec::new()),
+        variants: RwSignal::new(Vec::new()),
+        remount: RwSignal::new(0),
+        link_note: RwSignal::new(None),
+        library: RwSignal::new(None),
+        library_open: RwSignal::new(false),
     };
     provide_context(ui);
     imports::spawn_worker(ui);
@@ -62,27 +107,14 @@ fn App() -> impl IntoView {
     crate::page::offline::register(ui);
     crate::page::offline::consume_launch_files(ui);
 
-    // ?url=… loads a trace the browser fetches itself; otherwise the demo.
-    let params = window()
-        .location()
-        .search()
-        .ok()
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok());
-    match params.and_then(|p| p.get("url")) {
-        Some(url) => {
-            ui.demo.set(false);
-            imports::enqueue(ui, vec![Source::Url(url)]);
-        }
-        None => imports::enqueue(
-            ui,
-            crate::DEMO_TRACES
-                .iter()
-                .map(|(name, bytes)| Source::Bytes {
-                    name: name.to_string(),
-                    bytes: bytes.to_vec(),
-                })
-                .collect(),
-        ),
+    // A link (the hash, or an older `?url=`) opens its traces and view;
+    // otherwise the demo.
+    // A deployment with a team library opens on it.
+    crate::page::link::keep_in_url(ui);
+    if crate::page::link::open_from_location(ui) {
+        crate::page::library::start(ui, false);
+    } else if !crate::page::library::start(ui, true) {
+        open_demo(ui);
     }
 
     let picker: NodeRef<leptos::html::Input> = NodeRef::new();
@@ -106,6 +138,10 @@ fn App() -> impl IntoView {
         input.set_value("");
     };
     let open_sources = move |files: Vec<Source>| {
+        // A link waiting for the receiver's copies of its files takes them.
+        let Some(files) = crate::page::link::take_files(ui, files) else {
+            return;
+        };
         if !files.is_empty() {
             ui.demo.set(false);
             ui.ranks_open.set(false);
@@ -198,6 +234,11 @@ fn App() -> impl IntoView {
                     title="A folder of rank traces (rank0.json, rank1.json, …)">"Open run folder…"</label>
                 <input id="ranks-folder-input" type="file"
                     node_ref=ranks_folder_picker on:change=move |_| open_ranks(ranks_folder_picker.get(), true) />
+                {move || ui.library.with(Option::is_some).then(|| view! {
+                    <button class="button" id="open-library" class:active=move || ui.library_open.get()
+                        title="The team's trace library" on:click=move |_| ui.library_open.set(true)>"Library"</button>
+                })}
+                <crate::page::link::CopyLink/>
             </header>
             <Show when=move || ui.update_ready.get()>
                 <div class="update-banner" id="update-banner" role="status">
@@ -211,17 +252,27 @@ fn App() -> impl IntoView {
                     <code>"torch.rms_norm"</code>
                     ", and under "
                     <code>"torch.compile"</code>
-                    " (PyTorch 2.15, CPU), and a ROCm training step with kernels. Drop your own "
+                    " — on Trainium ("
+                    <code>"torchneuron_rmsnorm.json"</code>
+                    ", "<strong>"reconstructed from the TorchNeuron article's published figures, not a capture"</strong>
+                    ") and recorded by PyTorch 2.15 on CPU — and a ROCm training step with kernels. Drop your own "
                     <code>".json"</code>
                     " / "
                     <code>".json.gz"</code>
                     " trace anywhere on the page, or use Open trace."
                 </p>
             </Show>
+            <crate::page::link::LinkNotice/>
             <StatusBar/>
             <Shortcuts/>
             <Tabs/>
+            <DemoHint/>
             {move || {
+                // A link applied mounts the views again from their state.
+                ui.remount.track();
+                if ui.library_open.get() {
+                    return Some(view! { <crate::page::library::LibraryPanel/> }.into_any());
+                }
                 if ui.ranks_open.get() {
                     return Some(view! { <crate::page::ranks::RanksPanel/> }.into_any());
                 }
@@ -234,6 +285,53 @@ fn App() -> impl IntoView {
             }}
             <div class="drop-hint">"Drop trace files to open them"</div>
         </div>
+    }
+}
+
+/// One line per view of the demo: what to look at and what to click.
+/// Gone once the visitor opens a trace of their own.
+#[component]
+fn DemoHint() -> impl IntoView {
+    let ui: Ui = expect_context();
+    move || {
+        if !ui.demo.get() || ui.traces.with(Vec::is_empty) {
+            return None;
+        }
+        let (key, text) = if ui.ranks_open.get() {
+            return None;
+        } else if ui.compare_open.get() {
+            (
+                "compare",
+                "The TorchNeuron article's RMSNorm (reconstructed from its published figures): six eager ops take \
+                 2,355 µs of device time, torch.rms_norm 403 µs, torch.compile 376 µs. The op-to-kernel map shows six \
+                 dispatches becoming one; make another variant the baseline, or add a region.",
+            )
+        } else {
+            match ui.view.get() {
+                1 => (
+                    "timeline",
+                    "Click a kernel on the ROCm trace's stream lanes: its chain (op → launch → kernel, with the launch \
+                     delay) appears below, each link a click away. Shift+drag selects a range and lists its ops.",
+                ),
+                2 => (
+                    "analyses",
+                    "Where the ROCm step's device time goes — idle gaps by cause, launch delays, the critical path — \
+                     with HTA's numbers beside; a gap or a launch opens on the timeline.",
+                ),
+                4 => (
+                    "roofline",
+                    "Each op against the device's compute and memory roofs: how far below the roof it runs, and which \
+                     roof bounds it.",
+                ),
+                3 => return None,
+                _ => (
+                    "table",
+                    "PyTorch's own key_averages() numbers. In torchneuron_rmsnorm.json the three aten::mul calls take \
+                     1,775 of the eager version's 2,355 µs: click the row for what they launched and where they sit.",
+                ),
+            }
+        };
+        Some(view! { <p class="demo-hint" id="demo-hint" data-view=key>{text}</p> })
     }
 }
 
@@ -322,6 +420,14 @@ fn Shortcuts() -> impl IntoView {
             "Op table: click or Enter on a row",
             "its details (what it launched, where it sits)",
         ),
+        (
+            "Op table: ↑ / ↓, PageUp / PageDown, Home / End",
+            "move between rows",
+        ),
+        (
+            "Timeline: show empty lanes",
+            "lanes with no slices are hidden until asked for",
+        ),
         ("Tabs: ×", "close a trace and free its memory"),
     ];
     view! {
@@ -343,9 +449,11 @@ fn Shortcuts() -> impl IntoView {
 fn Tabs() -> impl IntoView {
     let ui: Ui = expect_context();
     move || {
-        let names: Vec<(u32, String)> = ui
-            .traces
-            .with(|t| t.iter().map(|s| (s.id, s.name.clone())).collect());
+        let names: Vec<(u32, String, bool)> = ui.traces.with(|t| {
+            t.iter()
+                .map(|s| (s.id, s.name.clone(), s.engines))
+                .collect()
+        });
         let closed = move |k: usize| {
             ui.closed
                 .get()
@@ -356,44 +464,64 @@ fn Tabs() -> impl IntoView {
             view! {
                 // `data-closed` / `data-heap-before` / `data-heap-after`: the
                 // trace last closed and the worker's live heap around it.
-                <nav class="tabs" role="tablist"
+                // The tab list holds the tabs only (its role asks for
+                // nothing else); each tab's close button sits beside it in
+                // the bar (`order`), outside the list.
+                <nav class="tabs" aria-label="Open traces"
                     data-closed=move || closed(0) data-heap-before=move || closed(1) data-heap-after=move || closed(2)>
+                    <div class="tab-list" role="tablist" aria-label="Traces">
+                    {names
+                        .iter()
+                        .cloned()
+                        .enumerate()
+                        .map(|(k, (_, name, engines))| {
+                            view! {
+                                <button
+                                    role="tab"
+                                    style=format!("order:{}", 2 * k)
+                                    class:active=move || ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()
+                                    aria-selected=move || (ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()).to_string()
+                                    on:click=move |_| {
+                                        // A tab opens on its trace's first view.
+                                        if ui.active.get_untracked() != k || ui.compare_open.get_untracked() || ui.ranks_open.get_untracked() {
+                                            ui.view.set(if engines { 3 } else { 0 });
+                                        }
+                                        ui.active.set(k); ui.compare_open.set(false); ui.ranks_open.set(false); ui.library_open.set(false);
+                                    }
+                                >
+                                    {name}
+                                </button>
+                            }
+                        })
+                        .collect_view()}
+                    </div>
                     {names
                         .into_iter()
                         .enumerate()
-                        .map(|(k, (id, name))| {
+                        .map(|(k, (id, name, _))| {
                             let label = format!("Close {name}");
                             view! {
-                                <span class="tab-item">
-                                    <button
-                                        role="tab"
-                                        class:active=move || ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()
-                                        aria-selected=move || (ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()).to_string()
-                                        on:click=move |_| { ui.active.set(k); ui.compare_open.set(false); ui.ranks_open.set(false); }
-                                    >
-                                        {name}
-                                    </button>
-                                    <button class="tab-close" aria-label=label.clone() title=label
-                                        on:click=move |_| imports::close(ui, id)>"×"</button>
-                                </span>
+                                <button class="tab-close" style=format!("order:{}", 2 * k + 1) aria-label=label.clone() title=label
+                                    on:click=move |_| imports::close(ui, id)>"×"</button>
                             }
                         })
                         .collect_view()}
                     <button
                         id="open-compare"
                         class="compare-tab"
+                        style="order:100000"
                         class:active=move || ui.compare_open.get() && !ui.ranks_open.get()
                         aria-pressed=move || (ui.compare_open.get() && !ui.ranks_open.get()).to_string()
                         title="Compare traces or regions side by side: eager vs fused vs torch.compile"
-                        on:click=move |_| { ui.compare_open.set(true); ui.ranks_open.set(false); }
+                        on:click=move |_| { ui.compare_open.set(true); ui.ranks_open.set(false); ui.library_open.set(false); }
                     >
                         "Compare…"
                     </button>
                     {move || ui.rank_set.with(|s| s.is_some()).then(|| view! {
-                        <button id="open-ranks" class="compare-tab"
+                        <button id="open-ranks" class="compare-tab" style="order:100001"
                             class:active=move || ui.ranks_open.get()
                             aria-pressed=move || ui.ranks_open.get().to_string()
-                            on:click=move |_| ui.ranks_open.set(true)>
+                            on:click=move |_| { ui.ranks_open.set(true); ui.library_open.set(false); }>
                             "Ranks"
                         </button>
                     })}
@@ -431,13 +559,12 @@ fn TraceView(summary: Summary) -> impl IntoView {
     // A view that asked for this trace's timeline (a collective's ranks)
     // opens on it.
     let focused = ui.focus.get_untracked().is_some_and(|f| f.trace == s.id);
-    let shown = RwSignal::new(if focused {
-        1u8
-    } else if s.engines {
-        3
-    } else {
-        0
-    });
+    let shown = ui.view;
+    if focused {
+        shown.set(1);
+    } else if shown.get_untracked() == 3 && !s.engines {
+        shown.set(0);
+    }
     let (s2, s3, s4, s5) = (s.clone(), s.clone(), s.clone(), s.clone());
     let engines = s.engines;
     view! {
@@ -457,15 +584,15 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 {diag.truncated.then(|| view! { <span class="badge warn">"truncated file: complete events kept"</span> })}
             </div>
             <div class="view-switch" role="tablist">
-                <button role="tab" id="show-table" class:active=move || shown.get() == 0 on:click=move |_| shown.set(0)>"Op table"</button>
-                <button role="tab" id="show-timeline" class:active=move || shown.get() == 1 on:click=move |_| shown.set(1)>"Timeline"</button>
-                <button role="tab" id="show-analyses" class:active=move || shown.get() == 2 on:click=move |_| shown.set(2)
+                <button role="tab" id="show-table" aria-selected=move || (shown.get() == 0).to_string() class:active=move || shown.get() == 0 on:click=move |_| shown.set(0)>"Op table"</button>
+                <button role="tab" id="show-timeline" aria-selected=move || (shown.get() == 1).to_string() class:active=move || shown.get() == 1 on:click=move |_| shown.set(1)>"Timeline"</button>
+                <button role="tab" id="show-analyses" aria-selected=move || (shown.get() == 2).to_string() class:active=move || shown.get() == 2 on:click=move |_| shown.set(2)
                     title="Where device time goes: idle gaps, launch delays, kernel types, queues — with HTA's numbers beside">"Analyses"</button>
                 {engines.then(|| view! {
-                    <button role="tab" id="show-engines" class:active=move || shown.get() == 3 on:click=move |_| shown.set(3)
+                    <button role="tab" id="show-engines" aria-selected=move || (shown.get() == 3).to_string() class:active=move || shown.get() == 3 on:click=move |_| shown.set(3)
                         title="Inside the NeuronCore: engines, DMA queues, HLO ops">"Engines"</button>
                 })}
-                <button role="tab" id="show-roofline" class:active=move || shown.get() == 4 on:click=move |_| shown.set(4)
+                <button role="tab" id="show-roofline" aria-selected=move || (shown.get() == 4).to_string() class:active=move || shown.get() == 4 on:click=move |_| shown.set(4)
                     title="Each op against the device's compute and memory roofs: compute- or memory-bound, and how far from the roof">"Roofline"</button>
             </div>
             {move || match shown.get() {

@@ -91,13 +91,29 @@ pub fn ComparePanel() -> impl IntoView {
             all
         }
     });
-    let specs = RwSignal::new(default_variants(&open));
+    // The variants last chosen (or a link's), while their traces are open.
+    let chosen = ui.variants.get_untracked();
+    let specs = RwSignal::new(
+        if chosen.len() >= 2
+            && chosen.iter().all(|v| {
+                ui.traces
+                    .with_untracked(|t| t.iter().any(|s| s.id == v.trace))
+            })
+        {
+            chosen
+        } else {
+            default_variants(&open)
+        },
+    );
     // The comparison of the variants now chosen (answers to earlier
     // choices are dropped).
     let compared = RwSignal::new(None::<Result<Comparison, String>>);
     let latest = client::Latest::default();
     Effect::new(move |_| {
         let variants = specs.get();
+        if ui.variants.with_untracked(|v| *v != variants) {
+            ui.variants.set(variants.clone());
+        }
         compared.set(None);
         if variants.len() < 2 {
             latest.forget();

@@ -49,18 +49,33 @@ pub(crate) fn scope_picker(
 ) -> impl IntoView {
     let id = summary.id;
     let regions = summary.regions.clone();
+    // The scope chosen goes into the trace's view state (and the link).
+    Effect::new(move |_| {
+        let now = scope.get();
+        ui.update_state(id, |s| s.scope = now);
+    });
     let options = move || {
-        let range = ui
-            .ranges
-            .with(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r));
+        let now = scope.get();
+        // The selection's range, or the range a link asked for.
+        let range = match now {
+            Scope::Range { start_ns, end_ns } => Some((start_ns, end_ns)),
+            _ => ui
+                .ranges
+                .with(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r)),
+        };
         let mut opts = vec![view! { <option value="whole">"whole trace"</option> }.into_any()];
         for (name, n) in regions.iter() {
             let v = format!("name:{name}");
-            opts.push(view! { <option value=v>{format!("{name} ({n}×)")}</option> }.into_any());
+            let on = Scope::named(name) == now;
+            opts.push(
+                view! { <option value=v selected=on>{format!("{name} ({n}×)")}</option> }
+                    .into_any(),
+            );
         }
         if let Some((a, b)) = range {
+            let on = matches!(now, Scope::Range { .. });
             opts.push(
-                view! { <option value="range">{format!("timeline selection ({})", table::fmt_ns((b - a) as f64))}</option> }
+                view! { <option value="range" selected=on>{format!("timeline selection ({})", table::fmt_ns((b - a) as f64))}</option> }
                     .into_any(),
             );
         }
@@ -75,7 +90,7 @@ pub(crate) fn scope_picker(
                 .with_untracked(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r))
             {
                 Some((start_ns, end_ns)) => Scope::Range { start_ns, end_ns },
-                None => Scope::Whole,
+                None => scope.get_untracked(),
             }
         } else {
             Scope::Whole
@@ -93,7 +108,7 @@ pub(crate) fn scope_picker(
 pub fn EnginesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoView {
     let ui: Ui = expect_context();
     let id = summary.id;
-    let scope = RwSignal::new(Scope::Whole);
+    let scope = RwSignal::new(ui.state_of(id).scope);
     let reply: RwSignal<Option<Result<EngineReport, String>>> = RwSignal::new(None);
     let (asked, answered) = (RwSignal::new(0u32), RwSignal::new(0u32));
     let latest = Latest::new();
@@ -329,7 +344,7 @@ impl Axes {
 pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoView {
     let ui: Ui = expect_context();
     let id = summary.id;
-    let scope = RwSignal::new(Scope::Whole);
+    let scope = RwSignal::new(ui.state_of(id).scope);
     let peaks: RwSignal<(Option<f64>, Option<f64>)> = RwSignal::new((None, None));
     // Plot the kernels (those launched alone by a counted op) instead of the ops.
     let kernels = RwSignal::new(false);

@@ -34,6 +34,18 @@ pub(crate) fn performance_measure(name: &str, start: &str, end: &str) {
     }
 }
 
+/// Fetches `url`; an answer other than 2xx is an error, said plainly.
+pub(crate) async fn fetch_ok(url: &str) -> Result<web_sys::Response, String> {
+    let resp = wasm_bindgen_futures::JsFuture::from(window().fetch_with_str(url))
+        .await
+        .map_err(|_| format!("could not fetch {url} (network error, or the server does not allow this page to read it: CORS)"))?;
+    let resp: web_sys::Response = resp.unchecked_into();
+    if !resp.ok() {
+        return Err(format!("could not fetch {url}: HTTP {}", resp.status()));
+    }
+    Ok(resp)
+}
+
 pub(crate) fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();

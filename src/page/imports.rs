@@ -21,10 +21,8 @@ use crate::transfer::Transfer;
 /// Where a trace comes from.
 pub(crate) enum Source {
     File(File),
-    Bytes {
-        name: String,
-        bytes: Vec<u8>,
-    },
+    /// A built-in demo trace, by name (fetched from the build's `demo/`).
+    Demo(String),
     Url(String),
     /// Several files that make one trace (a Neuron device profile's
     /// Parquet tables, a dropped folder): sent as one tar, built from the
@@ -46,12 +44,12 @@ pub(crate) enum Source {
 }
 
 impl Source {
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Source::File(f) => f.name(),
-            Source::Bytes { name, .. }
-            | Source::Bundle { name, .. }
-            | Source::Stack { name, .. } => name.clone(),
+            Source::Demo(name) | Source::Bundle { name, .. } | Source::Stack { name, .. } => {
+                name.clone()
+            }
             Source::Url(u) => u.rsplit('/').next().unwrap_or(u).to_string(),
         }
     }
@@ -154,7 +152,13 @@ struct Imports {
     batch_ids: Vec<u32>,
     /// The window the timeline of import `id` opens on (its model's ns).
     focus: Option<(u32, (i64, i64))>,
+    /// Sources opened for a link: how many are still to come, the import
+    /// id of each so far (`None`: it failed), and what to do once all are in.
+    then: Option<(usize, Vec<Option<u32>>, AfterImports)>,
 }
+
+/// Called with the import id of each source (in order) once all are in.
+pub(crate) type AfterImports = Box<dyn FnOnce(Ui, Vec<Option<u32>>)>;
 pub(crate) fn spawn_worker(ui: Ui) {
     let worker = match Worker::new("./worker_loader.js") {
         Ok(w) => w,
@@ -262,11 +266,13 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
                     end_ns,
                 }));
             }
+            ui.view.set(if summary.engines { 3 } else { 0 });
             ui.traces.update(|t| t.push(*summary));
             ui.active.set(ui.traces.with_untracked(|t| t.len() - 1));
             // Opening a file shows that file (a batch of two or more opens
             // the comparison view again once its last file is in).
             ui.compare_open.set(false);
+            ui.library_open.set(false);
             ui.status.set(Status::Idle);
             batch_done(ui, Some(id));
             pump(ui);
@@ -310,6 +316,9 @@ pub(crate) fn close(ui: Ui, id: u32) {
     }
     ui.ranges.update(|r| r.retain(|(t, _)| *t != id));
     ui.lanes.update(|l| l.retain(|(t, _)| *t != id));
+    ui.origins.update(|o| o.retain(|(t, _)| *t != id));
+    ui.states.update(|s| s.retain(|(t, _)| *t != id));
+    ui.variants.update(|v| v.retain(|s| s.trace != id));
     ui.last_batch.update(|b| b.retain(|t| *t != id));
     if ui.focus.get_untracked().is_some_and(|f| f.trace == id) {
         ui.focus.set(None);
@@ -501,8 +510,29 @@ pub(crate) fn enqueue_batch(ui: Ui, sources: Vec<Source>) {
     enqueue(ui, sources);
 }
 
+/// Imports `sources` in order, then hands `after` the import id of each.
+pub(crate) fn enqueue_then(ui: Ui, sources: Vec<Source>, after: AfterImports) {
+    IMPORTS.with(|i| i.borrow_mut().then = Some((sources.len(), Vec::new(), after)));
+    if sources.is_empty() {
+        batch_done(ui, None);
+    }
+    enqueue(ui, sources);
+}
+
 /// Counts an import of the current batch as finished (`id` if it worked).
 fn batch_done(ui: Ui, id: Option<u32>) {
+    let after = IMPORTS.with(|i| {
+        let mut i = i.borrow_mut();
+        let (left, ids, _) = i.then.as_mut()?;
+        if *left > 0 {
+            *left -= 1;
+            ids.push(id);
+        }
+        (*left == 0).then(|| i.then.take()).flatten()
+    });
+    if let Some((_, ids, after)) = after {
+        after(ui, ids);
+    }
     let done = IMPORTS.with(|i| {
         let mut i = i.borrow_mut();
         if i.batch_left == 0 {
@@ -514,6 +544,8 @@ fn batch_done(ui: Ui, id: Option<u32>) {
     });
     if let Some(ids) = done.filter(|ids| ids.len() >= 2) {
         ui.last_batch.set(ids);
+        // The comparison opens on these files (not the variants last chosen).
+        ui.variants.set(Vec::new());
         ui.compare_open.set(true);
     }
 }
@@ -534,6 +566,9 @@ fn pump(ui: Ui) {
     let Some((src, id, worker)) = next else {
         return;
     };
+    if let Some(origin) = crate::page::link::origin(&src) {
+        ui.origins.update(|o| o.push((id, origin)));
+    }
     leptos::task::spawn_local(async move {
         let name = src.name();
         ui.status.set(Status::Loading {
@@ -566,33 +601,22 @@ fn is_current(id: u32) -> bool {
 
 /// A source's bytes as a `Blob`: a `File` is one already (a handle — the
 /// bytes are read chunk by chunk below, never all at once).
-async fn blob_of(src: Source) -> Result<web_sys::Blob, String> {
-    match src {
-        Source::File(file) => Ok(file.into()),
-        Source::Bundle { blob, .. } => Ok(blob),
-        Source::Stack { .. } => Err("a stack of ranks is not one file".into()),
-        Source::Bytes { bytes, .. } => {
-            let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
-            web_sys::Blob::new_with_u8_array_sequence(&parts)
-                .map_err(|_| "could not hold the trace in memory".to_string())
-        }
-        Source::Url(url) => {
-            let resp = JsFuture::from(window().fetch_with_str(&url))
-                .await
-                .map_err(|_| format!("could not fetch {url} (network error, or the server does not allow this page to read it: CORS)"))?;
-            let resp: web_sys::Response = resp.unchecked_into();
-            if !resp.ok() {
-                return Err(format!("could not fetch {url}: HTTP {}", resp.status()));
-            }
-            let blob = JsFuture::from(
-                resp.blob()
-                    .map_err(|_| "could not read the response".to_string())?,
-            )
-            .await
-            .map_err(|_| "could not read the response".to_string())?;
-            Ok(blob.unchecked_into())
-        }
-    }
+pub(crate) async fn blob_of(src: Source) -> Result<web_sys::Blob, String> {
+    let url = match src {
+        Source::File(file) => return Ok(file.into()),
+        Source::Bundle { blob, .. } => return Ok(blob),
+        Source::Stack { .. } => return Err("a stack of ranks is not one file".into()),
+        Source::Demo(name) => crate::demo_url(&name),
+        Source::Url(url) => url,
+    };
+    let resp = crate::page::dom::fetch_ok(&url).await?;
+    let blob = JsFuture::from(
+        resp.blob()
+            .map_err(|_| "could not read the response".to_string())?,
+    )
+    .await
+    .map_err(|_| "could not read the response".to_string())?;
+    Ok(blob.unchecked_into())
 }
 
 /// Starts reading `blob[at..end]` (in the page: the small window where a
@@ -765,6 +789,11 @@ pub(crate) fn cancel(ui: Ui) {
         i.batch_left = 0;
         (i.current, client::primary())
     });
+    // A link's sources cancelled: what is in is shown.
+    if let Some((left, mut ids, after)) = IMPORTS.with(|i| i.borrow_mut().then.take()) {
+        ids.extend(std::iter::repeat_n(None, left));
+        after(ui, ids);
+    }
     // The worker drops this import and keeps the traces it holds: the open
     // tabs stay fully usable.
     if let Some(w) = worker {

@@ -12,6 +12,8 @@
 //! | [`dom`] | window, performance measures, downloads |
 //! | [`ranks`] | a distributed run: the pool of workers that summarise its ranks, and the Ranks view |
 //! | [`report`] | renders a report a worker laid out as tables |
+//! | [`library`] | a team's trace library: the list a deployment carries, searched and opened |
+//! | [`link`] | the view kept in the URL hash: links that reopen it, back / forward |
 //! | [`offline`] | the service worker, the new-version banner, files the installed app is handed |
 //! | [`op_table`], [`timeline`], [`analyses`], [`compare`] | the views |
 
@@ -22,6 +24,8 @@ pub mod compare;
 pub mod device;
 pub mod dom;
 pub mod imports;
+pub mod library;
+pub mod link;
 pub mod offline;
 pub mod op_table;
 pub mod ranks;

@@ -3,10 +3,12 @@
 //! launched, where it sits); its exports (the core's one exporter).
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::page::client;
 use crate::page::dom::{download, window};
 use crate::page::state::Ui;
+use crate::shared::link::TableState;
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table::{self, Column};
 use tracelane_core::analysis::ops::{NamedStats, OpDetails, OpRow};
@@ -43,17 +45,39 @@ struct Tbl {
 }
 
 impl Tbl {
-    fn new(summary: Summary) -> Tbl {
-        let first_sort = tracelane_core::export::default_sort(&summary.rows_by_name);
+    /// The table as trace `summary.id`'s view state last left it.
+    fn new(summary: Summary, ui: Ui) -> Tbl {
+        let first_sort = (
+            tracelane_core::export::default_sort(&summary.rows_by_name),
+            true,
+        );
+        let was = ui.state_of(summary.id).table;
         let by_name = StoredValue::new(summary.rows_by_name);
         let by_shape = RwSignal::new(summary.rows_by_shape);
-        let query = RwSignal::new(String::new());
-        let use_regex = RwSignal::new(false);
+        let query = RwSignal::new(was.query);
+        let use_regex = RwSignal::new(was.regex);
         let regex_error = RwSignal::new(None::<String>);
-        let group = RwSignal::new(Group::Name);
-        let show_device_rows = RwSignal::new(true);
-        let top = RwSignal::new(0usize);
-        let sort = RwSignal::new((first_sort, true));
+        let group = RwSignal::new(if was.by_shape {
+            Group::Shape
+        } else {
+            Group::Name
+        });
+        let show_device_rows = RwSignal::new(was.device_rows);
+        let top = RwSignal::new(was.top);
+        let sort = RwSignal::new(was.sort.unwrap_or(first_sort));
+        // What the table shows goes into the view state (and the link).
+        let id = summary.id;
+        Effect::new(move |_| {
+            let table = TableState {
+                query: query.get(),
+                regex: use_regex.get(),
+                by_shape: group.get() == Group::Shape,
+                device_rows: show_device_rows.get(),
+                top: top.get(),
+                sort: Some(sort.get()).filter(|s| *s != first_sort),
+            };
+            ui.update_state(id, |s| s.table = table);
+        });
         let rows = Memo::new(move |_| {
             let mut rows: Vec<OpRow> = match group.get() {
                 Group::Name => by_name.get_value(),
@@ -134,10 +158,10 @@ fn fetch_shape_rows(t: Tbl) {
 
 #[component]
 pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
-    let t = Tbl::new(summary);
+    let ui: Ui = expect_context();
+    let t = Tbl::new(summary, ui);
     fetch_shape_rows(t);
     // The timeline highlights every occurrence of the selected row.
-    let ui: Ui = expect_context();
     Effect::new(move |_| {
         if let Some(r) = t.selected.get() {
             ui.table_highlight
@@ -195,10 +219,11 @@ fn Controls(t: Tbl) -> impl IntoView {
                 id="filter"
                 placeholder="Filter by name"
                 aria-label="Filter rows by name"
+                prop:value=t.query.get_untracked()
                 on:input=move |ev| t.query.set(event_target_value(&ev))
             />
             <label>
-                <input type="checkbox" id="filter-regex" on:change=move |ev| t.use_regex.set(event_target_checked(&ev))/>
+                <input type="checkbox" id="filter-regex" prop:checked=t.use_regex.get_untracked() on:change=move |ev| t.use_regex.set(event_target_checked(&ev))/>
                 "regex"
             </label>
             {move || t.regex_error.get().map(|e| view! { <span class="error-text">{e}</span> })}
@@ -212,20 +237,28 @@ fn Controls(t: Tbl) -> impl IntoView {
                     on:change=move |ev| t.group.set(if event_target_value(&ev) == "shape" { Group::Shape } else { Group::Name })
                 >
                     <option value="name">"name"</option>
-                    <option value="shape">"name + input shapes"</option>
+                    <option value="shape" selected=t.by_shape()>"name + input shapes"</option>
                 </select>
             </label>
             <label>
-                <input type="checkbox" id="show-device" checked on:change=move |ev| t.show_device_rows.set(event_target_checked(&ev))/>
+                <input type="checkbox" id="show-device" prop:checked=t.show_device_rows.get_untracked() on:change=move |ev| t.show_device_rows.set(event_target_checked(&ev))/>
                 "device-event rows"
             </label>
             <label>
                 "Top "
                 <select id="top-n" on:change=move |ev| t.top.set(event_target_value(&ev).parse().unwrap_or(0))>
-                    <option value="0">"all"</option>
-                    <option value="10">"10"</option>
-                    <option value="25">"25"</option>
-                    <option value="100">"100"</option>
+                    {
+                        // A link may ask for any N: offered beside the usual ones.
+                        let now = t.top.get_untracked();
+                        let mut ns = vec![0, 10, 25, 100];
+                        if !ns.contains(&now) {
+                            ns.push(now);
+                            ns.sort_unstable();
+                        }
+                        ns.into_iter().map(|n| view! {
+                            <option value=n.to_string() selected=n == now>{if n == 0 { "all".to_string() } else { n.to_string() }}</option>
+                        }).collect_view()
+                    }
                 </select>
             </label>
             <button id="export-csv" on:click=export_csv>"Export CSV"</button>
@@ -277,7 +310,50 @@ fn Header(t: Tbl) -> impl IntoView {
     }
 }
 
-/// The rows in view only (a virtual list); a click or Enter selects one.
+/// Rows a PageUp / PageDown moves.
+const PAGE_ROWS: usize = 15;
+
+/// Moves the keyboard focus to row `k`: scrolled into the virtual list's
+/// view, then focused once it is drawn.
+fn focus_row(t: Tbl, k: usize, viewport_px: f64) {
+    let body = window()
+        .document()
+        .and_then(|d| d.query_selector(".tbody").ok().flatten());
+    let mut scrolled = false;
+    if let Some(body) = body {
+        let top = k as f64 * ROW_PX;
+        let scroll = t.scroll.get_untracked();
+        let next = if top < scroll {
+            top
+        } else if top + ROW_PX > scroll + viewport_px {
+            top + ROW_PX - viewport_px
+        } else {
+            scroll
+        };
+        if next != scroll {
+            body.set_scroll_top(next as i32);
+            t.scroll.set(next);
+            scrolled = true;
+        }
+    }
+    let focus = move || {
+        let row = window()
+            .document()?
+            .query_selector(&format!(".tbody .tr[data-index=\"{k}\"]"))
+            .ok()??;
+        row.unchecked_into::<web_sys::HtmlElement>().focus().ok()
+    };
+    // A scroll draws the rows again (on the next frame): focus the new one.
+    if scrolled || focus().is_none() {
+        let later = wasm_bindgen::closure::Closure::once_into_js(move || {
+            focus();
+        });
+        let _ = window().request_animation_frame(later.unchecked_ref());
+    }
+}
+
+/// The rows in view only (a virtual list); a click or Enter selects one,
+/// the arrows, PageUp / PageDown, Home / End move between rows.
 #[component]
 fn Body(t: Tbl) -> impl IntoView {
     let viewport_px = 560.0;
@@ -311,7 +387,7 @@ fn Body(t: Tbl) -> impl IntoView {
                                     .map(|&c| {
                                         let over = c == Column::DevicePct && past_total(row, t.totals);
                                         view! {
-                                            <span class="td" class:num=c.descending_first() class:over=over
+                                            <span class="td" role="cell" class:num=c.descending_first() class:over=over
                                                 title=over.then_some(OVER_100)>{table::cell(row, c, t.totals)}</span>
                                         }
                                     })
@@ -329,10 +405,27 @@ fn Body(t: Tbl) -> impl IntoView {
                                             let r = row_c.clone();
                                             move |_| t.selected.set(Some(r.clone()))
                                         }
+                                        data-index=a + k
+                                        aria-selected=is_sel.to_string()
                                         on:keydown=move |ev: web_sys::KeyboardEvent| {
-                                            if ev.key() == "Enter" {
-                                                t.selected.set(Some(row_c.clone()));
-                                            }
+                                            let at = a + k;
+                                            let n = t.rows.with_untracked(Vec::len);
+                                            let to = match ev.key().as_str() {
+                                                "Enter" | " " => {
+                                                    ev.prevent_default();
+                                                    t.selected.set(Some(row_c.clone()));
+                                                    return;
+                                                }
+                                                "ArrowDown" => at + 1,
+                                                "ArrowUp" => at.saturating_sub(1),
+                                                "PageDown" => at + PAGE_ROWS,
+                                                "PageUp" => at.saturating_sub(PAGE_ROWS),
+                                                "Home" => 0,
+                                                "End" => n.saturating_sub(1),
+                                                _ => return,
+                                            };
+                                            ev.prevent_default();
+                                            focus_row(t, to.min(n.saturating_sub(1)), viewport_px);
                                         }
                                     >
                                         {cells}

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::shared::link::{TraceRef, TraceState};
 use crate::shared::protocol::Summary;
 use crate::shared::timeline_view::Highlight;
 
@@ -52,6 +53,49 @@ pub struct Ui {
     pub update_ready: RwSignal<bool>,
     /// The trace whose critical path the timeline draws, and under which rules.
     pub path_shown: RwSignal<Option<(u32, tracelane_core::analysis::frame::Mode)>>,
+    /// The view of the shown trace: 0 op table, 1 timeline, 2 analyses,
+    /// 3 engines, 4 roofline.
+    pub view: RwSignal<u8>,
+    /// Where each import came from (what a link names it by).
+    pub origins: RwSignal<Vec<(u32, TraceRef)>>,
+    /// What each trace's views show (window, selection, search, table,
+    /// scope), written by the views as they change, read when they mount.
+    pub states: RwSignal<Vec<(u32, TraceState)>>,
+    /// The comparison's variants as last chosen (the baseline first).
+    pub variants: RwSignal<Vec<crate::shared::compare_view::VariantSpec>>,
+    /// Bumped to mount the views again from `states` (a link applied).
+    pub remount: RwSignal<u32>,
+    /// A link that waits for files, or what a link could not reopen.
+    pub link_note: RwSignal<Option<crate::page::link::Note>>,
+    /// The deployment's trace library (once read), and whether it shows.
+    pub library: RwSignal<Option<Result<Vec<crate::shared::library::Entry>, String>>>,
+    pub library_open: RwSignal<bool>,
+}
+
+impl Ui {
+    /// Trace `id`'s view state (the defaults if it has none yet).
+    pub fn state_of(self, id: u32) -> TraceState {
+        self.states.with_untracked(|s| {
+            s.iter()
+                .find(|(t, _)| *t == id)
+                .map(|x| x.1.clone())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Changes trace `id`'s view state (a no-op change notifies nobody).
+    pub fn update_state(self, id: u32, change: impl FnOnce(&mut TraceState)) {
+        let mut next = self.state_of(id);
+        change(&mut next);
+        if next == self.state_of(id) {
+            return;
+        }
+        self.states
+            .update(|s| match s.iter_mut().find(|(t, _)| *t == id) {
+                Some((_, x)) => *x = next,
+                None => s.push((id, next)),
+            });
+    }
 }
 
 /// A slice for the timeline to select (if any), and a window to fit (none

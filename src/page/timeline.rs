@@ -208,6 +208,8 @@ struct Tl {
     lanes: StoredValue<Vec<LaneView>>,
     axis: RwSignal<TimeAxis>,
     collapsed: RwSignal<Vec<u32>>,
+    /// Empty lanes (instant markers at most) are left out.
+    hide_empty: RwSignal<bool>,
     colour_by_name: RwSignal<bool>,
     search: RwSignal<String>,
     search_at: RwSignal<Option<(usize, i64)>>,
@@ -254,9 +256,12 @@ impl Tl {
         let width = RwSignal::new(plot_width());
         let axis = RwSignal::new(TimeAxis::fit(t0, t1, width.get_untracked()));
         let collapsed = RwSignal::new(Vec::<u32>::new());
+        let hide_empty = RwSignal::new(true);
         let colour_by_name = RwSignal::new(false);
         let search = RwSignal::new(String::new());
-        let layout = Memo::new(move |_| lanes.with_value(|l| row_layout(l, &collapsed.get())));
+        let layout = Memo::new(move |_| {
+            lanes.with_value(|l| row_layout(l, &collapsed.get(), hide_empty.get()))
+        });
         let highlight = Memo::new(move |_| {
             let s = search.get();
             if !s.trim().is_empty() {
@@ -275,6 +280,7 @@ impl Tl {
                 ns_per_px: a.ns_per_px,
                 width_px: width.get(),
                 collapsed: collapsed.get(),
+                hide_empty: hide_empty.get(),
                 highlight: highlight.get(),
                 colour_by_name: colour_by_name.get(),
             }
@@ -287,6 +293,7 @@ impl Tl {
             lanes,
             axis,
             collapsed,
+            hide_empty,
             colour_by_name,
             search,
             search_at: RwSignal::new(None),
@@ -373,6 +380,9 @@ impl Tl {
         self.axis.set(next);
         if let Some(lane) = self.lanes.with_value(|l| l.get(p.lane as usize).cloned()) {
             self.collapsed.update(|c| c.retain(|g| *g != lane.group));
+            if lane.empty {
+                self.hide_empty.set(false);
+            }
         }
         let row = self
             .layout
@@ -398,6 +408,58 @@ impl Tl {
                 }
                 self.selected.set(slice);
             });
+    }
+
+    /// Selects a slice by index without moving the view (a link's).
+    fn select_in_place(self, slice: u32) {
+        self.picks
+            .ask(Ask::Select { id: self.id, slice }, move |a| {
+                self.selected.set(picked(a))
+            });
+    }
+
+    /// Shows what the trace's view state holds (the timeline as it was
+    /// left, or as a link asks), unless another view asked for a slice.
+    fn restore(self, ui: Ui, focused: bool) {
+        let was = ui.state_of(self.id);
+        if !focused {
+            if let Some((a, b)) = was.window {
+                self.axis.set(TimeAxis::fit(a, b, self.w()));
+            }
+            if let Some(slice) = was.selection {
+                self.select_in_place(slice);
+            }
+        }
+        self.search.set(was.search);
+        if let Some((a, b)) = was.range {
+            self.range.set(Some((a, b)));
+            self.ask_range(a, b);
+        }
+    }
+
+    /// Keeps the trace's view state following what the timeline shows.
+    fn keep_state(self, ui: Ui) {
+        Effect::new(move |_| {
+            let a = self.axis.get();
+            let window = (a != self.home()).then(|| (a.start_ns, a.time(self.width.get())));
+            let selection = self.selected.with(|s| {
+                s.as_ref()
+                    .map(|p| p.slice)
+                    .filter(|&k| k != tracelane_core::model::NO_SLICE)
+            });
+            let search = self.search.get();
+            // A range being dragged is written once it is let go.
+            if self.drag.with(|d| matches!(d, Some(Drag::Range { .. }))) {
+                return;
+            }
+            let range = self.range.get();
+            ui.update_state(self.id, |s| {
+                s.window = window;
+                s.selection = selection;
+                s.search = search;
+                s.range = range;
+            });
+        });
     }
 
     /// Steps `step` matches on from the one last asked for (or shown).
@@ -594,6 +656,7 @@ fn paint_in_worker(
                 .get()
                 .filter(|(trace, _)| *trace == id)
                 .map(|(_, mode)| mode),
+            dark: dark_theme(),
         };
         with_frames(|f| {
             f.scene_seq += 1;
@@ -604,6 +667,15 @@ fn paint_in_worker(
         });
     });
     no_offscreen
+}
+
+/// Whether the page shows its dark theme (the browser prefers it).
+pub(crate) fn dark_theme() -> bool {
+    window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
 }
 
 /// The op table can follow the visible range (after the view settles).
@@ -635,8 +707,12 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
     let no_offscreen = paint_in_worker(tl, rects, overlay);
     follow_visible_range(tl);
     // Another view asked to show a slice (a gap, a launch): fit its window
-    // (or the slice) and select it.
-    if let Some(f) = ui.focus.get_untracked().filter(|f| f.trace == summary.id) {
+    // (or the slice) and select it. Else the timeline shows what it showed
+    // last (or what a link asks for).
+    let focus = ui.focus.get_untracked().filter(|f| f.trace == summary.id);
+    tl.restore(ui, focus.is_some());
+    tl.keep_state(ui);
+    if let Some(f) = focus {
         ui.focus.set(None);
         if f.end_ns > f.start_ns {
             let pad = (f.end_ns - f.start_ns) / 4;
@@ -715,8 +791,29 @@ fn Toolbar(tl: Tl) -> impl IntoView {
             {move || ui.table_highlight.get().map(|_| view! {
                 <button id="clear-highlight" on:click=move |_| ui.table_highlight.set(None)>"clear highlight"</button>
             })}
+            {
+                let empty = tl.lanes.with_value(|l| l.iter().filter(|x| x.empty).count());
+                (empty > 0).then(|| view! {
+                    <label title="Lanes with no slices (instant markers at most), and groups with only such lanes">
+                        <input type="checkbox" id="show-empty" prop:checked=move || !tl.hide_empty.get()
+                            on:change=move |ev| tl.hide_empty.set(!event_target_checked(&ev))/>
+                        {format!("show {empty} empty lane{}", if empty == 1 { "" } else { "s" })}
+                    </label>
+                })
+            }
             {move || ui.path_shown.get().filter(|(t, _)| *t == tl.id).map(|_| view! {
                 <button id="clear-path" title="Stop drawing the critical path" on:click=move |_| ui.path_shown.set(None)>"critical path ✕"</button>
+            })}
+            {move || tl.selected.get().filter(|p| p.slice != tracelane_core::model::NO_SLICE).map(|p| {
+                let copied = RwSignal::new(String::new());
+                let (a, b) = (tl.t0 + p.start_ns, tl.t0 + p.start_ns + p.dur_ns.max(1));
+                view! {
+                    <button id="copy-slice-link" data-link=move || copied.get()
+                        title="Copy a link that opens this timeline on this slice, selected"
+                        on:click=move |_| copied.set(crate::page::link::slice_link(ui, tl.id, p.slice, a, b).unwrap_or_default())>
+                        {move || if copied.with(String::is_empty) { "Link to this slice" } else { "Link copied" }}
+                    </button>
+                }
             })}
             <label><input type="checkbox" id="colour-by-name" prop:checked=move || tl.colour_by_name.get()
                 on:change=move |ev| tl.colour_by_name.set(event_target_checked(&ev))/>" colour by name"</label>
@@ -768,12 +865,13 @@ fn LaneLabels(tl: Tl) -> impl IntoView {
                     continue;
                 }
                 for (k, lane) in lanes.iter().enumerate().filter(|(_, x)| x.group == group) {
+                    // A hidden (empty) lane has no row.
+                    let Some(row) = l.lane_first_row[k] else { continue };
                     let h = lane.rows as f64 * ROW_PX;
                     let text = match lane.peak {
                         Some(peak) => format!("{} (peak {})", lane.label, table::fmt_count_f(peak)),
                         None => lane.label.clone(),
                     };
-                    let row = l.lane_first_row[k].unwrap_or(0);
                     out.push(view! {
                         <div class="lane-label" class:device=lane.kind == LaneKind::Device class:counter=lane.kind == LaneKind::Counter
                             data-row=row data-indent=lane.indent

@@ -3,6 +3,8 @@
 //! layout, the comparison's variants. Tested natively with `cargo test`.
 
 pub mod compare_view;
+pub mod library;
+pub mod link;
 pub mod protocol;
 pub mod ranks_view;
 pub mod report_view;

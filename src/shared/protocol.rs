@@ -545,6 +545,7 @@ mod tests {
             ns_per_px: 2.5,
             width_px: 800.0,
             collapsed: vec![1],
+            hide_empty: false,
             highlight: Some(highlight.clone()),
             colour_by_name: true,
         };
@@ -681,6 +682,7 @@ mod tests {
                     range: Some((1, 2)),
                     dpr: 2.0,
                     critical_path: Some(Mode::Exact),
+                    dark: true,
                 }),
                 sent_ms: 1.5,
             },

@@ -272,11 +272,7 @@ fn heat_map(r: &RanksReport, &(id, label, value): &Measure) -> ViewTable {
                     ViewCell {
                         text: fmt(v),
                         class: if outlined { "num straggler" } else { "num" }.into(),
-                        style: format!(
-                            "background:hsl(215,70%,{:.0}%);color:{}",
-                            96.0 - 58.0 * x,
-                            if x > 0.6 { "#fff" } else { "#1d232b" }
-                        ),
+                        style: heat_style(x),
                         title: format!("rank {} {}: {label}{mean} {}", row.rank, span(bin), fmt(v)),
                         data: vec![
                             ("rank".into(), row.rank.to_string()),
@@ -414,8 +410,75 @@ fn collectives(r: &RanksReport) -> ViewTable {
     t
 }
 
+/// A heat-map cell's colours for `x` in 0..=1 of the column's largest:
+/// lighter to darker blue, dark text on the light half and white on the
+/// dark half. The lightness skips 50–60 %, where neither text colour
+/// reaches WCAG's 4.5:1 against this blue.
+fn heat_style(x: f64) -> String {
+    if x > 0.6 {
+        format!(
+            "background:hsl(215,70%,{:.0}%);color:#fff",
+            50.0 - 12.0 * (x - 0.6) / 0.4
+        )
+    } else {
+        format!(
+            "background:hsl(215,70%,{:.0}%);color:#1d232b",
+            96.0 - 36.0 * x / 0.6
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// WCAG 2 relative luminance of an sRGB colour (components 0..=1).
+    fn luminance(rgb: [f64; 3]) -> f64 {
+        let lin = |c: f64| {
+            if c <= 0.03928 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2])
+    }
+
+    fn hsl(h: f64, s: f64, l: f64) -> [f64; 3] {
+        let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+        let x = c * (1.0 - ((h / 60.0) % 2.0 - 1.0).abs());
+        let m = l - c / 2.0;
+        let (r, g, b) = match (h / 60.0) as u32 {
+            0 => (c, x, 0.0),
+            1 => (x, c, 0.0),
+            2 => (0.0, c, x),
+            3 => (0.0, x, c),
+            4 => (x, 0.0, c),
+            _ => (c, 0.0, x),
+        };
+        [r + m, g + m, b + m]
+    }
+
+    #[test]
+    fn heat_map_text_reads_on_every_cell_colour_wcag_aa() {
+        for k in 0..=100 {
+            let style = super::heat_style(k as f64 / 100.0);
+            let l: f64 = style
+                .split("hsl(215,70%,")
+                .nth(1)
+                .and_then(|r| r.split('%').next())
+                .unwrap()
+                .parse()
+                .unwrap();
+            let bg = luminance(hsl(215.0, 0.7, l / 100.0));
+            let fg = if style.ends_with("#fff") {
+                1.0
+            } else {
+                luminance([29.0 / 255.0, 35.0 / 255.0, 43.0 / 255.0])
+            };
+            let ratio = (bg.max(fg) + 0.05) / (bg.min(fg) + 0.05);
+            assert!(ratio >= 4.5, "{style}: {ratio:.2}");
+        }
+    }
+
     use super::*;
     use tracelane_core::analysis::ranks::{ranks, RankSummary};
     use tracelane_core::{import_bytes, ImportOptions};

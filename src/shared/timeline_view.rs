@@ -41,6 +41,10 @@ pub struct LaneView {
     pub peak: Option<f64>,
     /// Levels under other tracks of its process (Perfetto nests tracks).
     pub indent: u8,
+    /// No slices and no counter samples (instant markers at most, like the
+    /// "Traces" process's lone `Iteration Start`): hidden unless asked for.
+    #[serde(default)]
+    pub empty: bool,
 }
 
 /// Where each lane and group header sits, for a set of collapsed groups.
@@ -53,12 +57,20 @@ pub struct RowLayout {
     pub rows: u32,
 }
 
-/// Rows for `lanes` with the groups in `collapsed` folded to their header.
-pub fn row_layout(lanes: &[LaneView], collapsed: &[u32]) -> RowLayout {
+/// Rows for `lanes` with the groups in `collapsed` folded to their header,
+/// and (`hide_empty`) the empty lanes left out — a group with only empty
+/// lanes has no header either.
+pub fn row_layout(lanes: &[LaneView], collapsed: &[u32], hide_empty: bool) -> RowLayout {
     let mut out = RowLayout::default();
     let mut row = 0u32;
-    for (k, lane) in lanes.iter().enumerate() {
-        if k == 0 || lanes[k - 1].group != lane.group {
+    let mut last_group = None;
+    for lane in lanes {
+        if hide_empty && lane.empty {
+            out.lane_first_row.push(None);
+            continue;
+        }
+        if last_group != Some(lane.group) {
+            last_group = Some(lane.group);
             out.headers.push((lane.group, row, 0));
             row += 1;
         }
@@ -181,6 +193,9 @@ pub struct ViewRequest {
     pub ns_per_px: f64,
     pub width_px: f64,
     pub collapsed: Vec<u32>,
+    /// Empty lanes (see [`LaneView::empty`]) are left out.
+    #[serde(default)]
+    pub hide_empty: bool,
     pub highlight: Option<Highlight>,
     pub colour_by_name: bool,
 }
@@ -205,6 +220,11 @@ pub struct Scene {
     /// Draw the critical path the worker last computed under these rules.
     #[serde(default)]
     pub critical_path: Option<tracelane_core::analysis::frame::Mode>,
+    /// The page is in its dark theme (`prefers-color-scheme: dark`): the
+    /// overlay's headers and outlines follow it (the category colours read
+    /// on both).
+    #[serde(default)]
+    pub dark: bool,
 }
 
 /// One edge of a critical path placed on the timeline: the row it runs
@@ -385,6 +405,7 @@ impl TimelineModel {
                         group_label: t.process_label(p),
                         peak: Some(peak),
                         indent: 0,
+                        empty: false,
                     });
                     lane_rows.push(LaneRows::Counter { ts, values, peak });
                 }
@@ -417,6 +438,7 @@ impl TimelineModel {
                     group_label: t.process_label(p),
                     peak: None,
                     indent: track.nesting,
+                    empty: rows.is_empty(),
                 });
                 lane_rows.push(LaneRows::Track {
                     instants,
@@ -566,7 +588,7 @@ impl TimelineModel {
     pub fn draw(&self, t: &Trace, view: &ViewRequest) -> Vec<RectView> {
         let axis = view.axis();
         let width = view.width_px;
-        let layout = row_layout(&self.lanes, &view.collapsed);
+        let layout = row_layout(&self.lanes, &view.collapsed, view.hide_empty);
         if let Some(h) = &view.highlight {
             self.ensure_matches(t, h);
         }
@@ -687,7 +709,7 @@ impl TimelineModel {
         x_px: f64,
         args: ArgsText,
     ) -> Option<PickedSlice> {
-        let layout = row_layout(&self.lanes, &view.collapsed);
+        let layout = row_layout(&self.lanes, &view.collapsed, view.hide_empty);
         let (lane, lane_row) = row_at(&self.lanes, &layout, row)?;
         let axis = view.axis();
         match &self.lane_rows[lane] {
@@ -975,7 +997,7 @@ pub fn palette() -> Vec<&'static str> {
         "#76b7b2", // device window
         "#b07aa1", // device annotation
         "#7aa6d8", // counter
-        "#1d232b", // instant
+        "#6b7585", // instant (a grey readable on the light and the dark theme)
         "#ffcc00", // highlight
         "#000000", "#000000", "#000000",
     ];
@@ -1025,7 +1047,32 @@ mod tests {
     /// The display row of slice `s` with nothing collapsed.
     fn row_of(m: &TimelineModel, t: &Trace, s: usize) -> u32 {
         let (lane, lane_row) = m.lane_row_of_slice(t, s).unwrap();
-        row_layout(&m.lanes, &[]).lane_first_row[lane as usize].unwrap() + lane_row as u32
+        row_layout(&m.lanes, &[], false).lane_first_row[lane as usize].unwrap() + lane_row as u32
+    }
+
+    #[test]
+    fn hidden_empty_lanes_take_no_row_and_an_all_empty_group_no_header() {
+        let lane = |group: u32, empty: bool| LaneView {
+            label: String::new(),
+            kind: LaneKind::Thread,
+            rows: if empty { 1 } else { 2 },
+            group,
+            group_label: String::new(),
+            peak: None,
+            indent: 0,
+            empty,
+        };
+        let lanes = [lane(0, false), lane(0, true), lane(1, true), lane(2, false)];
+        let shown = row_layout(&lanes, &[], false);
+        assert_eq!(
+            shown.lane_first_row,
+            vec![Some(1), Some(3), Some(5), Some(7)]
+        );
+        assert_eq!(shown.headers.len(), 3);
+        let hidden = row_layout(&lanes, &[], true);
+        assert_eq!(hidden.lane_first_row, vec![Some(1), None, None, Some(4)]);
+        assert_eq!(hidden.headers, vec![(0, 0, 1), (2, 3, 1)]);
+        assert_eq!(hidden.rows, 6);
     }
 
     #[test]
@@ -1043,12 +1090,12 @@ mod tests {
         assert!(m.lanes[first_device..]
             .iter()
             .all(|l| l.kind == LaneKind::Device));
-        let layout = row_layout(&m.lanes, &[]);
+        let layout = row_layout(&m.lanes, &[], false);
         let lane_rows: u32 = m.lanes.iter().map(|l| l.rows as u32).sum();
         assert_eq!(layout.rows, lane_rows + layout.headers.len() as u32);
         // Collapsing the device group leaves its header only.
         let g = m.lanes[first_device].group;
-        let folded = row_layout(&m.lanes, &[g]);
+        let folded = row_layout(&m.lanes, &[g], false);
         let device_rows: u32 = m.lanes[first_device..].iter().map(|l| l.rows as u32).sum();
         assert_eq!(folded.rows, layout.rows - device_rows);
         assert!(folded.lane_first_row[first_device].is_none());

@@ -109,7 +109,7 @@ impl Surface {
         let began = now_ms();
         let rects = m.draw(t, &scene.view);
         let (floats, labels) = encode_rects(0, rects);
-        let layout = row_layout(&m.lanes, &scene.view.collapsed);
+        let layout = row_layout(&m.lanes, &scene.view.collapsed, scene.view.hide_empty);
         let laid_out = now_ms();
         let (w, h, dpr) = (
             scene.view.width_px,
@@ -216,7 +216,7 @@ impl Surface {
         let view = &scene.view;
         let axis = view.axis();
         // Group header rows.
-        ctx.set_fill_style_str("#f1f3f6");
+        ctx.set_fill_style_str(if scene.dark { "#232a33" } else { "#f1f3f6" });
         for &(_, row, _) in &layout.headers {
             ctx.fill_rect(0.0, row as f64 * ROW_PX, w, ROW_PX);
         }
@@ -256,7 +256,7 @@ impl Surface {
             let x1 = axis.px(t0 + start_rel + dur).max(x0 + 1.0);
             Some((x0, x1, row * ROW_PX))
         };
-        ctx.set_stroke_style_str("#1d232b");
+        ctx.set_stroke_style_str(if scene.dark { "#e8ebf0" } else { "#1d232b" });
         for c in &sel.chain {
             if let Some((x0, x1, y)) = place(c.lane, c.lane_row, c.start_ns, c.dur_ns) {
                 ctx.set_line_width(1.0);

@@ -16,7 +16,7 @@ test('compare: dropping the three RMSNorm traces opens them side by side, number
   const files = ['naive', 'fused', 'compiled'].map((v) => path.join(fixtures, `torch-cpu/rmsnorm_${v}_cpu.pt.trace.json.gz`));
   // Opened together, they open in the comparison view (on these three, not the demo's copies).
   await page.setInputFiles('#file-input', files);
-  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 7, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 8, null, { timeout: 30000 });
   await page.waitForFunction(() => document.querySelectorAll('#compare-cards .card').length === 3, null, { timeout: 20000 });
   const cli = JSON.parse(execFileSync(path.join(root, 'target/release/tracelane'), ['compare', ...files,
     '--region', 'rmsnorm_naive', '--region', 'rmsnorm_fused', '--region', 'rmsnorm_compiled', '--format', 'json']).toString()).variants;

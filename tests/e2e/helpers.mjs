@@ -84,8 +84,18 @@ export async function openFile(page, rel) {
   );
 }
 
-export async function waitForDemo(page) {
-  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 4 && !document.querySelector('.status.loading'), null, { timeout: 60000 });
+/**
+ * Waits for the demo: five traces, opened on the comparison of the TorchNeuron
+ * article's RMSNorm. Then, unless `onComparison`, shows the first tab's op
+ * table, where most tests start.
+ */
+export async function waitForDemo(page, onComparison = false) {
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 5 && !document.querySelector('.status.loading')
+    && document.querySelectorAll('#compare-cards .card').length === 3, null, { timeout: 60000 });
+  if (!onComparison) {
+    await page.locator('.tabs [role=tab]').first().click();
+    await page.waitForSelector('#row-count');
+  }
 }
 
 export function cliRows(rel) {
@@ -173,6 +183,37 @@ export async function plotPoint(page, relNs, row) {
   const v = await timelineView(page);
   const box = await page.locator('#timeline canvas.overlay').boundingBox();
   return { x: box.x + (relNs - v.start) / v.nsPerPx, y: box.y + row * 18 + 9 };
+}
+
+/**
+ * Selects a time range with Shift+drag across the plot, from `from` to `to`
+ * (fractions of its width), and waits for the range's op table.
+ */
+export async function selectRange(page, from, to) {
+  const box = await page.locator('#timeline canvas.overlay').boundingBox();
+  const v = await timelineView(page);
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + v.width * from, box.y + 30);
+  await page.mouse.down();
+  await page.mouse.move(box.x + v.width * (from + to) / 2, box.y + 30, { steps: 4 });
+  await page.mouse.move(box.x + v.width * to, box.y + 30, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.waitForSelector('#range-table .tr', { timeout: 10000 });
+}
+
+/** axe-core's serious and critical violations on the page as it is now, each prefixed with `where`. */
+export async function axeViolations(page, where) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) {
+    await page.addScriptTag({ path: path.join(root, 'node_modules/axe-core/axe.min.js') });
+  }
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+  });
+  return found.map((f) => `${where}: ${f}`);
 }
 
 /** Shows the timeline of the active trace and waits for its first painted frame. */

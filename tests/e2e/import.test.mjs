@@ -12,15 +12,35 @@ import {
 
 useBrowser();
 
-test('first load shows the built-in demo with its op table', async () => {
+test('first load shows the built-in demo: the TorchNeuron RMSNorm comparison (2,355 → 403 → 376 µs), a hint per view, then its op tables', async () => {
   const page = await open();
-  await waitForDemo(page);
+  await waitForDemo(page, true);
   assert.ok(await page.locator('#demo-line').isVisible());
+  assert.match(await page.locator('#demo-line').textContent(), /reconstructed from the TorchNeuron article's published figures, not a capture/);
+  const cards = await page.locator('#compare-cards .card').evaluateAll((els) => els.map((e) => ({ ...e.dataset, text: e.textContent })));
+  assert.deepEqual(cards.map((c) => Number(c.deviceNs)), [2355000, 403300, 375500]);
+  assert.match(cards[1].text, /device time 2,355 µs → 403 µs/);
+  assert.match(cards[2].text, /device time 2,355 µs → 376 µs/);
+  assert.equal(await page.locator('#demo-hint').getAttribute('data-view'), 'compare');
+  await page.screenshot({ path: path.join(artifacts, 'demo-compare.png'), fullPage: true });
+  // Each view says what to look at.
+  await page.locator('.tabs [role=tab]', { hasText: 'torchneuron_rmsnorm.json' }).click();
+  await page.waitForSelector('#row-count');
+  assert.equal(await page.locator('#demo-hint').getAttribute('data-view'), 'table');
+  assert.match(await page.locator('#demo-hint').textContent(), /three aten::mul calls take 1,775 of the eager version's 2,355 µs/);
+  await page.click('#show-timeline');
+  await page.waitForSelector('#demo-hint[data-view="timeline"]');
+  await page.locator('.tabs [role=tab]').first().click();
+  await page.waitForSelector('#row-count');
   assert.match(await page.locator('#import-headline').textContent(), /events, .* in \d+\.\d\d s/);
   assert.ok(await page.locator('.tr').count() > 3);
   const measures = await page.evaluate(() => performance.getEntriesByName('tracelane:import').length);
   assert.ok(measures >= 1, 'performance.measure tracelane:import');
   await page.screenshot({ path: path.join(artifacts, 'demo.png'), fullPage: true });
+  // A trace of one's own: the hints and the demo line go.
+  await openFile(page, 'public/hta_triton_example.json.gz');
+  assert.equal(await page.locator('#demo-hint').count(), 0);
+  assert.equal(await page.locator('#demo-line').count(), 0);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -70,7 +90,7 @@ test('no network request leaves the page other than its own files', async () => 
   await page.close();
 });
 
-test('?url= loads a trace the browser fetches itself', async () => {
+test('?url= loads a trace the browser fetches itself (the older link: it becomes a versioned hash)', async () => {
   copyFileSync(path.join(fixtures, 'public/hta_triton_example.json.gz'), path.join(dist, 'e2e-url-trace.json.gz'));
   const page = await open(`${env.base}?url=e2e-url-trace.json.gz`);
   await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'e2e-url-trace.json.gz', null, { timeout: 30000 });
@@ -78,6 +98,9 @@ test('?url= loads a trace the browser fetches itself', async () => {
   assert.equal(await page.locator('#row-count').textContent(), `${cliRows('public/hta_triton_example.json.gz').length} rows`);
   const foreign = page.requests.filter((u) => !u.startsWith(env.base));
   assert.deepEqual(foreign, []);
+  // The link is kept as the current version's hash (see link.test.mjs).
+  await page.waitForFunction(() => document.documentElement.dataset.link === location.hash
+    && location.hash.startsWith('#v=1&t=u%3Ae2e-url-trace.json.gz&view=table'), null, { timeout: 10000 });
   await page.close();
 });
 

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import {
-  artifacts, cli, env, fixtures, open, openFile, openTimeline, pixelAt, plotPoint, showTimeline, timelineView,
+  artifacts, cli, env, fixtures, open, openFile, openTimeline, pixelAt, plotPoint, selectRange, showTimeline, timelineView,
   useBrowser, waitForDemo, waitForPainted,
 } from './helpers.mjs';
 
@@ -162,16 +162,8 @@ test('timeline (WebGL2 forced): search steps through matches; Shift+drag selects
   // Shift+drag across nearly the whole plot (this trace's events sit early on).
   await page.focus('#timeline');
   await page.keyboard.press('0');
-  const box = await page.locator('#timeline canvas.overlay').boundingBox();
   const v = await timelineView(page);
-  await page.keyboard.down('Shift');
-  await page.mouse.move(box.x + v.width * 0.01, box.y + 30);
-  await page.mouse.down();
-  await page.mouse.move(box.x + v.width * 0.5, box.y + 30, { steps: 4 });
-  await page.mouse.move(box.x + v.width * 0.97, box.y + 30, { steps: 4 });
-  await page.mouse.up();
-  await page.keyboard.up('Shift');
-  await page.waitForSelector('#range-table .tr', { timeout: 10000 });
+  await selectRange(page, 0.01, 0.97);
   const length = await page.locator('#ruler-selection').textContent();
   assert.match(length, / (ns|µs|ms|s)$/);
   assert.match(await page.locator('#range-table h2').textContent(), /Op table of/);

@@ -22,10 +22,11 @@ use crate::category::Category;
 use crate::model::{StrId, Trace, NO_SLICE};
 
 /// Which part of a trace an analysis looks at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Scope {
     /// The whole trace.
+    #[default]
     Whole,
     /// Every occurrence of a host slice with this name.
     Region { name: String },
