@@ -195,8 +195,16 @@ fn write_now(ui: Ui) {
 /// user steps back / forward to or pastes into this tab.
 pub(crate) fn keep_in_url(ui: Ui) {
     Effect::new(move |_| {
-        // Tracks everything the link is made of.
-        let _ = current(ui);
+        // Tracks what the link is made of (the write builds it, once it
+        // settles: not per frame of a pan).
+        ui.origins.track();
+        ui.traces.track();
+        ui.active.track();
+        ui.view.track();
+        ui.compare_open.track();
+        ui.ranks_open.track();
+        ui.states.track();
+        ui.variants.track();
         if !LINK.with(|l| l.borrow().ready) {
             return;
         }

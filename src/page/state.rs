@@ -87,7 +87,13 @@ impl Ui {
     pub fn update_state(self, id: u32, change: impl FnOnce(&mut TraceState)) {
         let mut next = self.state_of(id);
         change(&mut next);
-        if next == self.state_of(id) {
+        let same = self
+            .states
+            .with_untracked(|s| match s.iter().find(|(t, _)| *t == id) {
+                Some((_, was)) => *was == next,
+                None => next == TraceState::default(),
+            });
+        if same {
             return;
         }
         self.states

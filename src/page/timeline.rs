@@ -671,11 +671,12 @@ fn paint_in_worker(
 
 /// Whether the page shows its dark theme (the browser prefers it).
 pub(crate) fn dark_theme() -> bool {
-    window()
-        .match_media("(prefers-color-scheme: dark)")
-        .ok()
-        .flatten()
-        .is_some_and(|m| m.matches())
+    thread_local! {
+        // One query list, asked on every scene (it follows the setting).
+        static DARK: Option<web_sys::MediaQueryList> =
+            window().match_media("(prefers-color-scheme: dark)").ok().flatten();
+    }
+    DARK.with(|m| m.as_ref().is_some_and(|m| m.matches()))
 }
 
 /// The op table can follow the visible range (after the view settles).
