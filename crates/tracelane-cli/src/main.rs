@@ -8,6 +8,8 @@
 //! tracelane roofline FILE [--scope …] [--peak-tflops X --peak-gbps Y] [--format table|md|json]
 //! tracelane engines DIR_OR_FILE [--scope …] [--format table|md|json]
 //! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
+//! tracelane insights FILE [--scope whole|region:NAME] [--format table|md|json]
+//! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
 //! tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
 //! tracelane synth OUT --mb N [--seed S] [--ranks N]
 //! tracelane bench FILE...
@@ -49,6 +51,15 @@ const USAGE: &str = "usage:
                      a distributed run, one trace per rank (a directory, files, or a .zip /
                      .tar / .tar.gz of them): per rank × step times and breakdowns,
                      the straggler of each step, collectives matched across ranks by skew
+  tracelane insights FILE [--scope whole|region:NAME] [--format table|md|json]
+                     what to change first: findings ranked by estimated gain (bounded by the
+                     critical path), each with its evidence and action; md is made for a
+                     pull-request comment
+  tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--top N]
+                     [--format table|md|json]
+                     the CI gate: step time, device time and launches of two traces of one
+                     workload; what got slower, new findings; exit 1 when a gated metric
+                     grew more than PCT %, 2 on bad input
   tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
                      columnar tables (slices, device_events, op_table, steps, collectives,
                      breakdown) as OUT_DIR/<table>/rank=<N>/part-0.parquet (zstd) for DuckDB,
@@ -65,6 +76,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(msg) if msg == REGRESSION => ExitCode::from(1),
         Err(msg) => {
             let _ = writeln!(std::io::stderr(), "tracelane: {msg}");
             ExitCode::from(2)
@@ -89,6 +101,8 @@ struct Flags {
     ranks: Option<usize>,
     parquet: Option<String>,
     job: Option<String>,
+    baseline: Option<String>,
+    fail_on_regression: Option<f64>,
 }
 
 fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -109,6 +123,8 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         ranks: None,
         parquet: None,
         job: None,
+        baseline: None,
+        fail_on_regression: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -159,6 +175,17 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
             }
             "--parquet" => f.parquet = Some(value("--parquet")?),
             "--job" => f.job = Some(value("--job")?),
+            "--baseline" => f.baseline = Some(value("--baseline")?),
+            "--fail-on-regression" => {
+                f.fail_on_regression = Some(
+                    value("--fail-on-regression")?
+                        .trim_end_matches('%')
+                        .parse()
+                        .ok()
+                        .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                        .ok_or("--fail-on-regression takes a percentage (0 or more)")?,
+                )
+            }
             "--ranks" => {
                 f.ranks = Some(
                     value("--ranks")?
@@ -194,6 +221,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "roofline" => cmd_roofline(&flags),
         "engines" => cmd_engines(&flags),
         "ranks" => cmd_ranks(&flags),
+        "insights" => cmd_insights(&flags),
         "export" => cmd_export(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
@@ -500,6 +528,82 @@ fn cmd_engines(flags: &Flags) -> Result<(), String> {
     std::io::stdout()
         .write_all(text.as_bytes())
         .map_err(|e| e.to_string())
+}
+
+/// `insights --baseline BASE CANDIDATE [--fail-on-regression PCT]`: the
+/// verdict, and whether it failed (exit status 1).
+fn cmd_gate(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::analysis::gate::{gate, Verdict};
+    use tracelane_core::analysis::insights::insights;
+    let base_path = flags.baseline.as_deref().unwrap_or_default();
+    let cand_path = one_file(flags)?;
+    let whole = |t: &Trace| {
+        let args = |s: usize| t.slice_args_json(s).to_string();
+        insights(t, &Scope::Whole, &args).map_err(|e| e.to_string())
+    };
+    let base = load(base_path, flags)?;
+    let base_ins = whole(&base)?;
+    let cand = load(cand_path, flags)?;
+    let cand_ins = whole(&cand)?;
+    let r = gate(&base, &base_ins, &cand, &cand_ins, flags.fail_on_regression);
+    let top = flags.top.unwrap_or(10);
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n",
+        "md" => format!(
+            "### tracelane gate — `{}` against `{}`\n\n**{}**\n\n{}",
+            file_name(cand_path),
+            file_name(base_path),
+            r.summary,
+            export::sections_to_markdown(&export::gate_sections(&r, top)[1..])
+        ),
+        "table" => export::sections_to_text(&export::gate_sections(&r, top)),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())?;
+    if r.verdict == Verdict::Regression {
+        return Err(REGRESSION.into());
+    }
+    Ok(())
+}
+
+/// The error `cmd_gate` returns on a regression: exit status 1, the report
+/// already printed.
+const REGRESSION: &str = "\u{0}regression";
+
+fn cmd_insights(flags: &Flags) -> Result<(), String> {
+    if flags.baseline.is_some() {
+        return cmd_gate(flags);
+    }
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    let scope = one_scope(&trace, flags.scope.as_deref())?;
+    let args = |s: usize| trace.slice_args_json(s).to_string();
+    let r = tracelane_core::analysis::insights::insights(&trace, &scope, &args)
+        .map_err(|e| e.to_string())?;
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => {
+            serde_json::to_string_pretty(&export::insights_json(&r)).map_err(|e| e.to_string())?
+                + "\n"
+        }
+        "md" => export::insights_markdown(&r, file_name(path)),
+        "table" => export::sections_to_text(&export::insights_sections(&r)),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
+}
+
+/// The last component of a path, for titles.
+fn file_name(path: &str) -> &str {
+    std::path::Path::new(path)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(path)
 }
 
 fn cmd_analyze(flags: &Flags) -> Result<(), String> {

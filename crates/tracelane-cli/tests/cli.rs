@@ -352,3 +352,124 @@ fn ranks_reads_a_tar_gz_of_traces_as_the_folder_it_holds() {
         "{err}"
     );
 }
+
+#[test]
+fn insights_json_lists_findings_in_rank_order_with_the_documented_fields() {
+    let (code, out, err) = tracelane(&[
+        "insights",
+        &fixture("public/hta_simple_add_a100.json.gz"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    assert!(findings.len() >= 2);
+    for f in findings {
+        for key in ["rule", "title", "severity", "gain_us", "evidence", "action"] {
+            assert!(!f[key].is_null(), "{key} missing in {f}");
+        }
+    }
+    let gains: Vec<f64> = findings
+        .iter()
+        .map(|f| f["gain_us"].as_f64().unwrap())
+        .collect();
+    assert!(gains.windows(2).all(|w| w[0] >= w[1]));
+    let pageable = findings
+        .iter()
+        .find(|f| f["rule"] == "pageable_copy")
+        .unwrap();
+    assert_eq!(pageable["evidence"]["numbers"]["copies"], "16");
+    assert_eq!(v["checks"].as_array().unwrap().len(), 11);
+}
+
+#[test]
+fn insights_markdown_is_a_pull_request_comment() {
+    let (code, out, err) = tracelane(&[
+        "insights",
+        &fixture("neuron-provisional/torchneuron_rmsnorm.json"),
+        "--scope",
+        "region:rmsnorm_naive",
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("### tracelane insights — `torchneuron_rmsnorm.json` (rmsnorm_naive)"));
+    assert!(out.contains("| 1 | RMSNorm written out"));
+    assert!(out.contains("<details><summary>1. RMSNorm"));
+    assert!(out.contains(
+        "`aten::mul`, `aten::mean`, `aten::add`, `aten::rsqrt`, `aten::mul`, `aten::mul`"
+    ));
+}
+
+#[test]
+fn the_gate_exits_1_on_a_regression_0_otherwise_and_2_on_bad_input() {
+    let naive = fixture("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let fused = fixture("torch-cpu/rmsnorm_fused_cpu.pt.trace.json.gz");
+    // Naive → fused: faster.
+    let (code, out, err) = tracelane(&[
+        "insights",
+        "--baseline",
+        &naive,
+        &fused,
+        "--fail-on-regression",
+        "5",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("pass (no gated metric over 5 %)"), "{out}");
+    // Fused → naive: slower, and the fusion finding is new.
+    let (code, out, _) = tracelane(&[
+        "insights",
+        "--baseline",
+        &fused,
+        &naive,
+        "--fail-on-regression",
+        "5",
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("**REGRESSION over 5 %"), "{out}");
+    assert!(out.contains("### New findings"));
+    assert!(out.contains("RMSNorm written out"));
+    // Without a threshold the gate reports and passes.
+    let (code, out, _) = tracelane(&["insights", "--baseline", &fused, &naive, "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "report");
+    // The HTA pair: the same workload, per step.
+    let (code, out, err) = tracelane(&[
+        "insights",
+        "--baseline",
+        &fixture("public/hta_compare_pair/base.json.gz"),
+        &fixture("public/hta_compare_pair/test.json.gz"),
+        "--fail-on-regression",
+        "5",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("per step (2 and 2 steady steps)"), "{out}");
+    // Bad input is an error, not a verdict.
+    let (code, _, err) = tracelane(&[
+        "insights",
+        "--baseline",
+        &fixture("edge/not_a_trace.json"),
+        &fused,
+        "--fail-on-regression",
+        "5",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("tracelane: "), "{err}");
+    let (code, _, err) = tracelane(&[
+        "insights",
+        "--baseline",
+        &fused,
+        &naive,
+        "--fail-on-regression",
+        "x",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--fail-on-regression takes a percentage"),
+        "{err}"
+    );
+}

@@ -13,19 +13,7 @@ use tracelane_core::import::neuron_device::import_profile;
 use tracelane_core::Trace;
 
 fn profile_files() -> Vec<(String, Vec<u8>)> {
-    let dir = common::fixtures().join("neuron-provisional/device_profile");
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().to_string(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
+    common::profile_files("neuron-provisional/device_profile")
 }
 
 fn parquet_trace() -> Trace {

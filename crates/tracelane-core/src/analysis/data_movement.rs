@@ -122,13 +122,28 @@ fn inside(occ: &[Occurrence]) -> impl Fn(i64) -> bool + '_ {
     }
 }
 
-/// Data movement in a scope. A device event belongs to the scope when its
+/// One copy, set or copy kernel (the module's rules).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CopyEvent {
+    /// The device event (a model slice).
+    pub slice: u32,
+    pub kind: String,
+    pub memory: String,
+    pub bytes: Option<u64>,
+    /// The outermost copy-family op above the launching op (`NO_SLICE`
+    /// when none), and the launching op itself.
+    pub cause: u32,
+    pub op: u32,
+}
+
+/// Every copy, set and copy kernel in a scope, in slice order, and all
+/// device work's time there. A device event belongs to the scope when its
 /// launch (else itself) starts inside it. `args` reads a slice's args JSON.
-pub fn data_movement(
+pub fn copy_events(
     t: &Trace,
     scope: &Scope,
     args: &dyn Fn(usize) -> String,
-) -> Result<DataMovementReport, ScopeError> {
+) -> Result<(Vec<CopyEvent>, i64), ScopeError> {
     let occ = scope.occurrences(t)?;
     let whole = *scope == Scope::Whole;
     let in_scope = inside(&occ);
@@ -137,8 +152,7 @@ pub fn data_movement(
         COPY_OPS.iter().map(|n| t.strings.lookup(n)).collect();
     let is_copy_op = |i: usize| copy_op.contains(&Some(s.name[i]));
     let mut device_ns = 0i64;
-    let mut kinds: FxHashMap<(String, String), KindRow> = FxHashMap::default();
-    let mut causes: FxHashMap<(String, String), CauseRow> = FxHashMap::default();
+    let mut out = Vec::new();
     for i in 0..s.len() {
         let cat = s.category[i];
         if !matches!(
@@ -180,7 +194,38 @@ pub fn data_movement(
         } else {
             None
         };
-        let dur = s.dur_ns[i];
+        out.push(CopyEvent {
+            slice: i as u32,
+            kind,
+            memory,
+            bytes,
+            cause,
+            op,
+        });
+    }
+    Ok((out, device_ns))
+}
+
+/// Data movement in a scope ([`copy_events`] by kind and by cause).
+pub fn data_movement(
+    t: &Trace,
+    scope: &Scope,
+    args: &dyn Fn(usize) -> String,
+) -> Result<DataMovementReport, ScopeError> {
+    let (events, device_ns) = copy_events(t, scope, args)?;
+    let s = &t.slices;
+    let mut kinds: FxHashMap<(String, String), KindRow> = FxHashMap::default();
+    let mut causes: FxHashMap<(String, String), CauseRow> = FxHashMap::default();
+    for e in events {
+        let CopyEvent {
+            slice,
+            kind,
+            memory,
+            bytes,
+            cause,
+            op,
+        } = e;
+        let dur = s.dur_ns[slice as usize];
         let row = kinds
             .entry((kind.clone(), memory.clone()))
             .or_insert(KindRow {

@@ -12,6 +12,8 @@
 //! | [`device_time`] | where device time goes: idle, kernel types, launch delays, queues (HTA's numbers under `Mode::Hta`) |
 //! | [`frame`] | the event table the time analyses read, under tracelane's or HTA's rules |
 //! | [`info`] | what was imported: counts, lanes, links, warnings |
+//! | [`insights`] | what to change first: findings ranked by estimated gain, with evidence and action |
+//! | [`gate`] | a candidate trace against a baseline of the same workload: verdict, what got slower, new findings |
 //! | [`warmup`] | each step's duration with warm-up flagged; the steady median |
 //! | [`ranks`] | many ranks of one run: per-step breakdowns, collectives matched across ranks, skew, stragglers |
 //! | [`scope`] | which part of a trace an analysis looks at |
@@ -31,7 +33,9 @@ pub mod device_time;
 pub mod engines;
 pub mod flops;
 pub mod frame;
+pub mod gate;
 pub mod info;
+pub mod insights;
 pub mod intervals;
 pub mod ops;
 pub mod ranks;

@@ -32,3 +32,20 @@ pub fn expected(rel: &str) -> serde_json::Value {
         std::fs::read_to_string(fixtures().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
+
+/// The files of a Parquet device profile directory, sorted by name.
+pub fn profile_files(rel_dir: &str) -> Vec<(String, Vec<u8>)> {
+    let dir = fixtures().join(rel_dir);
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{rel_dir}: {e}"))
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}

@@ -1,0 +1,1872 @@
+//! Insights: what to change first. Rules read the other analyses (device
+//! time, the critical path, data movement, warm-up, the engines of a Neuron
+//! device profile) and the trace's op tree, and each finding says what it
+//! saw (numbers and the slices / ranges that make them), what to do, and
+//! how much time it should save — an estimate bounded by what of it lies on
+//! the critical path, so that removing work off the path never promises a
+//! shorter run. Findings are ranked by that gain.
+//!
+//! Every rule, its condition and where each threshold comes from is in
+//! [`RULES`]; the report lists each rule's verdict ([`RuleCheck`]), fired
+//! or not and why, so a quiet report still says what was looked at.
+//!
+//! The gain of a finding is `min(estimate, time on the critical path inside
+//! the finding's ranges)`; the path's dependency and sync edges weigh
+//! nothing (see [`super::critical_path`]). Where the path could not be
+//! built the estimate stands and the finding says so.
+
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::category::Category;
+use crate::model::{Trace, NO_SLICE};
+
+use super::critical_path::{Bound, CriticalPathReport, EdgeKind};
+use super::frame::{exact_kernel_type, KernelType};
+use super::intervals::{self, Interval};
+use super::scope::{Scope, ScopeError};
+use super::warmup::{median, WARMUP_FACTOR};
+use super::WhySlow;
+
+/// A finding's share of the scope's wall time at or above which it is
+/// `high`, and `medium` (our own cut-offs: a tenth of the run is worth a
+/// change today; a fiftieth is worth a look).
+pub const HIGH_SHARE: f64 = 0.10;
+pub const MEDIUM_SHARE: f64 = 0.02;
+/// At most this many slices and ranges per finding.
+pub const MAX_EVIDENCE: usize = 64;
+
+/// Fusion: at least this many eager ops in a chain.
+pub const FUSION_MIN_OPS: usize = 3;
+/// Launch-bound: the critical path's CPU, launch and kernel–kernel share,
+/// and the device's idle share, at or above which a scope is launch-bound.
+pub const LAUNCH_BOUND_HOST_SHARE: f64 = 0.5;
+pub const LAUNCH_BOUND_IDLE_SHARE: f64 = 0.5;
+/// Launch-bound: the share of launches whose kernel is shorter than its
+/// launch call (HTA's "short kernel") at or above which launches dominate.
+pub const LAUNCH_BOUND_SHORT_SHARE: f64 = 0.5;
+/// Launch-bound: at least this many launches in the scope (our own: fewer
+/// cannot add up to overhead worth capturing in a graph).
+pub const LAUNCH_BOUND_MIN_LAUNCHES: u64 = 100;
+/// Layout conversions: their share of device time at or above which they
+/// are a finding (Neuron Explorer's cut-off for transpose FLOPs, 10 %).
+pub const LAYOUT_SHARE: f64 = 0.10;
+/// Exposed communication: share of the device's span.
+pub const EXPOSED_COMM_SHARE: f64 = 0.10;
+/// Collective outliers: longer than this many times their name's median,
+/// among at least [`COLLECTIVE_MIN_COUNT`] of that name.
+pub const COLLECTIVE_OUTLIER_FACTOR: f64 = 2.0;
+pub const COLLECTIVE_MIN_COUNT: usize = 4;
+/// …and they are at most a tenth of their name: more is two populations
+/// (message sizes) sharing a name, not outliers.
+pub const COLLECTIVE_OUTLIER_MAX_SHARE_INV: usize = 10;
+/// Neuron: transpose FLOPs' share of the Tensor engine's FLOPs.
+pub const NEURON_TRANSPOSE_SHARE: f64 = 0.10;
+/// Neuron: spill and reload bytes' share of HBM reads.
+pub const NEURON_SPILL_SHARE: f64 = 0.25;
+/// Neuron: MFU and MBU both below this (percent): neither roof is near.
+pub const NEURON_LOW_UTILIZATION_PCT: f64 = 50.0;
+
+/// One rule: its id, what it looks for and where its thresholds come from.
+#[derive(Clone, Copy, Debug)]
+pub struct Rule {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub condition: &'static str,
+}
+
+/// Every rule, in the order the report lists its verdicts.
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "fusion",
+        name: "Fusion candidates",
+        condition: "≥ 3 consecutive eager pointwise / reduction ops on one thread under the same annotation, called from Python (no op above them), one device event each (CPU-only captures: one dispatch each), input shapes broadcast-compatible (our own rule: what torch.compile's inductor fuses into one kernel)",
+    },
+    Rule {
+        id: "launch_bound",
+        name: "Launch-bound",
+        condition: "CPU, launch-overhead and kernel–kernel edges ≥ 50 % of the critical path (HTA's edge labels), the device idle ≥ 50 % of the scope, ≥ 50 % of kernels shorter than their launch call (HTA's short kernels), ≥ 100 launches (our own cut-offs)",
+    },
+    Rule {
+        id: "pageable_copy",
+        name: "Pageable copies",
+        condition: "any host↔device copy from or to pageable memory (Nsight Systems' expert rule on pageable memcpy: the copy is staged and blocks the host)",
+    },
+    Rule {
+        id: "blocking_sync",
+        name: "Blocking syncs",
+        condition: "a blocking synchronisation call (cuda/hip Device-, Stream-, EventSynchronize; a synchronous cudaMemcpy) inside a ProfilerStep (anywhere without steps) after which the device sits idle (Nsight Systems' synchronous-API rule)",
+    },
+    Rule {
+        id: "layout_conversion",
+        name: "Layout conversions",
+        condition: "copy and layout kernels (data movement's rules: copy-family ops' kernels, nchwToNhwc / transpose / permute) ≥ 10 % of device time (Neuron Explorer's cut-off for transpose FLOPs)",
+    },
+    Rule {
+        id: "exposed_communication",
+        name: "Exposed communication",
+        condition: "communication not under computation ≥ 10 % of a device's span (our own cut-off; overlap as HTA's comm_comp_overlap)",
+    },
+    Rule {
+        id: "collective_outlier",
+        name: "Collective outliers",
+        condition: "a collective longer than 2× the median of its name, among ≥ 4 of that name, the long ones at most a tenth of them (our own cut-offs; Neuron Explorer marks collective outliers against their group)",
+    },
+    Rule {
+        id: "warmup",
+        name: "Warm-up and compile",
+        condition: "leading steps longer than 1.5× the steady median (tracelane's warm-up rule, analysis::warmup)",
+    },
+    Rule {
+        id: "neuron_transpose",
+        name: "Transpose FLOPs",
+        condition: "transpose FLOPs > 10 % of the Tensor engine's FLOPs, i.e. model FLOPs well below active FLOPs (Neuron Explorer Summary Viewer)",
+    },
+    Rule {
+        id: "neuron_spill",
+        name: "Spill and reload",
+        condition: "spill and reload bytes > 25 % of HBM reads (Neuron Explorer Summary Viewer)",
+    },
+    Rule {
+        id: "neuron_utilization",
+        name: "Low utilisation",
+        condition: "MFU and MBU both < 50 % (the Summary table's definitions): neither the compute nor the memory roof is near, the engines wait (our own cut-off)",
+    },
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    High,
+    Medium,
+    Low,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::High => "high",
+            Severity::Medium => "medium",
+            Severity::Low => "low",
+        }
+    }
+}
+
+/// What a finding saw.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Named figures, in reading order.
+    pub numbers: Vec<(String, String)>,
+    /// The ops (or kernels, HLO ops) it is about.
+    pub ops: Vec<String>,
+    /// Slices that make the numbers (at most [`MAX_EVIDENCE`]), the first
+    /// occurrence's first.
+    pub slices: Vec<u32>,
+    /// How many slices there are in all.
+    pub slice_count: usize,
+    /// Time ranges on the trace's clock (at most [`MAX_EVIDENCE`]); the
+    /// first is where "show on the timeline" goes.
+    pub ranges: Vec<(i64, i64)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// A [`Rule`] id.
+    pub rule: String,
+    /// One line: what was found.
+    pub title: String,
+    pub severity: Severity,
+    /// Estimated time saved, bounded by the critical path.
+    pub gain_ns: i64,
+    /// How the gain was estimated and what bounds it.
+    pub gain_basis: String,
+    /// The rule's condition with its thresholds and their sources.
+    pub condition: String,
+    pub evidence: Evidence,
+    /// What to change.
+    pub action: String,
+    /// Identifies the finding across traces of the same workload (rule +
+    /// the ops or kernels it names): the CI gate's "new finding".
+    pub key: String,
+}
+
+/// A rule's verdict on the scope.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RuleCheck {
+    pub rule: String,
+    pub name: String,
+    pub fired: usize,
+    /// Why it did not fire (or what it could not check).
+    pub why: String,
+}
+
+/// The numbers a summary opens with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KeyNumbers {
+    /// The scope's wall time (its occurrences summed; the trace's span).
+    pub wall_ns: i64,
+    pub steps: usize,
+    /// Median of the steps not flagged as warm-up.
+    pub step_median_ns: Option<i64>,
+    pub warmup_steps: usize,
+    /// All device work's time (kernels, copies, sets, windows).
+    pub device_ns: i64,
+    /// Busy (union) over span, per device, the busiest.
+    pub device_busy_pct: Option<f64>,
+    pub launches: u64,
+    pub critical_path_ns: Option<i64>,
+    /// Time on the critical path by what bounds it (label, ns), non-zero.
+    pub critical_path_split: Vec<(String, i64)>,
+    pub mfu_pct: Option<f64>,
+    pub hfu_pct: Option<f64>,
+    pub mbu_pct: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InsightsReport {
+    pub scope: String,
+    pub key: KeyNumbers,
+    /// Ranked by gain, largest first.
+    pub findings: Vec<Finding>,
+    pub checks: Vec<RuleCheck>,
+    pub notes: Vec<String>,
+}
+
+/// The insights of one scope: runs the analyses it reads (tracelane's
+/// rules) and [`insights_of`] them.
+pub fn insights(
+    t: &Trace,
+    scope: &Scope,
+    args: &dyn Fn(usize) -> String,
+) -> Result<InsightsReport, ScopeError> {
+    let w = super::why_slow(t, scope, super::frame::Mode::Exact, args)?;
+    insights_of(t, scope, &w, args)
+}
+
+/// The insights of one scope from its analyses already run (under
+/// tracelane's rules, `Mode::Exact`).
+pub fn insights_of(
+    t: &Trace,
+    scope: &Scope,
+    w: &WhySlow,
+    args: &dyn Fn(usize) -> String,
+) -> Result<InsightsReport, ScopeError> {
+    let occ = scope.occurrences(t)?;
+    let windows: Vec<Interval> = occ.iter().map(|o| (o.start_ns, o.end_ns)).collect();
+    let wall_ns: i64 = occ.iter().map(|o| o.dur_ns()).sum();
+    let path = w.critical_path.as_ref().ok();
+    let mut notes = Vec::new();
+    if let Err(e) = &w.critical_path {
+        notes.push(format!(
+            "no critical path ({e}): gains are the rules' estimates, not bounded by it"
+        ));
+    }
+    let cx = Cx {
+        t,
+        windows: &windows,
+        whole: *scope == Scope::Whole,
+        path: path.map(OnPath::new),
+        wall_ns,
+    };
+    let engines = (t.device_profile.is_some())
+        .then(|| super::engines::engines(t, scope).ok())
+        .flatten();
+    let mut findings = Vec::new();
+    let mut checks = Vec::new();
+    let mut run = |id: &str, (found, mut why): (Vec<Finding>, String)| {
+        let rule = RULES.iter().find(|r| r.id == id).expect("a listed rule");
+        // Nothing to gain is nothing to change: what the rule saw off the
+        // critical path is said, not ranked.
+        let (kept, off_path): (Vec<Finding>, Vec<Finding>) =
+            found.into_iter().partition(|f| f.gain_ns > 0);
+        if !off_path.is_empty() {
+            let what: Vec<&str> = off_path.iter().map(|f| f.title.as_str()).collect();
+            why = format!(
+                "{} found with nothing on the critical path: {}",
+                off_path.len(),
+                what.join("; ")
+            );
+        }
+        checks.push(RuleCheck {
+            rule: id.into(),
+            name: rule.name.into(),
+            fired: kept.len(),
+            why,
+        });
+        findings.extend(kept);
+    };
+    run("fusion", fusion(&cx));
+    run("launch_bound", launch_bound(&cx, w));
+    let copies = super::data_movement::copy_events(t, scope, args)?;
+    run("pageable_copy", pageable_copies(&cx, &copies.0));
+    run("blocking_sync", blocking_syncs(&cx));
+    run("layout_conversion", layout_conversions(&cx, &copies));
+    run("exposed_communication", exposed_communication(&cx, w));
+    run("collective_outlier", collective_outliers(&cx));
+    run("warmup", warmup(&cx, w));
+    let neuron = neuron_rules(&cx, engines.as_ref());
+    for (id, r) in neuron {
+        run(id, r);
+    }
+    findings.sort_by(|a, b| b.gain_ns.cmp(&a.gain_ns).then(a.key.cmp(&b.key)));
+    let key = key_numbers(w, wall_ns, engines.as_ref());
+    Ok(InsightsReport {
+        scope: scope.label(),
+        key,
+        findings,
+        checks,
+        notes,
+    })
+}
+
+fn key_numbers(
+    w: &WhySlow,
+    wall_ns: i64,
+    engines: Option<&super::engines::EngineReport>,
+) -> KeyNumbers {
+    let (steps, step_median_ns, warmup_steps) = match &w.warmup {
+        Some(Ok(r))
+            if r.occurrences.len() > 1
+                || r.occurrences
+                    .first()
+                    .is_some_and(|o| o.label.starts_with("ProfilerStep#")) =>
+        {
+            (r.occurrences.len(), Some(r.median_ns), r.flagged)
+        }
+        _ => (0, None, 0),
+    };
+    let device_busy_pct = w
+        .device
+        .devices
+        .iter()
+        .filter(|d| d.span_ns > 0)
+        .map(|d| 100.0 * d.busy_ns as f64 / d.span_ns as f64)
+        .reduce(f64::max);
+    let device_ns = w
+        .data_movement
+        .as_ref()
+        .map(|d| d.device_ns)
+        .unwrap_or_else(|| w.device.kernels.iter().map(|k| k.total_ns).sum());
+    let (critical_path_ns, critical_path_split) = match &w.critical_path {
+        Ok(c) => (
+            Some(c.length_ns),
+            c.by_bound
+                .iter()
+                .filter(|(b, ns)| *ns != 0 && *b != Bound::Dependency)
+                .map(|(b, ns)| (b.label().to_string(), *ns))
+                .collect(),
+        ),
+        Err(_) => (None, Vec::new()),
+    };
+    let u = engines.and_then(|e| e.utilization.as_ref());
+    KeyNumbers {
+        wall_ns,
+        steps,
+        step_median_ns,
+        warmup_steps,
+        device_ns,
+        device_busy_pct,
+        launches: w.device.launches.launches,
+        critical_path_ns,
+        critical_path_split,
+        mfu_pct: u.map(|u| u.mfu_pct),
+        hfu_pct: u.map(|u| u.hfu_pct),
+        mbu_pct: u.map(|u| u.mbu_pct),
+    }
+}
+
+/// What every rule reads.
+struct Cx<'a> {
+    t: &'a Trace,
+    windows: &'a [Interval],
+    whole: bool,
+    path: Option<OnPath>,
+    wall_ns: i64,
+}
+
+impl Cx<'_> {
+    fn inside(&self, ns: i64) -> bool {
+        self.whole || {
+            let k = self.windows.partition_point(|w| w.0 <= ns);
+            k > 0 && ns < self.windows[k - 1].1
+        }
+    }
+
+    /// `estimate` bounded by the critical path's time inside `ranges`,
+    /// and the words saying so.
+    fn bounded(&self, estimate: i64, ranges: &[Interval]) -> (i64, String) {
+        match &self.path {
+            Some(p) => {
+                let on = p.time_in(ranges);
+                if on < estimate {
+                    (
+                        on.max(0),
+                        format!(
+                            "estimate {} cut to the {} of it on the critical path",
+                            us(estimate),
+                            us(on)
+                        ),
+                    )
+                } else {
+                    (
+                        estimate.max(0),
+                        format!("estimate {}, all of it on the critical path", us(estimate)),
+                    )
+                }
+            }
+            None => (
+                estimate.max(0),
+                format!("estimate {} (no critical path to bound it)", us(estimate)),
+            ),
+        }
+    }
+
+    fn severity(&self, gain_ns: i64) -> Severity {
+        let share = gain_ns as f64 / self.wall_ns.max(1) as f64;
+        if share >= HIGH_SHARE {
+            Severity::High
+        } else if share >= MEDIUM_SHARE {
+            Severity::Medium
+        } else {
+            Severity::Low
+        }
+    }
+
+    fn finding(
+        &self,
+        rule: &str,
+        key: String,
+        title: String,
+        (gain_ns, gain_basis): (i64, String),
+        evidence: Evidence,
+        action: &str,
+    ) -> Finding {
+        let r = RULES.iter().find(|r| r.id == rule).expect("a listed rule");
+        Finding {
+            rule: rule.into(),
+            title,
+            severity: self.severity(gain_ns),
+            gain_ns,
+            gain_basis,
+            condition: r.condition.into(),
+            evidence,
+            action: action.into(),
+            key: format!("{rule}:{key}"),
+        }
+    }
+}
+
+/// `1,234.5 µs` for words.
+fn us(ns: i64) -> String {
+    super::compare::fmt_us(ns as f64)
+}
+
+fn pct(x: f64) -> String {
+    format!("{x:.1} %")
+}
+
+/// The critical path's weighted edges, for "how much of these ranges is
+/// on it".
+struct OnPath {
+    /// `(from, to, weight)` of edges that carry time, by `from`.
+    edges: Vec<(i64, i64, i64)>,
+}
+
+impl OnPath {
+    fn new(c: &CriticalPathReport) -> OnPath {
+        let mut edges: Vec<(i64, i64, i64)> = c
+            .edges
+            .iter()
+            .filter(|e| e.weight_ns > 0 && !matches!(e.kind, EdgeKind::Dependency | EdgeKind::Sync))
+            .map(|e| (e.from_ns, e.to_ns, e.weight_ns))
+            .collect();
+        edges.sort_unstable();
+        OnPath { edges }
+    }
+
+    /// Path time inside the union of `ranges`.
+    fn time_in(&self, ranges: &[Interval]) -> i64 {
+        let merged = intervals::union(ranges.to_vec());
+        let mut total = 0;
+        for &(a, b, w) in &self.edges {
+            let k = merged.partition_point(|r| r.1 <= a);
+            let mut over = 0;
+            for r in &merged[k..] {
+                if r.0 >= b {
+                    break;
+                }
+                over += b.min(r.1) - a.max(r.0);
+            }
+            total += over.min(w);
+        }
+        total
+    }
+}
+
+/// Device work: what runs on a device (not syncs, not mirrored annotations).
+fn is_device_work(c: Category) -> bool {
+    matches!(
+        c,
+        Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
+    )
+}
+
+// ---------------------------------------------------------------- fusion
+
+/// Ops one fused kernel can hold: pointwise maths, casts and the simple
+/// reductions inductor fuses with them.
+const FUSIBLE: &[&str] = &[
+    "abs",
+    "add",
+    "add_",
+    "addcmul",
+    "addcmul_",
+    "addcdiv",
+    "addcdiv_",
+    "amax",
+    "lerp",
+    "lerp_",
+    "sqrt_",
+    "neg_",
+    "exp2",
+    "log1p",
+    "expm1",
+    "hardtanh",
+    "leaky_relu",
+    "dropout",
+    "native_dropout",
+    "clamp",
+    "clamp_",
+    "clamp_max",
+    "clamp_min",
+    "clamp_min_",
+    "cos",
+    "div",
+    "div_",
+    "erf",
+    "exp",
+    "exp_",
+    "gelu",
+    "log",
+    "masked_fill",
+    "masked_fill_",
+    "maximum",
+    "mean",
+    "minimum",
+    "mul",
+    "mul_",
+    "neg",
+    "pow",
+    "pow_",
+    "reciprocal",
+    "relu",
+    "relu_",
+    "rsqrt",
+    "rsqrt_",
+    "rsub",
+    "sigmoid",
+    "sigmoid_",
+    "silu",
+    "silu_",
+    "sin",
+    "sqrt",
+    "square",
+    "sub",
+    "sub_",
+    "sum",
+    "tanh",
+    "tanh_",
+    "to",
+    "_to_copy",
+    "type_as",
+    "var",
+    "where",
+];
+
+/// Ops that launch nothing when their input needs no copy: they neither
+/// join nor break a chain.
+const VIEWS: &[&str] = &[
+    "view",
+    "_unsafe_view",
+    "reshape",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "expand_as",
+    "t",
+    "transpose",
+    "permute",
+    "detach",
+    "alias",
+    "slice",
+    "select",
+    "as_strided",
+    "flatten",
+    "unflatten",
+    "contiguous",
+    "lift_fresh",
+    "result_type",
+];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Role {
+    Fusible,
+    Neutral,
+    Breaks,
+}
+
+/// `[[64, 4096], [], [4096]]` → shapes (an empty list for a scalar or a
+/// non-tensor argument). `None` when the text is not a list of lists.
+fn parse_dims(s: &str) -> Option<Vec<Vec<i64>>> {
+    let inner = s.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let mut out = Vec::new();
+    let mut rest = inner.trim();
+    while !rest.is_empty() {
+        let r = rest.strip_prefix('[')?;
+        let end = r.find(']')?;
+        let dims = r[..end]
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| d.parse().ok())
+            .collect::<Option<Vec<i64>>>()?;
+        out.push(dims);
+        rest = r[end + 1..]
+            .trim_start()
+            .trim_start_matches(',')
+            .trim_start();
+    }
+    Some(out)
+}
+
+/// NumPy broadcasting of two shapes, or `None` when they are not compatible.
+fn broadcast(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
+    let n = a.len().max(b.len());
+    let mut out = vec![0; n];
+    for k in 0..n {
+        let x = if k < n - a.len() {
+            1
+        } else {
+            a[k - (n - a.len())]
+        };
+        let y = if k < n - b.len() {
+            1
+        } else {
+            b[k - (n - b.len())]
+        };
+        out[k] = if x == y || y == 1 {
+            x
+        } else if x == 1 {
+            y
+        } else {
+            return None;
+        };
+    }
+    Some(out)
+}
+
+/// The fused op that replaces a chain, when its ops spell a known one.
+fn known_pattern(names: &[&str]) -> Option<(&'static str, &'static str)> {
+    let has = |n: &str| names.contains(&n);
+    if names.iter().all(|&n| n == names[0]) {
+        return Some((
+            "one op repeated per tensor (a loop over tensors)",
+            "batch the loop: torch._foreach_* ops (optimizers: foreach=True or fused=True), torch.stack the tensors, or torch.compile the loop",
+        ));
+    }
+    let means = names.iter().filter(|&&n| n == "mean").count();
+    if has("rsqrt")
+        && means == 1
+        && (has("pow") || has("mul") || has("square"))
+        && has("add")
+        && !has("sub")
+    {
+        return Some((
+            "RMSNorm written out (x · rsqrt(mean(x²) + ε) · w)",
+            "call torch.nn.functional.rms_norm (torch.rms_norm, PyTorch ≥ 2.4), one fused op, or wrap the function in torch.compile, which fuses the chain into one kernel",
+        ));
+    }
+    if means >= 2 && has("sub") && (has("rsqrt") || has("sqrt")) {
+        return Some((
+            "LayerNorm written out (x − mean) / sqrt(var + ε)",
+            "call torch.nn.functional.layer_norm, one fused op, or wrap the function in torch.compile",
+        ));
+    }
+    if has("exp") && has("sum") && has("div") {
+        return Some((
+            "softmax written out (exp / sum exp)",
+            "call torch.softmax, one fused and numerically safe op, or wrap the function in torch.compile",
+        ));
+    }
+    if has("tanh") && has("pow") && has("mul") && has("add") {
+        return Some((
+            "GELU (tanh form) written out",
+            "call torch.nn.functional.gelu(approximate=\"tanh\"), one op, or wrap the function in torch.compile",
+        ));
+    }
+    None
+}
+
+struct Chain {
+    ops: Vec<u32>,
+    device: Vec<u32>,
+}
+
+/// The outermost `cpu_op` above (or at) `s`, and whether `s` has one above.
+fn top_op(t: &Trace, s: u32) -> u32 {
+    let mut top = s;
+    let mut k = t.slices.parent[s as usize];
+    while k != NO_SLICE {
+        if t.slices.category[k as usize] == Category::CpuOp {
+            top = k;
+        }
+        k = t.slices.parent[k as usize];
+    }
+    top
+}
+
+/// The nearest `user_annotation` above `s` (`NO_SLICE` when none).
+fn annotation_of(t: &Trace, s: u32) -> u32 {
+    let mut k = t.slices.parent[s as usize];
+    while k != NO_SLICE {
+        if t.slices.category[k as usize] == Category::UserAnnotation {
+            return k;
+        }
+        k = t.slices.parent[k as usize];
+    }
+    NO_SLICE
+}
+
+fn fusion(cx: &Cx) -> (Vec<Finding>, String) {
+    let t = cx.t;
+    let s = &t.slices;
+    // Device work per top-level op.
+    let mut device_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    let mut has_device = false;
+    for d in 0..s.len() {
+        if !is_device_work(s.category[d]) || t.on_host(d) {
+            continue;
+        }
+        has_device = true;
+        let op = t.links.op[d];
+        if op != NO_SLICE && s.category[op as usize] == Category::CpuOp {
+            device_of.entry(top_op(t, op)).or_default().push(d as u32);
+        }
+    }
+    let short = |i: usize| -> &str {
+        let n = t.slice_name(i);
+        n.strip_prefix("aten::").unwrap_or(n)
+    };
+    let role = |i: usize| -> Role {
+        let n = t.slice_name(i);
+        let Some(name) = n.strip_prefix("aten::") else {
+            return Role::Breaks;
+        };
+        let launched = device_of.get(&(i as u32)).map_or(0, |v| v.len());
+        if VIEWS.contains(&name) && launched == 0 {
+            return Role::Neutral;
+        }
+        if !FUSIBLE.contains(&name) {
+            return Role::Breaks;
+        }
+        match (has_device, launched) {
+            (false, _) | (true, 1) => Role::Fusible,
+            (true, 0) => Role::Neutral,
+            _ => Role::Breaks,
+        }
+    };
+    let mut chains: Vec<Chain> = Vec::new();
+    let mut shapes_unknown = false;
+    for tr in &t.tracks {
+        let range = tr.slices.start as usize..tr.slices.end as usize;
+        if range.is_empty() || !t.on_host(range.start) {
+            continue;
+        }
+        let mut cur: Vec<u32> = Vec::new();
+        let mut acc: Option<Vec<i64>> = None;
+        let mut ctx = NO_SLICE;
+        let close = |cur: &mut Vec<u32>, chains: &mut Vec<Chain>| {
+            if cur.len() >= FUSION_MIN_OPS {
+                let device = cur
+                    .iter()
+                    .flat_map(|o| device_of.get(o).cloned().unwrap_or_default())
+                    .collect();
+                chains.push(Chain {
+                    ops: std::mem::take(cur),
+                    device,
+                });
+            }
+            cur.clear();
+        };
+        for i in range {
+            if s.category[i] != Category::CpuOp || top_op(t, i as u32) != i as u32 {
+                continue;
+            }
+            if !cx.inside(s.start_ns[i]) {
+                close(&mut cur, &mut chains);
+                continue;
+            }
+            let r = role(i);
+            let here = annotation_of(t, i as u32);
+            if here != ctx {
+                close(&mut cur, &mut chains);
+                acc = None;
+                ctx = here;
+            }
+            match r {
+                Role::Neutral => continue,
+                Role::Breaks => {
+                    close(&mut cur, &mut chains);
+                    acc = None;
+                    continue;
+                }
+                Role::Fusible => {}
+            }
+            let dims = parse_dims(t.str(s.input_dims[i]));
+            let mut fits = true;
+            match &dims {
+                Some(list) => {
+                    for shape in list.iter().filter(|d| !d.is_empty()) {
+                        match acc
+                            .as_ref()
+                            .map_or(Some(shape.clone()), |a| broadcast(a, shape))
+                        {
+                            Some(b) => acc = Some(b),
+                            None => fits = false,
+                        }
+                    }
+                }
+                None => shapes_unknown = true,
+            }
+            if !fits {
+                close(&mut cur, &mut chains);
+                acc = dims.and_then(|list| {
+                    list.iter()
+                        .filter(|d| !d.is_empty())
+                        .try_fold(Vec::new(), |a, d| broadcast(&a, d))
+                });
+            }
+            cur.push(i as u32);
+        }
+        close(&mut cur, &mut chains);
+    }
+    if chains.is_empty() {
+        return (
+            Vec::new(),
+            format!(
+                "no chain of ≥ {FUSION_MIN_OPS} fusible eager ops{}",
+                if has_device {
+                    " launching one device event each"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    // One finding per op sequence.
+    let mut groups: Vec<(String, Vec<Chain>)> = Vec::new();
+    for c in chains {
+        let sig = c
+            .ops
+            .iter()
+            .map(|&o| t.slice_name(o as usize))
+            .collect::<Vec<_>>()
+            .join(" → ");
+        match groups.iter_mut().find(|(k, _)| *k == sig) {
+            Some((_, v)) => v.push(c),
+            None => groups.push((sig, vec![c])),
+        }
+    }
+    let mut out = Vec::new();
+    for (sig, chains) in groups {
+        let first = &chains[0];
+        let names: Vec<&str> = first.ops.iter().map(|&o| short(o as usize)).collect();
+        let n_ops = first.ops.len();
+        let mut estimate = 0i64;
+        let mut ranges = Vec::new();
+        let mut slices = Vec::new();
+        let mut host_ns = 0i64;
+        let mut device_ns = 0i64;
+        let mut gaps_ns = 0i64;
+        let mut kept_ns = 0i64;
+        for c in &chains {
+            let host0 = s.start_ns[c.ops[0] as usize];
+            let host1 = c
+                .ops
+                .iter()
+                .map(|&o| s.end_ns(o as usize))
+                .max()
+                .unwrap_or(host0);
+            host_ns += c.ops.iter().map(|&o| s.dur_ns[o as usize]).sum::<i64>();
+            slices.extend(c.ops.iter().copied());
+            slices.extend(c.device.iter().copied());
+            if c.device.is_empty() {
+                // A CPU-only capture: one op does the chain's work at
+                // least as long as its longest op.
+                let longest = c
+                    .ops
+                    .iter()
+                    .map(|&o| s.dur_ns[o as usize])
+                    .max()
+                    .unwrap_or(0);
+                estimate += (host1 - host0) - longest;
+                kept_ns += longest;
+                ranges.push((host0, host1));
+            } else {
+                let d0 = c
+                    .device
+                    .iter()
+                    .map(|&d| s.start_ns[d as usize])
+                    .min()
+                    .unwrap_or(0);
+                let d1 = c
+                    .device
+                    .iter()
+                    .map(|&d| s.end_ns(d as usize))
+                    .max()
+                    .unwrap_or(0);
+                let longest = c
+                    .device
+                    .iter()
+                    .map(|&d| s.dur_ns[d as usize])
+                    .max()
+                    .unwrap_or(0);
+                let mut iv: Vec<Interval> = c
+                    .device
+                    .iter()
+                    .map(|&d| (s.start_ns[d as usize], s.end_ns(d as usize)))
+                    .collect();
+                let busy = intervals::union_len(&mut iv);
+                device_ns += c.device.iter().map(|&d| s.dur_ns[d as usize]).sum::<i64>();
+                gaps_ns += (d1 - d0) - busy;
+                // One kernel reads the inputs and writes the output once,
+                // as the chain's longest kernel does at least.
+                estimate += (d1 - d0) - longest;
+                kept_ns += longest;
+                ranges.push((d0, d1));
+            }
+        }
+        let occurrences = chains.len();
+        let bounded = cx.bounded(estimate, &ranges);
+        let (what, action) = known_pattern(&names).unwrap_or((
+            "a chain of eager pointwise ops",
+            "wrap the function in torch.compile (inductor fuses pointwise ops and simple reductions into one kernel), or write it as one fused op",
+        ));
+        let on_device = !first.device.is_empty();
+        let mut numbers = vec![
+            ("occurrences".into(), occurrences.to_string()),
+            ("ops per chain".into(), n_ops.to_string()),
+        ];
+        if on_device {
+            numbers.push((
+                "device events per chain".into(),
+                first.device.len().to_string(),
+            ));
+            numbers.push((
+                "launches saved".into(),
+                (occurrences * (first.device.len() - 1)).to_string(),
+            ));
+            numbers.push(("device time".into(), us(device_ns)));
+            numbers.push(("device idle between its kernels".into(), us(gaps_ns)));
+            numbers.push(("fused estimate (its longest kernels)".into(), us(kept_ns)));
+        } else {
+            numbers.push((
+                "dispatches saved".into(),
+                (occurrences * (n_ops - 1)).to_string(),
+            ));
+            numbers.push(("fused estimate (its longest ops)".into(), us(kept_ns)));
+        }
+        numbers.push(("host time in these ops".into(), us(host_ns)));
+        if shapes_unknown {
+            numbers.push(("shapes".into(), "not recorded: chained by order".into()));
+        }
+        let slice_count = slices.len();
+        slices.truncate(MAX_EVIDENCE);
+        ranges.truncate(MAX_EVIDENCE);
+        out.push(
+            cx.finding(
+                "fusion",
+                sig.clone(),
+                format!(
+                    "{what}: {n_ops} eager ops{} × {occurrences} — fuse them",
+                    if on_device {
+                        format!(", {} device events", first.device.len())
+                    } else {
+                        String::new()
+                    }
+                ),
+                bounded,
+                Evidence {
+                    numbers,
+                    ops: first
+                        .ops
+                        .iter()
+                        .map(|&o| t.slice_name(o as usize).to_string())
+                        .collect(),
+                    slices,
+                    slice_count,
+                    ranges,
+                },
+                action,
+            ),
+        );
+    }
+    (out, String::new())
+}
+
+// ---------------------------------------------------------- launch-bound
+
+fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
+    let l = &w.device.launches;
+    if l.launches < LAUNCH_BOUND_MIN_LAUNCHES {
+        return (
+            Vec::new(),
+            format!(
+                "{} kernel launches in this scope (fewer than {LAUNCH_BOUND_MIN_LAUNCHES})",
+                l.launches
+            ),
+        );
+    }
+    let Ok(c) = &w.critical_path else {
+        return (Vec::new(), "no critical path to split".into());
+    };
+    let on = |b: Bound| c.by_bound.iter().find(|x| x.0 == b).map_or(0, |x| x.1);
+    let host = on(Bound::CpuBound)
+        + on(Bound::GpuKernelLaunchOverhead)
+        + on(Bound::GpuKernelKernelOverhead);
+    let length = c.length_ns.max(1);
+    let host_share = host as f64 / length as f64;
+    let (busy, span) = w.device.devices.iter().fold((0i64, 0i64), |(b, s), d| {
+        (b.max(d.busy_ns), s.max(d.span_ns))
+    });
+    let idle_share = if cx.wall_ns > 0 {
+        1.0 - busy as f64 / cx.wall_ns.max(span) as f64
+    } else {
+        0.0
+    };
+    let short_share = l.short_kernels as f64 / l.launches as f64;
+    if host_share < LAUNCH_BOUND_HOST_SHARE
+        || idle_share < LAUNCH_BOUND_IDLE_SHARE
+        || short_share < LAUNCH_BOUND_SHORT_SHARE
+    {
+        return (
+            Vec::new(),
+            format!(
+                "CPU + launch share of the critical path {}, device idle {}, short kernels {} of launches",
+                pct(100.0 * host_share),
+                pct(100.0 * idle_share),
+                pct(100.0 * short_share)
+            ),
+        );
+    }
+    // What CUDA graphs / torch.compile's cudagraphs remove: the launch
+    // overheads on the path and the runtime calls' own time on it.
+    let t = cx.t;
+    let launch_calls: rustc_hash::FxHashSet<u32> = t
+        .links
+        .launch
+        .iter()
+        .copied()
+        .filter(|&l| l != NO_SLICE)
+        .collect();
+    let mut gain = on(Bound::GpuKernelLaunchOverhead) + on(Bound::GpuKernelKernelOverhead);
+    let mut slices = Vec::new();
+    for e in &c.edges {
+        if e.bound == Bound::CpuBound && launch_calls.contains(&e.slice) {
+            gain += e.weight_ns;
+        }
+        if matches!(
+            e.bound,
+            Bound::GpuKernelLaunchOverhead | Bound::GpuKernelKernelOverhead
+        ) && e.slice != NO_SLICE
+        {
+            slices.push(e.slice);
+        }
+    }
+    let kernels: Vec<i64> = w.device.kernels.iter().map(|k| k.mean_ns as i64).collect();
+    let numbers = vec![
+        ("launches".into(), l.launches.to_string()),
+        (
+            "short kernels (shorter than their launch, HTA)".into(),
+            format!("{} of {}", l.short_kernels, l.launches),
+        ),
+        (
+            "CPU + launch share of the critical path".into(),
+            pct(100.0 * host_share),
+        ),
+        ("device idle".into(), pct(100.0 * idle_share)),
+        ("median kernel (mean per name)".into(), us(median(&kernels))),
+        (
+            "launch overhead on the path".into(),
+            us(on(Bound::GpuKernelLaunchOverhead)),
+        ),
+        (
+            "kernel–kernel gaps on the path".into(),
+            us(on(Bound::GpuKernelKernelOverhead)),
+        ),
+    ];
+    let slice_count = slices.len();
+    slices.truncate(MAX_EVIDENCE);
+    let finding = cx.finding(
+        "launch_bound",
+        "scope".into(),
+        format!(
+            "Launch-bound: the device idles {} while the host launches {} kernels",
+            pct(100.0 * idle_share),
+            l.launches
+        ),
+        (gain.min(c.length_ns), format!("launch overheads, kernel–kernel gaps and launch calls on the critical path: {}", us(gain))),
+        Evidence {
+            numbers,
+            ops: Vec::new(),
+            slices,
+            slice_count,
+            ranges: vec![(c.start_ns, c.end_ns)],
+        },
+        "capture the step in a CUDA graph (torch.cuda.graphs, or torch.compile(mode=\"reduce-overhead\")), fuse small kernels with torch.compile, or give each launch more work (larger batches)",
+    );
+    (vec![finding], String::new())
+}
+
+// ------------------------------------------------- copies and syncs
+
+fn pageable_copies(cx: &Cx, copies: &[super::data_movement::CopyEvent]) -> (Vec<Finding>, String) {
+    let t = cx.t;
+    let s = &t.slices;
+    let pageable: Vec<&super::data_movement::CopyEvent> =
+        copies.iter().filter(|c| c.memory == "pageable").collect();
+    if pageable.is_empty() {
+        let pinned = copies.iter().filter(|c| c.memory == "pinned").count();
+        return (
+            Vec::new(),
+            format!("no pageable copies ({pinned} from or to pinned memory)"),
+        );
+    }
+    // The host waits in the copy's runtime call while the driver stages it.
+    let mut ranges = Vec::new();
+    let mut slices = Vec::new();
+    let (mut bytes, mut device_ns, mut host_ns) = (0u64, 0i64, 0i64);
+    let mut kinds: Vec<String> = Vec::new();
+    for c in &pageable {
+        let d = c.slice as usize;
+        device_ns += s.dur_ns[d];
+        bytes += c.bytes.unwrap_or(0);
+        slices.push(c.slice);
+        if !kinds.contains(&c.kind) {
+            kinds.push(c.kind.clone());
+        }
+        let l = t.links.launch[d];
+        if l != NO_SLICE {
+            slices.push(l);
+            host_ns += s.dur_ns[l as usize];
+            ranges.push((s.start_ns[l as usize], s.end_ns(l as usize)));
+        } else {
+            ranges.push((s.start_ns[d], s.end_ns(d)));
+        }
+    }
+    let bounded = cx.bounded(host_ns, &ranges);
+    let count = pageable.len();
+    let mut by_op: Vec<(String, usize)> = Vec::new();
+    for c in &pageable {
+        let k = if c.cause != NO_SLICE { c.cause } else { c.op };
+        let name = if k == NO_SLICE {
+            "(no op)".to_string()
+        } else {
+            t.slice_name(k as usize).to_string()
+        };
+        match by_op.iter_mut().find(|(n, _)| *n == name) {
+            Some(x) => x.1 += 1,
+            None => by_op.push((name, 1)),
+        }
+    }
+    let slice_count = slices.len();
+    slices.truncate(MAX_EVIDENCE);
+    ranges.truncate(MAX_EVIDENCE);
+    let f = cx.finding(
+        "pageable_copy",
+        kinds.join("+"),
+        format!("{count} {} copies from or to pageable memory", kinds.join(" / ")),
+        bounded,
+        Evidence {
+            numbers: vec![
+                ("copies".into(), count.to_string()),
+                ("bytes".into(), crate::export::fmt_count(bytes)),
+                ("device time".into(), us(device_ns)),
+                ("host time in their calls".into(), us(host_ns)),
+                (
+                    "caused by".into(),
+                    by_op.iter().map(|(n, k)| format!("{n} ×{k}")).collect::<Vec<_>>().join(", "),
+                ),
+            ],
+            ops: by_op.into_iter().map(|(n, _)| n).collect(),
+            slices,
+            slice_count,
+            ranges,
+        },
+        "allocate the host tensors in pinned memory (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with .to(device, non_blocking=True), so the copy runs asynchronously and overlaps compute",
+    );
+    (vec![f], String::new())
+}
+
+/// Host calls that block until the device catches up.
+fn is_blocking_sync(name: &str) -> bool {
+    matches!(
+        name,
+        "cudaDeviceSynchronize"
+            | "cudaStreamSynchronize"
+            | "cudaEventSynchronize"
+            | "cudaMemcpy"
+            | "cuCtxSynchronize"
+            | "cuStreamSynchronize"
+            | "cuEventSynchronize"
+            | "hipDeviceSynchronize"
+            | "hipStreamSynchronize"
+            | "hipEventSynchronize"
+            | "hipMemcpy"
+    )
+}
+
+fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
+    let t = cx.t;
+    let s = &t.slices;
+    let steps = super::scope::profiler_steps(t);
+    let in_step = |ns: i64| {
+        steps.is_empty() || {
+            let k = steps.partition_point(|o| o.start_ns <= ns);
+            k > 0 && ns < steps[k - 1].end_ns
+        }
+    };
+    // Device work's starts, sorted, for "the next device work after".
+    let mut starts: Vec<i64> = (0..s.len())
+        .filter(|&i| is_device_work(s.category[i]) && !t.on_host(i))
+        .map(|i| s.start_ns[i])
+        .collect();
+    if starts.is_empty() {
+        return (Vec::new(), "no device work".into());
+    }
+    starts.sort_unstable();
+    let mut found: Vec<(usize, i64)> = Vec::new();
+    let mut total = 0usize;
+    for i in 0..s.len() {
+        if s.category[i] != Category::Runtime || !is_blocking_sync(t.slice_name(i)) {
+            continue;
+        }
+        if !cx.inside(s.start_ns[i]) || !in_step(s.start_ns[i]) {
+            continue;
+        }
+        total += 1;
+        let end = s.end_ns(i);
+        let k = starts.partition_point(|&x| x < end);
+        // The device idles from the sync's return until the host queues
+        // the next work; no next work is the trace's end, not a wait.
+        let Some(&next) = starts.get(k) else {
+            continue;
+        };
+        // Without the sync the host would have queued that work as much
+        // earlier as it waited: the stall is the smaller of the two.
+        found.push((i, (next - end).min(s.dur_ns[i])));
+    }
+    if found.is_empty() {
+        return (
+            Vec::new(),
+            if total == 0 {
+                if steps.is_empty() {
+                    "no blocking sync calls".into()
+                } else {
+                    "no blocking sync calls inside a ProfilerStep".into()
+                }
+            } else {
+                format!("{total} blocking sync calls, none followed by device work")
+            },
+        );
+    }
+    let mut ranges = Vec::new();
+    let mut estimate = 0;
+    let mut by_op: Vec<(String, usize)> = Vec::new();
+    let mut by_call: Vec<(String, usize)> = Vec::new();
+    let mut slices = Vec::new();
+    let mut wait_ns = 0;
+    for &(i, idle) in &found {
+        estimate += idle;
+        wait_ns += s.dur_ns[i];
+        ranges.push((s.end_ns(i), s.end_ns(i) + idle));
+        slices.push(i as u32);
+        let call = t.slice_name(i).to_string();
+        match by_call.iter_mut().find(|(n, _)| *n == call) {
+            Some(x) => x.1 += 1,
+            None => by_call.push((call, 1)),
+        }
+        let op = t.links.op[i];
+        let name = if op == NO_SLICE {
+            "(no op)".to_string()
+        } else {
+            t.slice_name(top_op(t, op) as usize).to_string()
+        };
+        match by_op.iter_mut().find(|(n, _)| *n == name) {
+            Some(x) => x.1 += 1,
+            None => by_op.push((name, 1)),
+        }
+    }
+    let bounded = cx.bounded(estimate, &ranges);
+    let count = found.len();
+    let fmt = |v: &[(String, usize)]| {
+        v.iter()
+            .map(|(n, k)| format!("{n} ×{k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let slice_count = slices.len();
+    slices.truncate(MAX_EVIDENCE);
+    // The wait's own start, for the timeline.
+    let shown: Vec<(i64, i64)> = found
+        .iter()
+        .take(MAX_EVIDENCE)
+        .map(|&(i, idle)| (s.start_ns[i], s.end_ns(i) + idle))
+        .collect();
+    let f = cx.finding(
+        "blocking_sync",
+        by_call.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join("+"),
+        format!(
+            "{count} blocking syncs{} stall the device",
+            if steps.is_empty() { "" } else { " inside steps" }
+        ),
+        bounded,
+        Evidence {
+            numbers: vec![
+                ("syncs".into(), count.to_string()),
+                ("calls".into(), fmt(&by_call)),
+                ("called from".into(), fmt(&by_op)),
+                ("host time waiting in them".into(), us(wait_ns)),
+                ("device stalled after them (at most their wait)".into(), us(estimate)),
+            ],
+            ops: by_op.into_iter().map(|(n, _)| n).collect(),
+            slices,
+            slice_count,
+            ranges: shown,
+        },
+        "remove the sync from the step: keep values on the device instead of .item() / .cpu() / printing them, copy results with non_blocking=True and read them after the step, and drop torch.cuda.synchronize() outside timing code",
+    );
+    (vec![f], String::new())
+}
+
+fn layout_conversions(
+    cx: &Cx,
+    (copies, device_ns): &(Vec<super::data_movement::CopyEvent>, i64),
+) -> (Vec<Finding>, String) {
+    let t = cx.t;
+    let s = &t.slices;
+    let layout: Vec<&super::data_movement::CopyEvent> = copies
+        .iter()
+        .filter(|c| c.kind == "copy kernel" || c.kind == "layout kernel")
+        .collect();
+    let time: i64 = layout.iter().map(|c| s.dur_ns[c.slice as usize]).sum();
+    let share = time as f64 / (*device_ns).max(1) as f64;
+    if layout.is_empty() || share < LAYOUT_SHARE {
+        return (
+            Vec::new(),
+            format!(
+                "copy and layout kernels {} of device time",
+                pct(100.0 * share)
+            ),
+        );
+    }
+    let mut by: Vec<(String, usize, i64)> = Vec::new();
+    for c in &layout {
+        let k = if c.cause != NO_SLICE { c.cause } else { c.op };
+        let name = if c.kind == "layout kernel" || k == NO_SLICE {
+            let n = t.slice_name(c.slice as usize);
+            ["nchwToNhwc", "nhwcToNchw", "transpose", "permute"]
+                .into_iter()
+                .find(|p| n.contains(p))
+                .unwrap_or("copy")
+                .to_string()
+        } else {
+            t.slice_name(k as usize).to_string()
+        };
+        let d = s.dur_ns[c.slice as usize];
+        match by.iter_mut().find(|x| x.0 == name) {
+            Some(x) => {
+                x.1 += 1;
+                x.2 += d;
+            }
+            None => by.push((name, 1, d)),
+        }
+    }
+    by.sort_by_key(|x| std::cmp::Reverse(x.2));
+    let ranges: Vec<Interval> = layout
+        .iter()
+        .map(|c| (s.start_ns[c.slice as usize], s.end_ns(c.slice as usize)))
+        .collect();
+    let bounded = cx.bounded(time, &ranges);
+    let mut slices: Vec<u32> = layout.iter().map(|c| c.slice).collect();
+    let slice_count = slices.len();
+    slices.truncate(MAX_EVIDENCE);
+    let f = cx.finding(
+        "layout_conversion",
+        by.iter().map(|x| x.0.as_str()).collect::<Vec<_>>().join("+"),
+        format!(
+            "Layout conversions take {} of device time ({} kernels)",
+            pct(100.0 * share),
+            layout.len()
+        ),
+        bounded,
+        Evidence {
+            numbers: vec![
+                ("kernels".into(), layout.len().to_string()),
+                ("device time".into(), us(time)),
+                ("share of device time".into(), pct(100.0 * share)),
+                (
+                    "by cause".into(),
+                    by.iter().map(|(n, k, d)| format!("{n} ×{k} ({})", us(*d))).collect::<Vec<_>>().join(", "),
+                ),
+            ],
+            ops: by.into_iter().map(|x| x.0).collect(),
+            slices,
+            slice_count,
+            ranges: ranges.into_iter().take(MAX_EVIDENCE).collect(),
+        },
+        "keep one memory layout end to end: convert the model and its inputs once (model.to(memory_format=torch.channels_last) for convolutions), avoid .contiguous() / .permute() / .t() round trips between ops, or let torch.compile pick layouts",
+    );
+    (vec![f], String::new())
+}
+
+// ------------------------------------------------------- communication
+
+fn exposed_communication(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
+    let worst = w
+        .device
+        .devices
+        .iter()
+        .filter(|d| d.communication_ns > 0 && d.span_ns > 0)
+        .max_by_key(|d| d.exposed_communication_ns);
+    let Some(d) = worst else {
+        return (Vec::new(), "no communication on the device".into());
+    };
+    let share = d.exposed_communication_ns as f64 / d.span_ns as f64;
+    if share < EXPOSED_COMM_SHARE {
+        return (
+            Vec::new(),
+            format!(
+                "exposed communication {} of the device's span",
+                pct(100.0 * share)
+            ),
+        );
+    }
+    let t = cx.t;
+    let s = &t.slices;
+    let mut slices = Vec::new();
+    let mut ranges = Vec::new();
+    for i in 0..s.len() {
+        if is_device_work(s.category[i])
+            && !t.on_host(i)
+            && cx.inside(s.start_ns[i])
+            && exact_kernel_type(s.category[i], t.slice_name(i)) == KernelType::Communication
+        {
+            slices.push(i as u32);
+            ranges.push((s.start_ns[i], s.end_ns(i)));
+        }
+    }
+    let comm_on_path = cx
+        .path
+        .as_ref()
+        .map(|p| p.time_in(&ranges))
+        .unwrap_or(d.exposed_communication_ns);
+    let gain = d.exposed_communication_ns.min(comm_on_path);
+    let overlap = 100.0 * d.communication_overlapped_ns as f64 / d.communication_ns.max(1) as f64;
+    let slice_count = slices.len();
+    slices.truncate(MAX_EVIDENCE);
+    ranges.truncate(MAX_EVIDENCE);
+    let f = cx.finding(
+        "exposed_communication",
+        d.device.clone(),
+        format!(
+            "Communication is exposed: {} of {}'s time waits on collectives",
+            pct(100.0 * share),
+            d.device
+        ),
+        (gain, format!("exposed communication {} bounded by the collectives' time on the critical path", us(d.exposed_communication_ns))),
+        Evidence {
+            numbers: vec![
+                ("communication".into(), us(d.communication_ns)),
+                ("under computation".into(), pct(overlap)),
+                ("exposed".into(), us(d.exposed_communication_ns)),
+                ("share of the span".into(), pct(100.0 * share)),
+            ],
+            ops: Vec::new(),
+            slices,
+            slice_count,
+            ranges,
+        },
+        "overlap communication with computation: DDP bucketing (bucket_cap_mb) and gradient-as-bucket-view, FSDP prefetching (forward_prefetch / backward_prefetch), collectives on their own stream launched before the compute that does not need them",
+    );
+    (vec![f], String::new())
+}
+
+fn collective_outliers(cx: &Cx) -> (Vec<Finding>, String) {
+    let t = cx.t;
+    let s = &t.slices;
+    let mut by_name: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    for i in 0..s.len() {
+        if is_device_work(s.category[i])
+            && !t.on_host(i)
+            && cx.inside(s.start_ns[i])
+            && exact_kernel_type(s.category[i], t.slice_name(i)) == KernelType::Communication
+        {
+            by_name.entry(t.slice_name(i)).or_default().push(i);
+        }
+    }
+    if by_name.is_empty() {
+        return (Vec::new(), "no collectives".into());
+    }
+    let mut names: Vec<&str> = by_name.keys().copied().collect();
+    names.sort_unstable();
+    let mut out = Vec::new();
+    let mut checked = 0;
+    let mut bimodal = Vec::new();
+    for name in names {
+        let list = &by_name[name];
+        if list.len() < COLLECTIVE_MIN_COUNT {
+            continue;
+        }
+        checked += 1;
+        let durs: Vec<i64> = list.iter().map(|&i| s.dur_ns[i]).collect();
+        let med = median(&durs);
+        let outliers: Vec<usize> = list
+            .iter()
+            .copied()
+            .filter(|&i| s.dur_ns[i] as f64 > COLLECTIVE_OUTLIER_FACTOR * med as f64)
+            .collect();
+        if outliers.is_empty() {
+            continue;
+        }
+        if outliers.len() * COLLECTIVE_OUTLIER_MAX_SHARE_INV > list.len() {
+            bimodal.push(format!("{} of {} {name}", outliers.len(), list.len()));
+            continue;
+        }
+        let excess: i64 = outliers.iter().map(|&i| s.dur_ns[i] - med).sum();
+        let ranges: Vec<Interval> = outliers
+            .iter()
+            .map(|&i| (s.start_ns[i], s.end_ns(i)))
+            .collect();
+        let bounded = cx.bounded(excess, &ranges);
+        let worst = outliers.iter().map(|&i| s.dur_ns[i]).max().unwrap_or(0);
+        let short: String = name.chars().take(60).collect();
+        out.push(cx.finding(
+            "collective_outlier",
+            name.to_string(),
+            format!(
+                "{} of {} {short} run over {COLLECTIVE_OUTLIER_FACTOR}× their median",
+                outliers.len(),
+                list.len()
+            ),
+            bounded,
+            Evidence {
+                numbers: vec![
+                    ("collectives of this name".into(), list.len().to_string()),
+                    ("outliers".into(), outliers.len().to_string()),
+                    ("median".into(), us(med)),
+                    ("longest".into(), us(worst)),
+                    ("time over the median".into(), us(excess)),
+                ],
+                ops: vec![name.to_string()],
+                slice_count: outliers.len(),
+                slices: outliers.iter().take(MAX_EVIDENCE).map(|&i| i as u32).collect(),
+                ranges: ranges.into_iter().take(MAX_EVIDENCE).collect(),
+            },
+            "a long collective waits for the slowest rank: open the ranks view to find the straggler (data loading, a host sync, uneven work) and compare the outlier steps' timelines",
+        ));
+    }
+    let why = if out.is_empty() {
+        format!(
+            "{checked} collective names with ≥ {COLLECTIVE_MIN_COUNT} calls, no rare one over {COLLECTIVE_OUTLIER_FACTOR}× its median{}",
+            if bimodal.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (two populations, not outliers — sizes differ: {})",
+                    bimodal.join("; ")
+                )
+            }
+        )
+    } else {
+        String::new()
+    };
+    (out, why)
+}
+
+// ------------------------------------------------------------- warm-up
+
+fn warmup(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
+    let r = match &w.warmup {
+        Some(Ok(r)) => r,
+        Some(Err(e)) => return (Vec::new(), e.clone()),
+        None => return (Vec::new(), "not measured".into()),
+    };
+    if r.flagged == 0 {
+        return (
+            Vec::new(),
+            format!(
+                "{} occurrences, none over {WARMUP_FACTOR}× the steady median",
+                r.occurrences.len()
+            ),
+        );
+    }
+    let flagged: Vec<&super::warmup::OccurrenceTime> =
+        r.occurrences.iter().filter(|o| o.warmup).collect();
+    let excess: i64 = flagged.iter().map(|o| o.dur_ns - r.median_ns).sum();
+    let ranges: Vec<Interval> = flagged
+        .iter()
+        .map(|o| (o.start_ns, o.start_ns + o.dur_ns))
+        .collect();
+    let compiles = flagged.iter().any(|o| {
+        o.reason
+            .as_deref()
+            .is_some_and(|x| x.starts_with("compiles"))
+    });
+    let f = cx.finding(
+        "warmup",
+        "steps".into(),
+        format!(
+            "{} warm-up {} {} over the steady median{}",
+            flagged.len(),
+            if flagged.len() == 1 { "occurrence" } else { "occurrences" },
+            us(excess),
+            if compiles { " (torch.compile compiling)" } else { "" }
+        ),
+        // A one-time cost: the whole excess is the run's, not the steady
+        // state's; it is not bounded by the path (the path covers it).
+        (excess, "the flagged occurrences' time over the steady median: once per run, not per step".into()),
+        Evidence {
+            numbers: vec![
+                ("occurrences".into(), r.occurrences.len().to_string()),
+                ("warm-up".into(), flagged.len().to_string()),
+                ("steady median".into(), us(r.median_ns)),
+                (
+                    "warm-up durations".into(),
+                    flagged.iter().map(|o| format!("{} {}", o.label, us(o.dur_ns))).collect::<Vec<_>>().join(", "),
+                ),
+            ],
+            ops: flagged.iter().map(|o| o.label.clone()).collect(),
+            slices: Vec::new(),
+            slice_count: 0,
+            ranges,
+        },
+        if compiles {
+            "keep compilation out of measured steps (warm up before profiling: schedule(wait, warmup, active)); avoid recompiles (torch._dynamo.config / dynamic=True for varying shapes), cache compiled artefacts (TORCHINDUCTOR_FX_GRAPH_CACHE)"
+        } else {
+            "exclude warm-up from measurements (the profiler's schedule(wait=1, warmup=1, active=N)); if every run pays it, pre-allocate (cudnn.benchmark autotuning, allocator growth) before the timed loop"
+        },
+    );
+    (vec![f], String::new())
+}
+
+// -------------------------------------------------------------- Neuron
+
+type RuleResult = (&'static str, (Vec<Finding>, String));
+
+fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<RuleResult> {
+    let none = |why: &str| (Vec::new(), why.to_string());
+    let Some(e) = engines else {
+        let why = "no Neuron device profile";
+        return vec![
+            ("neuron_transpose", none(why)),
+            ("neuron_spill", none(why)),
+            ("neuron_utilization", none(why)),
+        ];
+    };
+    let window = (e.window_ns.0, e.window_ns.1);
+    let mut out = Vec::new();
+    // Transpose FLOPs.
+    let hw: i64 = e.by_hlo.iter().map(|g| g.raw_flops).sum();
+    let tr: i64 = e.by_hlo.iter().map(|g| g.transpose_flops).sum();
+    out.push((
+        "neuron_transpose",
+        if hw <= 0 {
+            none("no FLOPs in the profile")
+        } else if (tr as f64) <= NEURON_TRANSPOSE_SHARE * hw as f64 {
+            none(&format!("transpose FLOPs {} of the Tensor engine's", pct(100.0 * tr as f64 / hw as f64)))
+        } else {
+            let groups: Vec<&super::engines::GroupRow> = e.by_hlo.iter().filter(|g| g.transpose_flops > 0).collect();
+            let time: i64 = groups.iter().map(|g| g.busy_ns).sum();
+            let ranges: Vec<Interval> = groups.iter().filter_map(|g| g.first_ns).collect();
+            let mut slices: Vec<u32> = groups.iter().flat_map(|g| g.slices.iter().copied()).collect();
+            let slice_count = slices.len();
+            slices.truncate(MAX_EVIDENCE);
+            let share = tr as f64 / hw as f64;
+            let u = e.utilization.as_ref();
+            let mut numbers = vec![
+                ("transpose FLOPs".into(), crate::export::fmt_si(tr as f64)),
+                ("Tensor-engine FLOPs".into(), crate::export::fmt_si(hw as f64)),
+                ("share".into(), pct(100.0 * share)),
+                ("busy time of the HLO ops with transposes".into(), us(time)),
+            ];
+            if let Some(u) = u {
+                numbers.push(("MFU / HFU".into(), format!("{} / {}", pct(u.mfu_pct), pct(u.hfu_pct))));
+            }
+            (vec![cx.finding(
+                "neuron_transpose",
+                groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join("+"),
+                format!("Transposes are {} of the Tensor engine's FLOPs: model FLOPs well below active FLOPs", pct(100.0 * share)),
+                // The transposes' share of the Tensor engine's busy time
+                // is what a layout without them saves.
+                ((share * time as f64) as i64, format!("transpose share × busy time of the HLO ops that transpose, inside the {} execution window", us(window.1 - window.0))),
+                Evidence {
+                    numbers,
+                    ops: groups.iter().map(|g| g.name.clone()).collect(),
+                    slices,
+                    slice_count,
+                    ranges,
+                },
+                "lay tensors out the way the Tensor engine reads them so the compiler inserts no transposes: keep the contraction dimension where the matmul wants it (pre-transpose weights once, at load), avoid .t() / permute() before matmuls; check the HLO ops listed",
+            )], String::new())
+        },
+    ));
+    // Spill and reload.
+    let spill = cx.t.device_profile.as_deref().map(|p| {
+        let ins = &p.instructions;
+        let none_i64 = crate::model::NONE_I64;
+        let mut save = 0i64;
+        let mut reload = 0i64;
+        let mut hbm_read = 0i64;
+        let mut slices = Vec::new();
+        for k in 0..ins.len() {
+            let at = ins.start_ns[k];
+            if at < window.0 || at >= window.1 {
+                continue;
+            }
+            let v = |x: i64| if x == none_i64 { 0 } else { x };
+            let (sv, rl) = (v(ins.spill_save[k]), v(ins.spill_reload[k]));
+            save += sv;
+            reload += rl;
+            hbm_read += v(ins.hbm_read[k]);
+            if sv + rl > 0 && ins.slice[k] != NO_SLICE {
+                slices.push(ins.slice[k]);
+            }
+        }
+        (save, reload, hbm_read, slices)
+    });
+    out.push((
+        "neuron_spill",
+        match spill {
+            None => none("no Instruction table"),
+            Some((_, _, 0, _)) => none("no HBM reads recorded"),
+            Some((save, reload, read, slices)) => {
+                let share = (save + reload) as f64 / read as f64;
+                if share <= NEURON_SPILL_SHARE {
+                    none(&format!("spill + reload {} of HBM reads", pct(100.0 * share)))
+                } else {
+                    let slice_count = slices.len();
+                    let ranges: Vec<Interval> = slices
+                        .iter()
+                        .take(MAX_EVIDENCE)
+                        .map(|&s| (cx.t.slices.start_ns[s as usize], cx.t.slices.end_ns(s as usize)))
+                        .collect();
+                    // The spill / reload DMA queues' busy time is what
+                    // keeping the data on chip saves.
+                    let queues: Vec<&super::engines::DmaRow> =
+                        e.dma_queues.iter().filter(|q| q.name.contains("Spill")).collect();
+                    let time: i64 = if queues.is_empty() {
+                        slices.iter().map(|&s| cx.t.slices.dur_ns[s as usize]).sum()
+                    } else {
+                        queues.iter().map(|q| q.busy_ns).sum()
+                    };
+                    (vec![cx.finding(
+                        "neuron_spill",
+                        "spill".into(),
+                        format!("Spill and reload are {} of HBM reads", pct(100.0 * share)),
+                        (time.min(window.1 - window.0), "the spill / reload DMA queues' busy time, inside the execution window".into()),
+                        Evidence {
+                            numbers: vec![
+                                ("spill bytes".into(), crate::export::fmt_si(save as f64)),
+                                ("reload bytes".into(), crate::export::fmt_si(reload as f64)),
+                                ("HBM read bytes".into(), crate::export::fmt_si(read as f64)),
+                                ("share".into(), pct(100.0 * share)),
+                            ],
+                            ops: Vec::new(),
+                            slices: slices.into_iter().take(MAX_EVIDENCE).collect(),
+                            slice_count,
+                            ranges,
+                        },
+                        "reduce what lives in SBUF at once: smaller tiles or sequence chunks, fewer live intermediates (fuse, recompute), or a layout the compiler can keep on chip",
+                    )], String::new())
+                }
+            }
+        },
+    ));
+    // Utilisation.
+    out.push((
+        "neuron_utilization",
+        match &e.utilization {
+            None => none("no utilisation: the profile has no Metadata peaks"),
+            Some(u) if u.mfu_pct >= NEURON_LOW_UTILIZATION_PCT || u.mbu_pct >= NEURON_LOW_UTILIZATION_PCT => {
+                none(&format!("MFU {} and MBU {}", pct(u.mfu_pct), pct(u.mbu_pct)))
+            }
+            Some(u) => {
+                let mut waits: Vec<(String, i64)> = e
+                    .engines
+                    .iter()
+                    .map(|g| (g.engine.clone(), g.semaphore_ns + g.evt_wait_ns.unwrap_or(0) + g.dma_wait_ns.unwrap_or(0)))
+                    .filter(|x| x.1 > 0)
+                    .collect();
+                waits.sort_by_key(|x| std::cmp::Reverse(x.1));
+                let idle = e
+                    .engines
+                    .iter()
+                    .filter(|g| g.engine.eq_ignore_ascii_case("tensor"))
+                    .map(|g| (u.window_ns - g.busy_ns).max(0))
+                    .next()
+                    .unwrap_or(0);
+                let summary = u
+                    .summary
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v:.1}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (vec![cx.finding(
+                    "neuron_utilization",
+                    "window".into(),
+                    format!("Low utilisation: MFU {} and MBU {} — neither roof is near", pct(u.mfu_pct), pct(u.mbu_pct)),
+                    (idle, "the Tensor engine's idle time in the execution window".into()),
+                    Evidence {
+                        numbers: vec![
+                            ("MFU".into(), pct(u.mfu_pct)),
+                            ("HFU".into(), pct(u.hfu_pct)),
+                            ("MBU".into(), pct(u.mbu_pct)),
+                            ("the profile's Summary".into(), summary),
+                            ("execution window".into(), us(u.window_ns)),
+                            ("Tensor engine idle".into(), us(idle)),
+                            (
+                                "engine waits (semaphore, event, DMA)".into(),
+                                waits.iter().map(|(n, w)| format!("{n} {}", us(*w))).collect::<Vec<_>>().join(", "),
+                            ),
+                        ],
+                        ops: Vec::new(),
+                        slices: Vec::new(),
+                        slice_count: 0,
+                        ranges: vec![window],
+                    },
+                    "the engines wait rather than compute or stream: look at the engines view's waits and DMA queues; overlap DMA with compute (larger tiles, more in flight), batch more work per execution",
+                )], String::new())
+            }
+        },
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dims_parse_and_broadcast_like_numpy() {
+        assert_eq!(
+            parse_dims("[[64, 4096], [], [4096]]"),
+            Some(vec![vec![64, 4096], vec![], vec![4096]])
+        );
+        assert_eq!(parse_dims("[]"), Some(vec![]));
+        assert_eq!(parse_dims(""), None);
+        assert_eq!(broadcast(&[64, 4096], &[64, 1]), Some(vec![64, 4096]));
+        assert_eq!(broadcast(&[64, 4096], &[4096]), Some(vec![64, 4096]));
+        assert_eq!(broadcast(&[64, 4096], &[64]), None);
+    }
+}

@@ -1,0 +1,376 @@
+//! Insights: every rule fires on a fixture made for it (or a real trace
+//! that has the problem) and stays quiet on one that does not; the CI
+//! gate's verdicts on the RMSNorm and HTA pairs.
+
+mod common;
+
+use tracelane_core::analysis::gate::{gate, Verdict};
+use tracelane_core::analysis::insights::{insights, Finding, InsightsReport};
+use tracelane_core::analysis::Scope;
+use tracelane_core::import::neuron_device::import_profile;
+use tracelane_core::{import_bytes, ImportOptions, Trace};
+
+fn trace(rel: &str) -> Trace {
+    if rel.ends_with(".gz") {
+        import_bytes(&common::gunzip(rel), ImportOptions::default()).unwrap()
+    } else {
+        common::load(rel)
+    }
+}
+
+fn report(t: &Trace, scope: &Scope) -> InsightsReport {
+    insights(t, scope, &|i| t.slice_args_json(i).to_string()).unwrap()
+}
+
+fn of<'a>(r: &'a InsightsReport, rule: &str) -> Vec<&'a Finding> {
+    r.findings.iter().filter(|f| f.rule == rule).collect()
+}
+
+fn number<'a>(f: &'a Finding, name: &str) -> &'a str {
+    f.evidence
+        .numbers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or_else(|| panic!("{}: no {name:?} in {:?}", f.rule, f.evidence.numbers))
+}
+
+fn quiet(r: &InsightsReport, rule: &str) {
+    assert!(
+        of(r, rule).is_empty(),
+        "{rule} fired on {}: {:?}",
+        r.scope,
+        of(r, rule).iter().map(|f| &f.title).collect::<Vec<_>>()
+    );
+    let check = r.checks.iter().find(|c| c.rule == rule).unwrap();
+    assert_eq!(check.fired, 0);
+    assert!(!check.why.is_empty(), "{rule}: a quiet rule says why");
+}
+
+const RMSNORM_OPS: [&str; 6] = [
+    "aten::pow",
+    "aten::mean",
+    "aten::add",
+    "aten::rsqrt",
+    "aten::mul",
+    "aten::mul",
+];
+
+#[test]
+fn the_naive_rmsnorm_capture_yields_one_fusion_finding_listing_its_six_ops() {
+    let t = trace("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let r = report(&t, &Scope::Whole);
+    let f = of(&r, "fusion");
+    assert_eq!(f.len(), 1);
+    let f = f[0];
+    assert_eq!(f.evidence.ops, RMSNORM_OPS);
+    assert!(f.title.starts_with("RMSNorm"), "{}", f.title);
+    assert!(f.action.contains("torch.nn.functional.rms_norm"));
+    assert!(f.action.contains("torch.compile"));
+    // Five calls of the function in the capture; one dispatch each.
+    assert_eq!(number(f, "occurrences"), "5");
+    assert_eq!(number(f, "dispatches saved"), "25");
+    assert_eq!(f.evidence.slice_count, 30);
+    assert!(f.gain_ns > 0);
+    // Bounded by the critical path.
+    assert!(f.gain_ns <= r.key.critical_path_ns.unwrap());
+    assert_eq!(r.findings[0].rule, "fusion");
+}
+
+#[test]
+fn the_fused_and_compiled_rmsnorm_captures_yield_no_fusion_finding() {
+    for rel in [
+        "torch-cpu/rmsnorm_fused_cpu.pt.trace.json.gz",
+        "torch-cpu/rmsnorm_compiled_cpu.pt.trace.json.gz",
+    ] {
+        quiet(&report(&trace(rel), &Scope::Whole), "fusion");
+    }
+}
+
+#[test]
+fn torchneuron_regions_naive_fires_with_its_six_device_events_fused_and_compiled_do_not() {
+    let t = trace("neuron-provisional/torchneuron_rmsnorm.json");
+    let naive = report(
+        &t,
+        &Scope::Region {
+            name: "rmsnorm_naive".into(),
+        },
+    );
+    let f = of(&naive, "fusion");
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        f[0].evidence.ops,
+        [
+            "aten::mul",
+            "aten::mean",
+            "aten::add",
+            "aten::rsqrt",
+            "aten::mul",
+            "aten::mul"
+        ]
+    );
+    assert_eq!(number(f[0], "device events per chain"), "6");
+    assert_eq!(number(f[0], "launches saved"), "5");
+    assert_eq!(number(f[0], "device time"), "2,355 µs");
+    // The estimate keeps the longest kernel (735 µs) of the 2,365 µs the
+    // chain spans: 1,630 µs, less than the 1,952 µs the article's fused op
+    // saved (2,355 → 403 µs).
+    assert_eq!(f[0].gain_ns, 1_630_000);
+    for region in ["rmsnorm_fused", "rmsnorm_compiled"] {
+        quiet(
+            &report(
+                &t,
+                &Scope::Region {
+                    name: region.into(),
+                },
+            ),
+            "fusion",
+        );
+    }
+}
+
+#[test]
+fn a_gpu_chain_with_recorded_shapes_fires_and_shapes_that_do_not_broadcast_break_it() {
+    let r = report(&trace("insights/rmsnorm_gpu_shapes.json"), &Scope::Whole);
+    let f = of(&r, "fusion");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].evidence.ops, RMSNORM_OPS);
+    assert_eq!(number(f[0], "occurrences"), "2");
+    assert_eq!(number(f[0], "launches saved"), "10");
+    assert!(!f[0].evidence.numbers.iter().any(|(n, _)| n == "shapes"));
+    quiet(
+        &report(
+            &trace("insights/shapes_do_not_broadcast.json"),
+            &Scope::Whole,
+        ),
+        "fusion",
+    );
+}
+
+#[test]
+fn pageable_copies_and_blocking_syncs_are_counted_with_their_slices() {
+    let t = trace("public/hta_simple_add_a100.json.gz");
+    let r = report(&t, &Scope::Whole);
+    let p = of(&r, "pageable_copy");
+    assert_eq!(p.len(), 1);
+    assert_eq!(number(p[0], "copies"), "16");
+    // Each copy and its runtime call.
+    assert_eq!(p[0].evidence.slice_count, 32);
+    let copies = p[0]
+        .evidence
+        .slices
+        .iter()
+        .filter(|&&s| t.slice_name(s as usize) == "Memcpy HtoD (Pageable -> Device)")
+        .count();
+    assert_eq!(copies, 16);
+    let s = of(&r, "blocking_sync");
+    assert_eq!(s.len(), 1);
+    assert_eq!(number(s[0], "syncs"), "19");
+    assert!(s[0]
+        .evidence
+        .slices
+        .iter()
+        .all(|&i| t.slice_name(i as usize).ends_with("Synchronize")));
+
+    let legacy = report(
+        &trace("public/kineto_legacy_2021_resnet50.pt.trace.json.gz"),
+        &Scope::Whole,
+    );
+    assert_eq!(number(of(&legacy, "pageable_copy")[0], "copies"), "12");
+    assert_eq!(number(of(&legacy, "blocking_sync")[0], "syncs"), "12");
+
+    // Pinned copies; the one sync is outside the steps.
+    for rel in [
+        "public/hta_compare_pair/base.json.gz",
+        "public/hta_compare_pair/test.json.gz",
+    ] {
+        let r = report(&trace(rel), &Scope::Whole);
+        quiet(&r, "pageable_copy");
+        quiet(&r, "blocking_sync");
+    }
+}
+
+#[test]
+fn launch_bound_needs_many_short_launches_with_the_device_idle() {
+    let r = report(&trace("public/hta_nccl_2rank_rank0.json.gz"), &Scope::Whole);
+    let f = of(&r, "launch_bound");
+    assert_eq!(f.len(), 1);
+    assert_eq!(number(f[0], "launches"), "3774");
+    assert!(f[0].gain_ns > 0 && f[0].gain_ns <= r.key.critical_path_ns.unwrap());
+    // 16 kernels on an idle MI250: too few launches to be the bottleneck.
+    quiet(
+        &report(&trace("public/hta_amd_mi250_rocm.json.gz"), &Scope::Whole),
+        "launch_bound",
+    );
+    // The device is busy more than half the time.
+    quiet(
+        &report(
+            &trace("neuron-provisional/torchneuron_rmsnorm.json"),
+            &Scope::Whole,
+        ),
+        "launch_bound",
+    );
+}
+
+#[test]
+fn layout_conversions_over_a_tenth_of_device_time_fire() {
+    let r = report(&trace("insights/layout_heavy.json"), &Scope::Whole);
+    let f = of(&r, "layout_conversion");
+    assert_eq!(f.len(), 1);
+    assert_eq!(number(f[0], "kernels"), "8");
+    assert_eq!(number(f[0], "share of device time"), "37.5 %");
+    assert!(f[0].evidence.ops.contains(&"aten::contiguous".to_string()));
+    assert!(f[0].evidence.ops.contains(&"nchwToNhwc".to_string()));
+    // 0.6 % of device time in the A100 trace.
+    quiet(
+        &report(&trace("public/hta_simple_add_a100.json.gz"), &Scope::Whole),
+        "layout_conversion",
+    );
+}
+
+#[test]
+fn communication_exposure_and_outliers() {
+    let r = report(&trace("insights/collective_outlier.json"), &Scope::Whole);
+    let f = of(&r, "collective_outlier");
+    assert_eq!(f.len(), 1);
+    assert_eq!(number(f[0], "outliers"), "1");
+    assert_eq!(number(f[0], "median"), "100 µs");
+    assert_eq!(f[0].gain_ns, 400_000);
+    assert_eq!(f[0].evidence.slices.len(), 1);
+
+    let large = report(
+        &trace("public/hta_large_216k_events.json.gz"),
+        &Scope::Whole,
+    );
+    assert_eq!(of(&large, "exposed_communication").len(), 1);
+    // 914 of 2,020 all-reduces over 2× the median are two message sizes,
+    // not outliers.
+    quiet(&large, "collective_outlier");
+    assert!(large
+        .checks
+        .iter()
+        .any(|c| c.rule == "collective_outlier" && c.why.contains("two populations")));
+
+    let rms = report(
+        &trace("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz"),
+        &Scope::Whole,
+    );
+    quiet(&rms, "exposed_communication");
+    quiet(&rms, "collective_outlier");
+}
+
+#[test]
+fn a_compiling_first_step_is_a_warmup_finding() {
+    let r = report(&trace("insights/warmup_compile.json"), &Scope::Whole);
+    let f = of(&r, "warmup");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].gain_ns, 90_000_000);
+    assert!(f[0].title.contains("torch.compile"));
+    assert_eq!(f[0].evidence.ranges.len(), 1);
+    assert_eq!(r.key.steps, 5);
+    assert_eq!(r.key.step_median_ns, Some(10_000_000));
+    quiet(
+        &report(
+            &trace("public/kineto_legacy_2021_resnet50.pt.trace.json.gz"),
+            &Scope::Whole,
+        ),
+        "warmup",
+    );
+}
+
+fn neuron_profile() -> Trace {
+    import_profile(common::profile_files("neuron-provisional/device_profile")).unwrap()
+}
+
+#[test]
+fn the_neuron_device_profile_meets_the_summary_viewers_conditions() {
+    let t = neuron_profile();
+    let r = report(&t, &Scope::Whole);
+    let expected = common::expected("neuron-provisional/device_profile.expected.json");
+    let roof = &expected["parquet"]["roofline"];
+    // The key numbers are the Summary table's.
+    let close = |x: Option<f64>, key: &str| {
+        let want = roof[key].as_f64().unwrap();
+        assert!(
+            (x.unwrap() - want).abs() < 0.05,
+            "{key}: {x:?} against {want}"
+        );
+    };
+    close(r.key.mfu_pct, "summary_mfu_estimated_percent");
+    close(r.key.hfu_pct, "summary_hfu_estimated_percent");
+    close(r.key.mbu_pct, "summary_mbu_estimated_percent");
+    let tr = of(&r, "neuron_transpose");
+    assert_eq!(tr.len(), 1);
+    let share = 100.0 * roof["transpose_flops"].as_f64().unwrap()
+        / roof["hardware_flops"].as_f64().unwrap();
+    assert_eq!(number(tr[0], "share"), format!("{share:.1} %"));
+    assert!(tr[0].evidence.ops.contains(&"transpose.11".to_string()));
+    assert_eq!(of(&r, "neuron_spill").len(), 1);
+    assert_eq!(of(&r, "neuron_utilization").len(), 1);
+    // A host-side Neuron trace has no device profile.
+    let sys = report(
+        &trace("neuron-provisional/system_profile.json"),
+        &Scope::Whole,
+    );
+    for rule in ["neuron_transpose", "neuron_spill", "neuron_utilization"] {
+        quiet(&sys, rule);
+    }
+}
+
+#[test]
+fn every_rule_reports_a_verdict_and_findings_are_ranked_by_gain() {
+    let r = report(&trace("public/hta_simple_add_a100.json.gz"), &Scope::Whole);
+    let ids: Vec<&str> = r.checks.iter().map(|c| c.rule.as_str()).collect();
+    let all: Vec<&str> = tracelane_core::analysis::insights::RULES
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(ids, all);
+    assert!(r.findings.windows(2).all(|w| w[0].gain_ns >= w[1].gain_ns));
+    assert!(r.findings.iter().all(|f| f.gain_ns > 0));
+}
+
+fn whole(t: &Trace) -> InsightsReport {
+    report(t, &Scope::Whole)
+}
+
+#[test]
+fn the_gate_passes_the_fused_rmsnorm_and_fails_the_naive_one() {
+    let naive = trace("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let fused = trace("torch-cpu/rmsnorm_fused_cpu.pt.trace.json.gz");
+    let (ni, fi) = (whole(&naive), whole(&fused));
+    let better = gate(&naive, &ni, &fused, &fi, Some(5.0));
+    assert_eq!(better.verdict, Verdict::Pass);
+    assert!(better.new_findings.is_empty());
+    assert_eq!(better.resolved_findings.len(), 1);
+    let worse = gate(&fused, &fi, &naive, &ni, Some(5.0));
+    assert_eq!(worse.verdict, Verdict::Regression);
+    assert_eq!(worse.new_findings.len(), 1);
+    assert_eq!(worse.new_findings[0].rule, "fusion");
+    assert_eq!(worse.slower[0].name, "aten::mul");
+    // No threshold: a report, never a failure.
+    assert_eq!(
+        gate(&fused, &fi, &naive, &ni, None).verdict,
+        Verdict::Report
+    );
+}
+
+#[test]
+fn the_gate_passes_the_hta_compare_pair_per_step() {
+    let base = trace("public/hta_compare_pair/base.json.gz");
+    let test = trace("public/hta_compare_pair/test.json.gz");
+    let r = gate(&base, &whole(&base), &test, &whole(&test), Some(5.0));
+    assert!(r.unit.starts_with("per step"), "{}", r.unit);
+    assert_eq!(r.verdict, Verdict::Pass, "{}", r.summary);
+    // HTA's trace diff: ops the test run added.
+    assert!(r
+        .slower
+        .iter()
+        .any(|d| d.name == "AddmmBackward0" && d.status == "added"));
+    // A 0 % threshold fails on any slower gated metric; this pair's step
+    // time is equal and its device time smaller.
+    assert_eq!(
+        gate(&base, &whole(&base), &test, &whole(&test), Some(0.0)).verdict,
+        Verdict::Pass
+    );
+}
