@@ -324,6 +324,12 @@ fn DemoHint() -> impl IntoView {
                      roof bounds it.",
                 ),
                 3 => return None,
+                5 => (
+                    "summary",
+                    "What to change first, ranked by the time it would save. In the eager RMSNorm traces the six ops \
+                     written out are one fusion finding: open it for its ops, its evidence and the fused call to use \
+                     instead, or show its events on the timeline.",
+                ),
                 _ => (
                     "table",
                     "PyTorch's own key_averages() numbers. In torchneuron_rmsnorm.json the three aten::mul calls take \
@@ -474,7 +480,7 @@ fn Tabs() -> impl IntoView {
                         .iter()
                         .cloned()
                         .enumerate()
-                        .map(|(k, (_, name, engines))| {
+                        .map(|(k, (_, name, _))| {
                             view! {
                                 <button
                                     role="tab"
@@ -482,9 +488,9 @@ fn Tabs() -> impl IntoView {
                                     class:active=move || ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()
                                     aria-selected=move || (ui.active.get() == k && !ui.compare_open.get() && !ui.ranks_open.get()).to_string()
                                     on:click=move |_| {
-                                        // A tab opens on its trace's first view.
+                                        // A tab opens on its trace's first view: the summary.
                                         if ui.active.get_untracked() != k || ui.compare_open.get_untracked() || ui.ranks_open.get_untracked() {
-                                            ui.view.set(if engines { 3 } else { 0 });
+                                            ui.view.set(5);
                                         }
                                         ui.active.set(k); ui.compare_open.set(false); ui.ranks_open.set(false); ui.library_open.set(false);
                                     }
@@ -555,7 +561,7 @@ fn TraceView(summary: Summary) -> impl IntoView {
     };
     let span = table::fmt_ns(s.span_ns as f64);
     let diag = s.diagnostics.clone();
-    // 0 op table, 1 timeline, 2 analyses, 3 engines, 4 roofline.
+    // 0 op table, 1 timeline, 2 analyses, 3 engines, 4 roofline, 5 summary.
     // A view that asked for this trace's timeline (a collective's ranks)
     // opens on it.
     let focused = ui.focus.get_untracked().is_some_and(|f| f.trace == s.id);
@@ -565,7 +571,7 @@ fn TraceView(summary: Summary) -> impl IntoView {
     } else if shown.get_untracked() == 3 && !s.engines {
         shown.set(0);
     }
-    let (s2, s3, s4, s5) = (s.clone(), s.clone(), s.clone(), s.clone());
+    let (s2, s3, s4, s5, s6) = (s.clone(), s.clone(), s.clone(), s.clone(), s.clone());
     let engines = s.engines;
     view! {
         <section class="trace">
@@ -584,6 +590,8 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 {diag.truncated.then(|| view! { <span class="badge warn">"truncated file: complete events kept"</span> })}
             </div>
             <div class="view-switch" role="tablist">
+                <button role="tab" id="show-summary" aria-selected=move || (shown.get() == 5).to_string() class:active=move || shown.get() == 5 on:click=move |_| shown.set(5)
+                    title="What to change first: findings ranked by the time they would save, with their evidence">"Summary"</button>
                 <button role="tab" id="show-table" aria-selected=move || (shown.get() == 0).to_string() class:active=move || shown.get() == 0 on:click=move |_| shown.set(0)>"Op table"</button>
                 <button role="tab" id="show-timeline" aria-selected=move || (shown.get() == 1).to_string() class:active=move || shown.get() == 1 on:click=move |_| shown.set(1)>"Timeline"</button>
                 <button role="tab" id="show-analyses" aria-selected=move || (shown.get() == 2).to_string() class:active=move || shown.get() == 2 on:click=move |_| shown.set(2)
@@ -600,6 +608,7 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 2 => view! { <crate::page::analyses::AnalysesView summary=s3.clone() show_timeline=shown/> }.into_any(),
                 3 => view! { <crate::page::device::EnginesView summary=s4.clone() show_timeline=shown/> }.into_any(),
                 4 => view! { <crate::page::device::RooflineView summary=s5.clone() show_timeline=shown/> }.into_any(),
+                5 => view! { <crate::page::summary::SummaryView summary=s6.clone() show_timeline=shown/> }.into_any(),
                 _ => view! { <OpTable summary=s.clone()/> }.into_any(),
             }}
             <Diagnostics diag=diag/>

@@ -266,7 +266,8 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
                     end_ns,
                 }));
             }
-            ui.view.set(if summary.engines { 3 } else { 0 });
+            // A trace opens on its summary (what to change first).
+            ui.view.set(5);
             ui.traces.update(|t| t.push(*summary));
             ui.active.set(ui.traces.with_untracked(|t| t.len() - 1));
             // Opening a file shows that file (a batch of two or more opens

@@ -65,12 +65,14 @@ pub(crate) fn origin(src: &Source) -> Option<TraceRef> {
     })
 }
 
-const VIEWS: [View; 5] = [
+/// A trace's views by `Ui::view`'s number.
+pub(crate) const VIEWS: [View; 6] = [
     View::Table,
     View::Timeline,
     View::Analyses,
     View::Engines,
     View::Roofline,
+    View::Summary,
 ];
 
 /// The page's view now, as a link (`None` with no trace open).
@@ -96,7 +98,7 @@ fn current(ui: Ui) -> Option<Link> {
     } else if ui.compare_open.get() {
         View::Compare
     } else {
-        VIEWS[ui.view.get().min(4) as usize]
+        VIEWS[(ui.view.get() as usize).min(VIEWS.len() - 1)]
     };
     let tab = index(shown).unwrap_or(0);
     let state = ui

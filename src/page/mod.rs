@@ -15,7 +15,7 @@
 //! | [`library`] | a team's trace library: the list a deployment carries, searched and opened |
 //! | [`link`] | the view kept in the URL hash: links that reopen it, back / forward |
 //! | [`offline`] | the service worker, the new-version banner, files the installed app is handed |
-//! | [`op_table`], [`timeline`], [`analyses`], [`compare`] | the views |
+//! | [`summary`], [`op_table`], [`timeline`], [`analyses`], [`compare`] | the views |
 
 pub mod analyses;
 pub mod app;
@@ -31,4 +31,5 @@ pub mod op_table;
 pub mod ranks;
 pub mod report;
 pub mod state;
+pub mod summary;
 pub mod timeline;

@@ -66,10 +66,11 @@ pub enum View {
     Roofline,
     Compare,
     Ranks,
+    Summary,
 }
 
 impl View {
-    const ALL: [(View, &'static str); 7] = [
+    const ALL: [(View, &'static str); 8] = [
         (View::Table, "table"),
         (View::Timeline, "timeline"),
         (View::Analyses, "analyses"),
@@ -77,6 +78,7 @@ impl View {
         (View::Roofline, "roofline"),
         (View::Compare, "compare"),
         (View::Ranks, "ranks"),
+        (View::Summary, "summary"),
     ];
 
     pub fn key(self) -> &'static str {

@@ -22,7 +22,9 @@ use serde::{Deserialize, Serialize};
 use tracelane_core::analysis::compare::Comparison;
 use tracelane_core::analysis::engines::EngineReport;
 use tracelane_core::analysis::frame::Mode;
+use tracelane_core::analysis::insights::InsightsReport;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
+use tracelane_core::analysis::regions::RegionsReport;
 use tracelane_core::analysis::roofline::RooflineReport;
 use tracelane_core::analysis::Scope;
 use tracelane_core::analysis::WhySlow;
@@ -161,6 +163,10 @@ pub enum Ask {
     /// Why is it slow: where device time goes and the critical path of a
     /// scope, under tracelane's or HTA's rules → [`Answer::WhySlow`].
     WhySlow { id: u32, scope: Scope, mode: Mode },
+    /// What to change first: the insights of a scope → [`Answer::Insights`].
+    Insights { id: u32, scope: Scope },
+    /// The trace's automatic regions → [`Answer::Regions`].
+    Regions { id: u32 },
     /// Adds the analyses' counters (queue length, copy bandwidth) to the
     /// trace's timeline as lanes, once → [`Answer::Lanes`].
     CounterLanes { id: u32 },
@@ -202,6 +208,12 @@ pub enum Answer {
     },
     WhySlow {
         report: Box<WhySlow>,
+    },
+    Insights {
+        report: Box<InsightsReport>,
+    },
+    Regions {
+        report: Box<RegionsReport>,
     },
     /// The trace's timeline lanes with the counter lanes added (`None`:
     /// they were already).
@@ -587,6 +599,11 @@ mod tests {
                 mode: Mode::Hta,
             },
             Ask::CounterLanes { id: 3 },
+            Ask::Insights {
+                id: 3,
+                scope: Scope::Whole,
+            },
+            Ask::Regions { id: 3 },
             Ask::Engines {
                 id: 3,
                 scope: Scope::Whole,
@@ -636,6 +653,17 @@ mod tests {
             },
             Answer::Lanes {
                 lanes: Some(timeline.lanes.clone()),
+            },
+            Answer::Regions {
+                report: Box::new(tracelane_core::analysis::regions::regions(&t)),
+            },
+            Answer::Insights {
+                report: Box::new(
+                    tracelane_core::analysis::insights::insights(&t, &Scope::Whole, &|s| {
+                        t.slice_args_json(s).to_string()
+                    })
+                    .unwrap(),
+                ),
             },
             Answer::Engines {
                 report: Box::new(
@@ -758,6 +786,8 @@ mod tests {
                 Ask::RangeTable { .. } => "ask range_table",
                 Ask::WhySlow { .. } => "ask why_slow",
                 Ask::CounterLanes { .. } => "ask counter_lanes",
+                Ask::Insights { .. } => "ask insights",
+                Ask::Regions { .. } => "ask regions",
                 Ask::Engines { .. } => "ask engines",
                 Ask::Roofline { .. } => "ask roofline",
             },
@@ -785,6 +815,8 @@ mod tests {
                 Answer::RangeTable { .. } => "answer range_table",
                 Answer::WhySlow { .. } => "answer why_slow",
                 Answer::Lanes { .. } => "answer lanes",
+                Answer::Insights { .. } => "answer insights",
+                Answer::Regions { .. } => "answer regions",
                 Answer::Engines { .. } => "answer engines",
                 Answer::Roofline { .. } => "answer roofline",
             },
@@ -818,7 +850,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 18 + 20);
+        assert_eq!(n, 20 + 22);
         for m in &to {
             round_trip(m);
         }

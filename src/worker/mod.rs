@@ -1304,6 +1304,22 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                 report: Box::new(report),
             }
         }
+        Ask::Insights { id, scope } => {
+            let k = model(id)?;
+            let report = k
+                .with_analysis_args(|args| {
+                    tracelane_core::analysis::insights::insights(&k.trace, &scope, args)
+                })
+                .map_err(|e| e.to_string())?;
+            Answer::Insights {
+                report: Box::new(report),
+            }
+        }
+        Ask::Regions { id } => Answer::Regions {
+            report: Box::new(tracelane_core::analysis::regions::regions(
+                &model(id)?.trace,
+            )),
+        },
         Ask::Engines { id, scope } => Answer::Engines {
             report: Box::new(
                 tracelane_core::analysis::engines::engines(&model(id)?.trace, &scope)

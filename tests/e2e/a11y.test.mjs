@@ -26,6 +26,9 @@ async function scanEveryView(page) {
   await waitForDemo(page, true);
   found.push(...await violations(page, 'comparison (demo)'));
   await page.locator('.tabs [role=tab]', { hasText: 'hta_amd_mi250_rocm.json.gz' }).click();
+  await waitForAnswered(page, '#summary');
+  found.push(...await violations(page, 'summary'));
+  await page.click('#show-table');
   await page.waitForSelector('#row-count');
   found.push(...await violations(page, 'op table'));
   await page.locator('.tr').first().click();

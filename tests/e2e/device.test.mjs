@@ -37,6 +37,10 @@ async function waitForTab(page, name) {
 
 /** The Engines view's rows against `tracelane engines`' JSON. */
 async function checkEngines(page, want) {
+  // A profile opens on its summary; the engines are a click away.
+  if (await page.locator('#show-engines').getAttribute('aria-selected') !== 'true') {
+    await page.click('#show-engines');
+  }
   await waitForAnswer(page, '#engines');
   const rows = await page.locator('#engine-table tbody tr').evaluateAll((rs) => rs.map((r) => ({ ...r.dataset })));
   assert.deepEqual(rows.map((r) => r.engine), want.engines.map((e) => e.engine));
@@ -110,6 +114,7 @@ with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:
   await checkEngines(page, cliJson('engines', path.join(fixtures, pf)));
   assert.match(await page.locator('#engines-source').textContent(), /Perfetto device profile/);
   await page.locator('.tabs [role=tab]', { hasText: path.basename(zip) }).click();
+  await page.click('#show-engines');
   await waitForAnswer(page, '#engines');
   // The zip's roofline is the profile's own (HLO ops, Metadata roofs).
   const roof = cliJson('roofline', profileDir);

@@ -68,8 +68,13 @@ export async function tabCount(page) {
   return page.locator('.tabs [role=tab]').count();
 }
 
-/** Opens a file with the file picker and waits until its tab is active (or its error shows). */
-export async function openFile(page, rel) {
+/**
+ * Opens a file with the file picker and waits until its tab is active (or its
+ * error shows). A trace opens on its summary; `view` then shows another
+ * (`'first'`: the engines of a device profile, else the op table, where most
+ * tests start; `null`: stay on the summary).
+ */
+export async function openFile(page, rel, view = 'first') {
   const before = await page.locator('.file-name').textContent().catch(() => null);
   await page.setInputFiles('#file-input', path.isAbsolute(rel) ? rel : path.join(fixtures, rel));
   const name = path.basename(rel);
@@ -82,18 +87,23 @@ export async function openFile(page, rel) {
     [name, before],
     { timeout: 60000 },
   );
+  const opened = await page.evaluate((name) => document.querySelector('.file-name')?.textContent === name, name);
+  if (view === null || !opened) return;
+  const target = view === 'first' ? ((await page.locator('#show-engines').count()) ? 'engines' : 'table') : view;
+  await page.click(`#show-${target}`);
 }
 
 /**
  * Waits for the demo: five traces, opened on the comparison of the TorchNeuron
- * article's RMSNorm. Then, unless `onComparison`, shows the first tab's op
- * table, where most tests start.
+ * article's RMSNorm. Then, unless `onComparison`, shows the first tab (on
+ * its summary) and its op table, where most tests start.
  */
 export async function waitForDemo(page, onComparison = false) {
   await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 5 && !document.querySelector('.status.loading')
     && document.querySelectorAll('#compare-cards .card').length === 3, null, { timeout: 60000 });
   if (!onComparison) {
     await page.locator('.tabs [role=tab]').first().click();
+    await page.click('#show-table');
     await page.waitForSelector('#row-count');
   }
 }

@@ -25,12 +25,16 @@ test('first load shows the built-in demo: the TorchNeuron RMSNorm comparison (2,
   await page.screenshot({ path: path.join(artifacts, 'demo-compare.png'), fullPage: true });
   // Each view says what to look at.
   await page.locator('.tabs [role=tab]', { hasText: 'torchneuron_rmsnorm.json' }).click();
+  await page.waitForSelector('#demo-hint[data-view="summary"]');
+  assert.match(await page.locator('#demo-hint').textContent(), /What to change first/);
+  await page.click('#show-table');
   await page.waitForSelector('#row-count');
   assert.equal(await page.locator('#demo-hint').getAttribute('data-view'), 'table');
   assert.match(await page.locator('#demo-hint').textContent(), /three aten::mul calls take 1,775 of the eager version's 2,355 µs/);
   await page.click('#show-timeline');
   await page.waitForSelector('#demo-hint[data-view="timeline"]');
   await page.locator('.tabs [role=tab]').first().click();
+  await page.click('#show-table');
   await page.waitForSelector('#row-count');
   assert.match(await page.locator('#import-headline').textContent(), /events, .* in \d+\.\d\d s/);
   assert.ok(await page.locator('.tr').count() > 3);
@@ -137,6 +141,7 @@ test('a large trace parsed by two workers gives the CLI\'s table', async () => {
   await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'split_synth.json', null, { timeout: 120000 });
   assert.equal(await page.locator('#trace-facts').getAttribute('data-workers'), '2');
   assert.match(await page.locator('#import-headline').textContent(), /two workers/);
+  await page.click('#show-table');
   const want = execFileSync(cli, ['ops', big, '--format', 'csv']).toString();
   assert.deepEqual(lines(await exportCsv(page)), lines(want));
   assert.deepEqual(page.errors, []);

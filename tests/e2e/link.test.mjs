@@ -42,6 +42,7 @@ test('a copied link reopens the tab, the table\'s sort, filter and top N, and th
   await waitForDemo(page);
   await page.locator('.tabs [role=tab]').nth(1).click();
   await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'rmsnorm_fused_cpu.pt.trace.json.gz');
+  await page.click('#show-table');
   await page.click('.th[data-col="Calls"]');
   await page.fill('#filter', 'aten');
   await page.selectOption('#top-n', '10');

@@ -43,6 +43,7 @@ test('sorting, filtering, grouping and drag-and-drop work', async () => {
   }, bytes);
   await page.dispatchEvent('.page', 'drop', { dataTransfer: dt });
   await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'trace-without-extension', null, { timeout: 30000 });
+  await page.click('#show-table');
   // Default sort (CPU total, largest first) puts the annotation first.
   assert.equal(await page.locator('.tr .td:first-child').first().textContent(), 'rmsnorm_naive');
   await page.click('.th[data-col="Calls"]');
@@ -104,6 +105,7 @@ test('10,000+ rows: only the visible ones are in the DOM', async () => {
   await waitForDemo(page);
   await page.setInputFiles('#file-input', file);
   await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'many_ops.json', null, { timeout: 30000 });
+  await page.click('#show-table');
   assert.equal(await page.locator('#row-count').textContent(), '12000 rows');
   assert.ok(await page.locator('.tr').count() < 80);
   await page.locator('.tbody').evaluate((el) => { el.scrollTop = 28 * 9000; });
@@ -119,6 +121,8 @@ test('a device self % past 100 % (the ROCm demo\'s ProfilerStep*) is explained a
   await waitForDemo(page);
   await page.locator('.tabs button[role="tab"]', { hasText: 'hta_amd_mi250_rocm.json.gz' }).click();
   await page.waitForFunction(() => document.querySelector('.file-name')?.textContent === 'hta_amd_mi250_rocm.json.gz');
+  await page.click('#show-table');
+  await page.waitForSelector('#row-count');
   const over = page.locator('.tr .td.over');
   assert.equal(await over.count(), 2);
   assert.deepEqual(await over.allTextContents(), ['692.00%', '692.00%']);

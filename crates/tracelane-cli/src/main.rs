@@ -10,6 +10,7 @@
 //! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
 //! tracelane insights FILE [--scope whole|region:NAME] [--format table|md|json]
 //! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
+//! tracelane regions FILE [--format table|md|json]
 //! tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
 //! tracelane synth OUT --mb N [--seed S] [--ranks N]
 //! tracelane bench FILE...
@@ -60,6 +61,10 @@ const USAGE: &str = "usage:
                      the CI gate: step time, device time and launches of two traces of one
                      workload; what got slower, new findings; exit 1 when a gated metric
                      grew more than PCT %, 2 on bad input
+  tracelane regions FILE [--format table|md|json]
+                     regions found without annotations: steps, record_function labels, compiled
+                     regions, spans between collectives, nn.Module layers (with_stack); each
+                     group's duration distribution with outliers (Tukey's fence)
   tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
                      columnar tables (slices, device_events, op_table, steps, collectives,
                      breakdown) as OUT_DIR/<table>/rank=<N>/part-0.parquet (zstd) for DuckDB,
@@ -222,6 +227,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "engines" => cmd_engines(&flags),
         "ranks" => cmd_ranks(&flags),
         "insights" => cmd_insights(&flags),
+        "regions" => cmd_regions(&flags),
         "export" => cmd_export(&flags),
         "synth" => cmd_synth(&flags),
         "bench" => cmd_bench(&flags),
@@ -590,6 +596,22 @@ fn cmd_insights(flags: &Flags) -> Result<(), String> {
         }
         "md" => export::insights_markdown(&r, file_name(path)),
         "table" => export::sections_to_text(&export::insights_sections(&r)),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
+}
+
+fn cmd_regions(flags: &Flags) -> Result<(), String> {
+    let path = one_file(flags)?;
+    let trace = load(path, flags)?;
+    let r = tracelane_core::analysis::regions::regions(&trace);
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n",
+        "md" => export::sections_to_markdown(&export::regions_sections(&r)),
+        "table" => export::sections_to_text(&export::regions_sections(&r)),
         other => return Err(format!("unknown --format {other:?} (table, md, json)")),
     };
     std::io::stdout()

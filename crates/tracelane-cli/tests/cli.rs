@@ -380,7 +380,7 @@ fn insights_json_lists_findings_in_rank_order_with_the_documented_fields() {
         .find(|f| f["rule"] == "pageable_copy")
         .unwrap();
     assert_eq!(pageable["evidence"]["numbers"]["copies"], "16");
-    assert_eq!(v["checks"].as_array().unwrap().len(), 11);
+    assert_eq!(v["checks"].as_array().unwrap().len(), 12);
 }
 
 #[test]
@@ -472,4 +472,34 @@ fn the_gate_exits_1_on_a_regression_0_otherwise_and_2_on_bad_input() {
         err.contains("--fail-on-regression takes a percentage"),
         "{err}"
     );
+}
+
+#[test]
+fn regions_lists_each_group_with_its_outliers() {
+    let (code, out, err) = tracelane(&[
+        "regions",
+        &fixture("torch-regions/module_steps_cpu.pt.trace.json.gz"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let groups = v["groups"].as_array().unwrap();
+    assert_eq!(groups[0]["kind"], "step");
+    assert_eq!(groups[0]["occurrences"].as_array().unwrap().len(), 6);
+    for g in groups {
+        let marked = g["occurrences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["outlier"] == true)
+            .count();
+        assert_eq!(g["outliers"].as_u64().unwrap() as usize, marked);
+    }
+    let (code, out, _) = tracelane(&[
+        "regions",
+        &fixture("torch-regions/module_steps_cpu.pt.trace.json.gz"),
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.contains("module               Linear_3"), "{out}");
 }

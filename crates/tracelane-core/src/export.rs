@@ -1310,6 +1310,15 @@ pub fn ranks_sections(r: &crate::analysis::ranks::RanksReport, top: usize) -> Ve
     for n in &r.notes {
         notes.rows.push(vec![n.clone()]);
     }
+    let (findings, why) = crate::analysis::insights::ranks_findings(r);
+    match findings.is_empty() {
+        true => notes.rows.push(vec![format!("straggler rank: — {why}")]),
+        false => {
+            for f in &findings {
+                notes.rows.push(vec![format!("{} — {}", f.title, f.action)]);
+            }
+        }
+    }
     let mut strag = Section::new(
         "Stragglers per step",
         &[
@@ -1731,4 +1740,37 @@ pub fn gate_sections(r: &crate::analysis::gate::GateReport, top: usize) -> Vec<S
     }
     out.push(f);
     out
+}
+
+/// The automatic regions as one table: each group's kind, name,
+/// occurrences, median, min, max and outliers (Tukey's fence).
+pub fn regions_sections(r: &crate::analysis::regions::RegionsReport) -> Vec<Section> {
+    let us = |ns: i64| crate::analysis::compare::fmt_us(ns as f64);
+    let mut s = Section::new(
+        "Automatic regions",
+        &[
+            ("kind", false),
+            ("region", false),
+            ("occurrences", true),
+            ("median", true),
+            ("min", true),
+            ("max", true),
+            ("outliers", true),
+        ],
+    );
+    for g in &r.groups {
+        s.rows.push(vec![
+            g.kind.as_str().into(),
+            g.name.clone(),
+            g.occurrences.len().to_string(),
+            us(g.median_ns),
+            us(g.min_ns),
+            us(g.max_ns),
+            match g.fence_ns {
+                Some(f) => format!("{} (over {})", g.outliers, us(f)),
+                None => "—".into(),
+            },
+        ]);
+    }
+    vec![s]
 }

@@ -265,7 +265,7 @@ fn a_compiling_first_step_is_a_warmup_finding() {
     let f = of(&r, "warmup");
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].gain_ns, 90_000_000);
-    assert!(f[0].title.contains("torch.compile"));
+    assert!(f[0].title.ends_with("(torch.compile)"), "{}", f[0].title);
     assert_eq!(f[0].evidence.ranges.len(), 1);
     assert_eq!(r.key.steps, 5);
     assert_eq!(r.key.step_median_ns, Some(10_000_000));
@@ -373,4 +373,94 @@ fn the_gate_passes_the_hta_compare_pair_per_step() {
         gate(&base, &whole(&base), &test, &whole(&test), Some(0.0)).verdict,
         Verdict::Pass
     );
+}
+
+#[test]
+fn automatic_regions_find_steps_labels_collective_gaps_and_module_layers() {
+    use tracelane_core::analysis::regions::{regions, RegionKind};
+    let t = trace("torch-regions/module_steps_cpu.pt.trace.json.gz");
+    let want = common::expected("torch-regions/module_steps_cpu.expected.json");
+    let steps = want["steps"].as_u64().unwrap() as usize;
+    let per_step = |k: &str| want["per_step"][k].as_u64().unwrap() as usize;
+    let r = regions(&t);
+    let count = |kind: RegionKind, prefix: &str| -> usize {
+        r.groups
+            .iter()
+            .filter(|g| g.kind == kind && g.name.starts_with(prefix))
+            .map(|g| g.occurrences.len())
+            .sum()
+    };
+    assert_eq!(r.groups[0].kind, RegionKind::Step);
+    assert_eq!(r.groups[0].occurrences.len(), steps);
+    for class in ["Net", "Block", "Linear"] {
+        assert_eq!(
+            count(RegionKind::Module, &format!("{class}_")),
+            per_step(class) * steps,
+            "{class}"
+        );
+    }
+    // Each module instance is a layer: Linear_0 … Linear_3, once per step.
+    let linears: Vec<&str> = r
+        .groups
+        .iter()
+        .filter(|g| g.name.starts_with("Linear_"))
+        .map(|g| g.name.as_str())
+        .collect();
+    assert_eq!(linears, ["Linear_0", "Linear_1", "Linear_2", "Linear_3"]);
+    assert_eq!(
+        count(RegionKind::Label, "optimizer"),
+        per_step("optimizer") * steps
+    );
+    // Between consecutive all-reduces of a step: one group per position,
+    // each once per step; the all-reduces' own labels are not labels.
+    let gaps: Vec<_> = r
+        .groups
+        .iter()
+        .filter(|g| g.kind == RegionKind::BetweenCollectives)
+        .collect();
+    assert_eq!(gaps.len(), per_step("all_reduce") - 1);
+    assert!(gaps.iter().all(|g| g.occurrences.len() == steps));
+    assert_eq!(count(RegionKind::Label, "gloo:"), 0);
+    // Tukey's fence needs four occurrences and marks only what is over it.
+    for g in &r.groups {
+        assert_eq!(g.fence_ns.is_some(), g.occurrences.len() >= 4, "{}", g.name);
+        assert_eq!(
+            g.outliers,
+            g.occurrences.iter().filter(|o| o.outlier).count()
+        );
+        if let Some(f) = g.fence_ns {
+            assert!(g.occurrences.iter().all(|o| o.outlier == (o.dur_ns() > f)));
+        }
+    }
+}
+
+#[test]
+fn compiled_regions_and_a_trace_without_annotations() {
+    use tracelane_core::analysis::regions::{regions, RegionKind};
+    let r = regions(&trace("torch-cpu/rmsnorm_compiled_cpu.pt.trace.json.gz"));
+    let compiled = r
+        .groups
+        .iter()
+        .find(|g| g.kind == RegionKind::Compiled && g.name == "Torch-Compiled Region: 0/0")
+        .unwrap();
+    assert_eq!(compiled.occurrences.len(), 5);
+    assert!(r
+        .groups
+        .iter()
+        .any(|g| g.kind == RegionKind::Label && g.name == "rmsnorm_compiled"));
+    assert!(regions(&trace("edge/python_frames.json")).groups.is_empty());
+}
+
+#[test]
+fn dynamo_frames_of_a_disabled_function_are_not_compilation() {
+    // The optimizer's step passes through torch/_dynamo/eval_frame.py in a
+    // with_stack trace; nothing here is compiled.
+    let r = report(
+        &trace("torch-regions/module_steps_cpu.pt.trace.json.gz"),
+        &Scope::Whole,
+    );
+    let w = of(&r, "warmup");
+    assert_eq!(w.len(), 1);
+    assert!(!w[0].title.contains("torch.compile"), "{}", w[0].title);
+    assert!(w[0].action.starts_with("exclude warm-up"));
 }

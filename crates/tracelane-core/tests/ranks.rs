@@ -224,3 +224,19 @@ fn a_single_nccl_rank_keeps_htas_figures_and_lists_its_collectives_unmatched() {
     assert_eq!(r.unmatched_calls, 21);
     assert!(r.notes.iter().any(|n| n.contains("1 of 2 ranks")));
 }
+
+#[test]
+fn a_rank_late_in_most_steps_is_a_straggler_finding_and_one_rank_is_none() {
+    use tracelane_core::analysis::insights::ranks_findings;
+    for set in [synth_set(), gloo_set()] {
+        let (found, why) = ranks_findings(&ranks(&set));
+        assert_eq!(found.len(), 1, "{why}");
+        assert_eq!(found[0].rule, "straggler_rank");
+        assert_eq!(found[0].evidence.ops, ["rank 2"]);
+        assert!(found[0].gain_ns > 0);
+    }
+    let one = ranks(&[summary("public/hta_nccl_2rank_rank0.json.gz")]);
+    let (found, why) = ranks_findings(&one);
+    assert!(found.is_empty());
+    assert_eq!(why, "one rank: nothing to wait for");
+}

@@ -17,7 +17,9 @@
 //!   percent) above the baseline.
 //! - Per-op and per-device-event deltas come from the comparison's diff
 //!   ([`super::compare::diff`]) scaled to the unit; per-region deltas are
-//!   the median duration of each `user_annotation` name (steps aside).
+//!   the median duration of each automatic region ([`super::regions`]:
+//!   labels, compiled regions, spans between collectives, module layers;
+//!   steps aside).
 //! - New findings: the candidate's findings whose key (rule and what it
 //!   names) the baseline's report does not have.
 
@@ -30,7 +32,7 @@ use super::compare::{self, DiffKind, DiffStatus};
 use super::insights::{Finding, InsightsReport};
 use super::intervals::Interval;
 use super::scope::{profiler_steps, Scope};
-use super::warmup::{flag_warmup, median, steady_median};
+use super::warmup::{flag_warmup, steady_median};
 
 /// One number of the workload in both traces.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -177,19 +179,14 @@ fn workload(t: &Trace, insights: &InsightsReport, per_step: bool) -> Workload {
     }
 }
 
-/// Median duration per `user_annotation` name (steps aside), with counts.
+/// Median duration per automatic region (steps aside: they are the
+/// unit), with counts: [`super::regions`]' groups.
 fn regions(t: &Trace) -> Vec<(String, u64, i64)> {
-    let mut by: std::collections::BTreeMap<&str, Vec<i64>> = Default::default();
-    for i in 0..t.slices.len() {
-        if t.slices.category[i] == Category::UserAnnotation && t.on_host(i) {
-            let name = t.slice_name(i);
-            if !name.starts_with("ProfilerStep#") {
-                by.entry(name).or_default().push(t.slices.dur_ns[i]);
-            }
-        }
-    }
-    by.into_iter()
-        .map(|(n, d)| (n.to_string(), d.len() as u64, median(&d)))
+    super::regions::regions(t)
+        .groups
+        .into_iter()
+        .filter(|g| g.kind != super::regions::RegionKind::Step)
+        .map(|g| (g.name, g.occurrences.len() as u64, g.median_ns))
         .collect()
 }
 

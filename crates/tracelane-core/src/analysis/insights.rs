@@ -113,6 +113,11 @@ pub const RULES: &[Rule] = &[
         condition: "a collective longer than 2× the median of its name, among ≥ 4 of that name, the long ones at most a tenth of them (our own cut-offs; Neuron Explorer marks collective outliers against their group)",
     },
     Rule {
+        id: "straggler_rank",
+        name: "Straggler rank",
+        condition: "in a run of several ranks, one rank the last to arrive at collectives in half the steps or more, and at least two (our own cut-off: a rank late that often is slow, not unlucky; the ranks report's straggler per step)",
+    },
+    Rule {
         id: "warmup",
         name: "Warm-up and compile",
         condition: "leading steps longer than 1.5× the steady median (tracelane's warm-up rule, analysis::warmup)",
@@ -303,6 +308,14 @@ pub fn insights_of(
     run("layout_conversion", layout_conversions(&cx, &copies));
     run("exposed_communication", exposed_communication(&cx, w));
     run("collective_outlier", collective_outliers(&cx));
+    run(
+        "straggler_rank",
+        (
+            Vec::new(),
+            "one trace: a straggler shows across the ranks of a run (tracelane ranks, the Ranks view)"
+                .into(),
+        ),
+    );
     run("warmup", warmup(&cx, w));
     let neuron = neuron_rules(&cx, engines.as_ref());
     for (id, r) in neuron {
@@ -324,12 +337,13 @@ fn key_numbers(
     wall_ns: i64,
     engines: Option<&super::engines::EngineReport>,
 ) -> KeyNumbers {
+    // Steps only: a region's occurrences are not steps.
     let (steps, step_median_ns, warmup_steps) = match &w.warmup {
         Some(Ok(r))
-            if r.occurrences.len() > 1
-                || r.occurrences
-                    .first()
-                    .is_some_and(|o| o.label.starts_with("ProfilerStep#")) =>
+            if !r.occurrences.is_empty()
+                && r.occurrences
+                    .iter()
+                    .all(|o| o.label.starts_with("ProfilerStep#")) =>
         {
             (r.occurrences.len(), Some(r.median_ns), r.flagged)
         }
@@ -1631,7 +1645,7 @@ fn warmup(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
             flagged.len(),
             if flagged.len() == 1 { "occurrence" } else { "occurrences" },
             us(excess),
-            if compiles { " (torch.compile compiling)" } else { "" }
+            if compiles { " (torch.compile)" } else { "" }
         ),
         // A one-time cost: the whole excess is the run's, not the steady
         // state's; it is not bounded by the path (the path covers it).
@@ -1851,6 +1865,104 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
         },
     ));
     out
+}
+
+// ----------------------------------------------------------- many ranks
+
+/// A rank is a persistent straggler when it is the last to arrive in at
+/// least this share of the steps (and in two of them at least).
+pub const STRAGGLER_STEP_SHARE: f64 = 0.5;
+
+/// The findings of a distributed run (the ranks report): a rank that the
+/// others wait for in most steps. A single trace cannot show this; its
+/// insights report says so under the `straggler_rank` rule.
+pub fn ranks_findings(r: &super::ranks::RanksReport) -> (Vec<Finding>, String) {
+    if r.ranks.len() < 2 {
+        return (Vec::new(), "one rank: nothing to wait for".into());
+    }
+    let by_collectives: Vec<&super::ranks::StepStraggler> = r
+        .stragglers
+        .iter()
+        .filter(|s| s.by == "collectives" && s.others_waited_ns > 0)
+        .collect();
+    let steps = r.stragglers.len();
+    let mut ranks: Vec<i64> = by_collectives.iter().map(|s| s.rank).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    for rank in ranks {
+        let mine: Vec<&&super::ranks::StepStraggler> =
+            by_collectives.iter().filter(|s| s.rank == rank).collect();
+        seen.push(format!("rank {rank} in {} of {steps}", mine.len()));
+        if mine.len() < 2 || (mine.len() as f64) < STRAGGLER_STEP_SHARE * steps as f64 {
+            continue;
+        }
+        let waited: i64 = mine.iter().map(|s| s.others_waited_ns).sum();
+        let wall: i64 = r
+            .stragglers
+            .iter()
+            .map(|s| s.wall_max_ns)
+            .sum::<i64>()
+            .max(1);
+        let share = waited as f64 / wall as f64;
+        let severity = if share >= HIGH_SHARE {
+            Severity::High
+        } else if share >= MEDIUM_SHARE {
+            Severity::Medium
+        } else {
+            Severity::Low
+        };
+        let rule = RULES
+            .iter()
+            .find(|r| r.id == "straggler_rank")
+            .expect("a listed rule");
+        out.push(Finding {
+            rule: rule.id.into(),
+            title: format!(
+                "Rank {rank} is the straggler in {} of {steps} steps: the others wait {} for it",
+                mine.len(),
+                us(waited)
+            ),
+            severity,
+            gain_ns: waited,
+            gain_basis: "the time the other ranks waited for it at collectives in those steps (mean over them, summed): what they would not wait were it as fast as they are".into(),
+            condition: rule.condition.into(),
+            evidence: Evidence {
+                numbers: vec![
+                    ("steps as straggler".into(), format!("{} of {steps}", mine.len())),
+                    ("steps".into(), mine.iter().map(|s| s.step.to_string()).collect::<Vec<_>>().join(", ")),
+                    ("others waited".into(), us(waited)),
+                    ("collectives it arrived last at".into(), mine.iter().map(|s| s.collectives as u64).sum::<u64>().to_string()),
+                    ("step wall, fastest – slowest rank (median step)".into(), {
+                        let mut w: Vec<(i64, i64)> = mine.iter().map(|s| (s.wall_min_ns, s.wall_max_ns)).collect();
+                        w.sort_unstable();
+                        let (a, b) = w[w.len() / 2];
+                        format!("{} – {}", us(a), us(b))
+                    }),
+                ],
+                ops: vec![format!("rank {rank}")],
+                slices: Vec::new(),
+                slice_count: 0,
+                ranges: Vec::new(),
+            },
+            action: "open that rank's steps beside another rank's (the ranks view's step row opens the stacked timeline): look for what it does before the collective that the others do not — data loading, a host sync, uneven batch or sequence lengths, a slower device (thermal throttling, another job)".into(),
+            key: format!("straggler_rank:{rank}"),
+        });
+    }
+    let why = if out.is_empty() {
+        if seen.is_empty() {
+            "no step with a straggler at collectives".into()
+        } else {
+            format!(
+                "no rank last in half the steps or more: {}",
+                seen.join(", ")
+            )
+        }
+    } else {
+        String::new()
+    };
+    (out, why)
 }
 
 #[cfg(test)]

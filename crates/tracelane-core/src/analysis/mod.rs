@@ -39,6 +39,7 @@ pub mod insights;
 pub mod intervals;
 pub mod ops;
 pub mod ranks;
+pub mod regions;
 pub mod roofline;
 pub mod scope;
 pub mod warmup;

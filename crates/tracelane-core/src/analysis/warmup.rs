@@ -9,8 +9,8 @@
 //! does not, and never covers half of them. Fewer than three: nothing is
 //! flagged (there is no steady state to compare against). An occurrence
 //! that ran `torch.compile` (a host event named `Torch-Compiled Region`,
-//! `CompiledFunction`, or one from `torch/_dynamo`/`torch/_inductor`)
-//! says so as its reason.
+//! `CompiledFunction`, or a frame of dynamo's `convert_frame` or of
+//! `torch/_inductor`) says so as its reason.
 
 use serde::{Deserialize, Serialize};
 
@@ -92,10 +92,14 @@ pub fn steady_median(durations: &[i64], flags: &[bool]) -> i64 {
     }
 }
 
+/// Compiled code or the compiler itself. Dynamo's other frames
+/// (`eval_frame.py`, `decorators.py`) are not: every call of a function
+/// `torch._dynamo.disable` wraps — the optimizers' `step` among them —
+/// passes through them in a `with_stack` trace.
 fn compiles(name: &str) -> bool {
     name.starts_with("Torch-Compiled Region")
         || name.contains("CompiledFunction")
-        || name.contains("torch/_dynamo")
+        || name.contains("torch/_dynamo/convert_frame")
         || name.contains("torch/_inductor")
 }
 
