@@ -28,7 +28,13 @@ fn opt_fmt(ns: Option<i64>) -> String {
 }
 
 /// Opens the timeline on a slice (and the window around it).
-fn jump(ui: Ui, id: u32, show_timeline: RwSignal<u8>, slice: Option<u32>, at: Option<(i64, i64)>) {
+pub(crate) fn jump(
+    ui: Ui,
+    id: u32,
+    show_timeline: RwSignal<u8>,
+    slice: Option<u32>,
+    at: Option<(i64, i64)>,
+) {
     let (start_ns, end_ns) = at.unwrap_or((0, 0));
     ui.focus.set(Some(Focus {
         trace: id,

@@ -19,7 +19,7 @@ use leptos::prelude::*;
 
 use crate::page::client::Latest;
 use crate::page::dom::{performance_span, window};
-use crate::page::state::{Focus, Ui};
+use crate::page::state::Ui;
 use crate::shared::compare_view::VariantSpec;
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table;
@@ -67,13 +67,7 @@ pub fn SummaryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVi
         let (start_ns, end_ns) = f.evidence.ranges.first().copied()?;
         let slice = f.evidence.slices.first().copied();
         Some(move || {
-            ui.focus.set(Some(Focus {
-                trace: id,
-                slice,
-                start_ns,
-                end_ns,
-            }));
-            show_timeline.set(1);
+            crate::page::device::jump(ui, id, show_timeline, slice, Some((start_ns, end_ns)))
         })
     };
     view! {

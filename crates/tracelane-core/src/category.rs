@@ -86,6 +86,15 @@ impl Category {
         }
     }
 
+    /// Device work that takes device time: kernels, copies, sets and
+    /// execution windows (not syncs, not mirrored annotations).
+    pub fn is_device_work(self) -> bool {
+        matches!(
+            self,
+            Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
+        )
+    }
+
     /// Work (or a wait, or an annotation) that happens on a device lane.
     pub fn is_device(self) -> bool {
         matches!(

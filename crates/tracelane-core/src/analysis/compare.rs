@@ -134,14 +134,6 @@ fn is_host(t: &Trace, s: usize) -> bool {
     t.on_host(s)
 }
 
-/// Device work that counts: not syncs, not mirrored annotations.
-fn is_device_work(c: Category) -> bool {
-    matches!(
-        c,
-        Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
-    )
-}
-
 /// Measures one variant.
 // Slices are indexed across several columns at once; index loops read best.
 #[allow(clippy::needless_range_loop)]
@@ -191,9 +183,9 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
     // Device events belong to the occurrence of their op (or launch); in a
     // range or the whole trace, unlinked ones count by their start.
     let mut device_of: Vec<Vec<usize>> = vec![Vec::new(); occ.len()];
-    let trace_has_device = (0..n).any(|s| is_device_work(t.slices.category[s]));
+    let trace_has_device = (0..n).any(|s| t.slices.category[s].is_device_work());
     for d in 0..n {
-        if !is_device_work(t.slices.category[d]) {
+        if !t.slices.category[d].is_device_work() {
             continue;
         }
         let via = [t.links.op[d], t.links.launch[d]]

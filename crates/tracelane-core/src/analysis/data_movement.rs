@@ -155,11 +155,7 @@ pub fn copy_events(
     let mut out = Vec::new();
     for i in 0..s.len() {
         let cat = s.category[i];
-        if !matches!(
-            cat,
-            Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
-        ) || t.on_host(i)
-        {
+        if !cat.is_device_work() || t.on_host(i) {
             continue;
         }
         let launch = t.links.launch[i];

@@ -123,22 +123,14 @@ fn workload(t: &Trace, insights: &InsightsReport, per_step: bool) -> Workload {
             None => (Vec::new(), insights.key.wall_ns, "wall time"),
         }
     };
-    let inside = |ns: i64| {
-        windows.is_empty() || {
-            let k = windows.partition_point(|w| w.0 <= ns);
-            k > 0 && ns < windows[k - 1].1
-        }
-    };
+    let inside =
+        |ns: i64| windows.is_empty() || super::intervals::window_of(&windows, ns).is_some();
     let (mut device_ns, mut launches, mut cpu_ns) = (0i64, 0u64, 0i64);
     let mut has_device = false;
     let mut launch_calls = rustc_hash::FxHashSet::default();
     for i in 0..s.len() {
         let c = s.category[i];
-        if matches!(
-            c,
-            Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
-        ) && !t.on_host(i)
-        {
+        if c.is_device_work() && !t.on_host(i) {
             has_device = true;
             let l = t.links.launch[i];
             let at = if l != NO_SLICE {
@@ -152,15 +144,12 @@ fn workload(t: &Trace, insights: &InsightsReport, per_step: bool) -> Workload {
                     launches += 1;
                 }
             }
-        } else if c == Category::CpuOp && inside(s.start_ns[i]) {
+        } else if c == Category::CpuOp
+            && inside(s.start_ns[i])
             // Top-level ops only: nested ones are inside their parents' time.
-            let mut k = s.parent[i];
-            while k != NO_SLICE && s.category[k as usize] != Category::CpuOp {
-                k = s.parent[k as usize];
-            }
-            if k == NO_SLICE {
-                cpu_ns += s.dur_ns[i];
-            }
+            && super::insights::top_op(t, i as u32) == i as u32
+        {
+            cpu_ns += s.dur_ns[i];
         }
     }
     let n = if per_step {

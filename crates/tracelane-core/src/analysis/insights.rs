@@ -148,6 +148,19 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// A gain's severity by its share of `wall_ns` ([`HIGH_SHARE`],
+    /// [`MEDIUM_SHARE`]).
+    pub fn of(gain_ns: i64, wall_ns: i64) -> Severity {
+        let share = gain_ns as f64 / wall_ns.max(1) as f64;
+        if share >= HIGH_SHARE {
+            Severity::High
+        } else if share >= MEDIUM_SHARE {
+            Severity::Medium
+        } else {
+            Severity::Low
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::High => "high",
@@ -400,10 +413,7 @@ struct Cx<'a> {
 
 impl Cx<'_> {
     fn inside(&self, ns: i64) -> bool {
-        self.whole || {
-            let k = self.windows.partition_point(|w| w.0 <= ns);
-            k > 0 && ns < self.windows[k - 1].1
-        }
+        self.whole || intervals::window_of(self.windows, ns).is_some()
     }
 
     /// `estimate` bounded by the critical path's time inside `ranges`,
@@ -435,17 +445,6 @@ impl Cx<'_> {
         }
     }
 
-    fn severity(&self, gain_ns: i64) -> Severity {
-        let share = gain_ns as f64 / self.wall_ns.max(1) as f64;
-        if share >= HIGH_SHARE {
-            Severity::High
-        } else if share >= MEDIUM_SHARE {
-            Severity::Medium
-        } else {
-            Severity::Low
-        }
-    }
-
     fn finding(
         &self,
         rule: &str,
@@ -459,7 +458,7 @@ impl Cx<'_> {
         Finding {
             rule: rule.into(),
             title,
-            severity: self.severity(gain_ns),
+            severity: Severity::of(gain_ns, self.wall_ns),
             gain_ns,
             gain_basis,
             condition: r.condition.into(),
@@ -467,6 +466,14 @@ impl Cx<'_> {
             action: action.into(),
             key: format!("{rule}:{key}"),
         }
+    }
+}
+
+/// Counts `name` in a list kept in first-seen order.
+fn tally(list: &mut Vec<(String, usize)>, name: String) {
+    match list.iter_mut().find(|(n, _)| *n == name) {
+        Some(x) => x.1 += 1,
+        None => list.push((name, 1)),
     }
 }
 
@@ -515,14 +522,6 @@ impl OnPath {
         }
         total
     }
-}
-
-/// Device work: what runs on a device (not syncs, not mirrored annotations).
-fn is_device_work(c: Category) -> bool {
-    matches!(
-        c,
-        Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
-    )
 }
 
 // ---------------------------------------------------------------- fusion
@@ -726,8 +725,8 @@ struct Chain {
     device: Vec<u32>,
 }
 
-/// The outermost `cpu_op` above (or at) `s`, and whether `s` has one above.
-fn top_op(t: &Trace, s: u32) -> u32 {
+/// The outermost `cpu_op` above (or at) `s`: the op called from Python.
+pub(crate) fn top_op(t: &Trace, s: u32) -> u32 {
     let mut top = s;
     let mut k = t.slices.parent[s as usize];
     while k != NO_SLICE {
@@ -758,7 +757,7 @@ fn fusion(cx: &Cx) -> (Vec<Finding>, String) {
     let mut device_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     let mut has_device = false;
     for d in 0..s.len() {
-        if !is_device_work(s.category[d]) || t.on_host(d) {
+        if !s.category[d].is_device_work() || t.on_host(d) {
             continue;
         }
         has_device = true;
@@ -1188,10 +1187,7 @@ fn pageable_copies(cx: &Cx, copies: &[super::data_movement::CopyEvent]) -> (Vec<
         } else {
             t.slice_name(k as usize).to_string()
         };
-        match by_op.iter_mut().find(|(n, _)| *n == name) {
-            Some(x) => x.1 += 1,
-            None => by_op.push((name, 1)),
-        }
+        tally(&mut by_op, name);
     }
     let slice_count = slices.len();
     slices.truncate(MAX_EVIDENCE);
@@ -1244,15 +1240,11 @@ fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
     let t = cx.t;
     let s = &t.slices;
     let steps = super::scope::profiler_steps(t);
-    let in_step = |ns: i64| {
-        steps.is_empty() || {
-            let k = steps.partition_point(|o| o.start_ns <= ns);
-            k > 0 && ns < steps[k - 1].end_ns
-        }
-    };
+    let step_windows: Vec<Interval> = steps.iter().map(|o| (o.start_ns, o.end_ns)).collect();
+    let in_step = |ns: i64| steps.is_empty() || intervals::window_of(&step_windows, ns).is_some();
     // Device work's starts, sorted, for "the next device work after".
     let mut starts: Vec<i64> = (0..s.len())
-        .filter(|&i| is_device_work(s.category[i]) && !t.on_host(i))
+        .filter(|&i| s.category[i].is_device_work() && !t.on_host(i))
         .map(|i| s.start_ns[i])
         .collect();
     if starts.is_empty() {
@@ -1306,20 +1298,14 @@ fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
         ranges.push((s.end_ns(i), s.end_ns(i) + idle));
         slices.push(i as u32);
         let call = t.slice_name(i).to_string();
-        match by_call.iter_mut().find(|(n, _)| *n == call) {
-            Some(x) => x.1 += 1,
-            None => by_call.push((call, 1)),
-        }
+        tally(&mut by_call, call);
         let op = t.links.op[i];
         let name = if op == NO_SLICE {
             "(no op)".to_string()
         } else {
             t.slice_name(top_op(t, op) as usize).to_string()
         };
-        match by_op.iter_mut().find(|(n, _)| *n == name) {
-            Some(x) => x.1 += 1,
-            None => by_op.push((name, 1)),
-        }
+        tally(&mut by_op, name);
     }
     let bounded = cx.bounded(estimate, &ranges);
     let count = found.len();
@@ -1471,7 +1457,7 @@ fn exposed_communication(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
     let mut slices = Vec::new();
     let mut ranges = Vec::new();
     for i in 0..s.len() {
-        if is_device_work(s.category[i])
+        if s.category[i].is_device_work()
             && !t.on_host(i)
             && cx.inside(s.start_ns[i])
             && exact_kernel_type(s.category[i], t.slice_name(i)) == KernelType::Communication
@@ -1521,7 +1507,7 @@ fn collective_outliers(cx: &Cx) -> (Vec<Finding>, String) {
     let s = &t.slices;
     let mut by_name: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
     for i in 0..s.len() {
-        if is_device_work(s.category[i])
+        if s.category[i].is_device_work()
             && !t.on_host(i)
             && cx.inside(s.start_ns[i])
             && exact_kernel_type(s.category[i], t.slice_name(i)) == KernelType::Communication
@@ -1905,14 +1891,7 @@ pub fn ranks_findings(r: &super::ranks::RanksReport) -> (Vec<Finding>, String) {
             .map(|s| s.wall_max_ns)
             .sum::<i64>()
             .max(1);
-        let share = waited as f64 / wall as f64;
-        let severity = if share >= HIGH_SHARE {
-            Severity::High
-        } else if share >= MEDIUM_SHARE {
-            Severity::Medium
-        } else {
-            Severity::Low
-        };
+        let severity = Severity::of(waited, wall);
         let rule = RULES
             .iter()
             .find(|r| r.id == "straggler_rank")

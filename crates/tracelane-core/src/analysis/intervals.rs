@@ -10,6 +10,13 @@
 /// `[start, end)` in ns.
 pub type Interval = (i64, i64);
 
+/// The index of the window (sorted, disjoint `[start, end)`) that holds
+/// `ns`, if any.
+pub fn window_of(windows: &[Interval], ns: i64) -> Option<usize> {
+    let k = windows.partition_point(|w| w.0 <= ns);
+    (k > 0 && ns < windows[k - 1].1).then(|| k - 1)
+}
+
 /// Sorts and merges intervals into a merged list (touching ones join).
 pub fn union(mut v: Vec<Interval>) -> Vec<Interval> {
     v.retain(|&(a, b)| b > a);

@@ -249,6 +249,8 @@ pub fn regions(t: &Trace) -> RegionsReport {
     let mut tracks: Vec<&u32> = collectives.keys().collect();
     tracks.sort_unstable();
     let several = tracks.len() > 1;
+    let step_windows: Vec<super::intervals::Interval> =
+        steps.iter().map(|o| (o.start_ns, o.end_ns)).collect();
     for tr in tracks {
         // Several issuing threads (DDP's backward hooks beside the main
         // one): each thread's spans are their own groups.
@@ -258,10 +260,7 @@ pub fn regions(t: &Trace) -> RegionsReport {
             String::new()
         };
         let list = &collectives[tr];
-        let step_of = |ns: i64| {
-            let k = steps.partition_point(|o| o.start_ns <= ns);
-            (k > 0 && ns < steps[k - 1].end_ns).then_some(k - 1)
-        };
+        let step_of = |ns: i64| super::intervals::window_of(&step_windows, ns);
         let mut pos = 0usize;
         let mut last_step = None;
         for w in list.windows(2) {
