@@ -100,7 +100,7 @@ pub fn ranks_view(r: &RanksReport) -> ReportView {
         r.collectives.len()
     )];
     notes.extend(r.notes.iter().cloned());
-    let mut tables = vec![straggler_ranks(r), stragglers(r)];
+    let mut tables = vec![findings(r), straggler_ranks(r), stragglers(r)];
     tables.extend(MEASURES.iter().map(|m| heat_map(r, m)));
     tables.push(rank_bars(r));
     tables.push(collectives(r));
@@ -109,6 +109,49 @@ pub fn ranks_view(r: &RanksReport) -> ReportView {
 
 /// Steps listed one by one at most (all are in the JSON download).
 pub const STEPS_SHOWN: usize = 200;
+
+/// The run's findings (the insights' `straggler_rank` rule), as
+/// `tracelane ranks` prints them.
+fn findings(r: &RanksReport) -> ViewTable {
+    let (found, why) = tracelane_core::analysis::insights::ranks_findings(r);
+    let mut t = ViewTable::new(
+        "rank-findings",
+        "Findings",
+        &[
+            ("finding", false),
+            ("severity", false),
+            ("others waited", true),
+            ("what to change", false),
+        ],
+    );
+    for f in &found {
+        t.rows.push(
+            ViewRow::of(vec![
+                ViewCell {
+                    class: "strong".into(),
+                    title: f.gain_basis.clone(),
+                    ..ViewCell::text(f.title.clone())
+                },
+                ViewCell::text(f.severity.as_str().to_string()),
+                num(fmt(f.gain_ns)),
+                ViewCell::text(f.action.clone()),
+            ])
+            .data("rule", &f.rule)
+            .data("key", &f.key)
+            .data("gain-ns", f.gain_ns),
+        );
+    }
+    t.note = if found.is_empty() {
+        format!("No straggler rank: {why}.")
+    } else {
+        tracelane_core::analysis::insights::RULES
+            .iter()
+            .find(|x| x.id == "straggler_rank")
+            .map(|x| format!("Rule: {}", x.condition))
+            .unwrap_or_default()
+    };
+    t
+}
 
 /// Who the stragglers were, over the run.
 fn straggler_ranks(r: &RanksReport) -> ViewTable {

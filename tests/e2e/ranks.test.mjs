@@ -35,6 +35,9 @@ async function checkAgainstCli(page, want) {
     coll.map((c) => [c.group, Number(c.seq), Number(c.lastRank), Number(c.skewNs)]),
     top.map((c) => [c.group, c.seq, c.last_rank, Math.round(c.skew_us * 1000)]),
   );
+  // The run's findings (a persistent straggler), as the CLI gives them.
+  const found = await page.locator('#rank-findings tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.key, Number(r.dataset.gainNs)]));
+  assert.deepEqual(found, want.findings.map((f) => [f.key, Math.round(f.gain_us * 1000)]));
   // The heat map: a cell per rank and step, the straggler's outlined.
   const cells = await page.locator('#heat-map td[data-step]').count();
   const steps = want.ranks.reduce((n, r) => n + r.steps.length, 0);
@@ -70,6 +73,7 @@ test('ranks: a generated NCCL run picked as files names the injected straggler, 
   const compute = await page.locator('#heat-map-compute td[data-step="0"]').evaluateAll((cs) => cs.map((c) => [Number(c.dataset.rank), Number(c.dataset.ns)]));
   assert.equal(compute.reduce((a, b) => (b[1] > a[1] ? b : a))[0], 2);
   assert.ok(want.stragglers.every((s) => s.rank === 2));
+  assert.deepEqual(want.findings.map((f) => f.key), ['straggler_rank:2']);
   assert.equal(await page.locator('#rank-bars tbody tr').count(), 4);
   await page.screenshot({ path: path.join(artifacts, 'ranks.png'), fullPage: true });
   // The demo traces stay open beside the run.

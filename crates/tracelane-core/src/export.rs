@@ -1287,6 +1287,7 @@ pub fn ranks_json(
             "collectives": s.collectives,
         })).collect::<Vec<_>>(),
         "collectives": collectives,
+        "findings": crate::analysis::insights::ranks_findings(r).0.iter().map(finding_json).collect::<Vec<_>>(),
         "collectives_matched": r.collectives.len(),
         "mismatched": r.mismatched,
         "unmatched_calls": r.unmatched_calls,
@@ -1471,25 +1472,32 @@ pub fn insights_json(r: &crate::analysis::insights::InsightsReport) -> serde_jso
             "hfu_pct": k.hfu_pct,
             "mbu_pct": k.mbu_pct,
         },
-        "findings": r.findings.iter().map(|f| json!({
-            "rule": f.rule,
-            "title": f.title,
-            "severity": f.severity.as_str(),
-            "gain_us": us(f.gain_ns),
-            "gain_basis": f.gain_basis,
-            "condition": f.condition,
-            "evidence": {
-                "numbers": f.evidence.numbers.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-                "ops": f.evidence.ops,
-                "slices": f.evidence.slices,
-                "slice_count": f.evidence.slice_count,
-                "ranges_us": f.evidence.ranges.iter().map(|&(a, b)| [us(a), us(b)]).collect::<Vec<_>>(),
-            },
-            "action": f.action,
-            "key": f.key,
-        })).collect::<Vec<_>>(),
+        "findings": r.findings.iter().map(finding_json).collect::<Vec<_>>(),
         "checks": r.checks.iter().map(|c| json!({"rule": c.rule, "name": c.name, "fired": c.fired, "why": c.why})).collect::<Vec<_>>(),
         "notes": r.notes,
+    })
+}
+
+/// One finding as JSON (the insights' and the ranks' findings alike).
+pub fn finding_json(f: &crate::analysis::insights::Finding) -> serde_json::Value {
+    use serde_json::json;
+    let us = |ns: i64| ns as f64 / 1e3;
+    json!({
+        "rule": f.rule,
+        "title": f.title,
+        "severity": f.severity.as_str(),
+        "gain_us": us(f.gain_ns),
+        "gain_basis": f.gain_basis,
+        "condition": f.condition,
+        "evidence": {
+            "numbers": f.evidence.numbers.iter().map(|(n, v)| (n.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            "ops": f.evidence.ops,
+            "slices": f.evidence.slices,
+            "slice_count": f.evidence.slice_count,
+            "ranges_us": f.evidence.ranges.iter().map(|&(a, b)| [us(a), us(b)]).collect::<Vec<_>>(),
+        },
+        "action": f.action,
+        "key": f.key,
     })
 }
 

@@ -312,9 +312,93 @@ fn the_neuron_device_profile_meets_the_summary_viewers_conditions() {
         &trace("neuron-provisional/system_profile.json"),
         &Scope::Whole,
     );
-    for rule in ["neuron_transpose", "neuron_spill", "neuron_utilization"] {
+    for rule in [
+        "neuron_transpose",
+        "neuron_spill",
+        "neuron_active_flops",
+        "neuron_dma_size",
+        "neuron_engine_imbalance",
+        "neuron_utilization",
+    ] {
         quiet(&sys, rule);
     }
+}
+
+fn profile(rel: &str) -> InsightsReport {
+    whole(&import_profile(common::profile_files(rel)).unwrap())
+}
+
+#[test]
+fn small_dma_small_matmuls_and_engine_imbalance_fire_on_their_profiles_only() {
+    // The provisional profile: 8 KiB packets, matmuls 512 wide, loads
+    // over all 16 DMA engines, the Tensor engine the busiest.
+    let base = profile("neuron-provisional/device_profile");
+    for rule in [
+        "neuron_active_flops",
+        "neuron_dma_size",
+        "neuron_engine_imbalance",
+    ] {
+        quiet(&base, rule);
+    }
+
+    // 1 KiB packets: every packet is evidence.
+    let t = import_profile(common::profile_files(
+        "insights/neuron_small_dma/device_profile",
+    ))
+    .unwrap();
+    let r = whole(&t);
+    let f = of(&r, "neuron_dma_size");
+    assert_eq!(f.len(), 1, "{:?}", r.checks);
+    let p = t.device_profile.as_deref().unwrap();
+    assert_eq!(number(f[0], "average packet"), "1024 B");
+    assert_eq!(
+        number(f[0], "the profile's Summary average_dma_size"),
+        "1024 B"
+    );
+    assert_eq!(number(f[0], "DMA packets"), p.dma.len().to_string());
+    assert_eq!(f[0].evidence.slice_count, p.dma.len());
+    assert!(f[0].gain_ns > 0);
+    for &s in &f[0].evidence.slices {
+        assert!(p.dma.slice.contains(&s), "evidence is DMA packets");
+    }
+    quiet(&r, "neuron_active_flops");
+    quiet(&r, "neuron_engine_imbalance");
+
+    // Matmuls 128 wide: model FLOPs over active FLOPs as the profile's
+    // own Summary gives them.
+    let t = import_profile(common::profile_files(
+        "insights/neuron_small_matmul/device_profile",
+    ))
+    .unwrap();
+    let r = whole(&t);
+    let f = of(&r, "neuron_active_flops");
+    assert_eq!(f.len(), 1, "{:?}", r.checks);
+    let p = t.device_profile.as_deref().unwrap();
+    let peak = p.meta_f64("tensor_engine_num_rows").unwrap()
+        * p.meta_f64("tensor_engine_num_cols").unwrap()
+        * 2.0
+        * p.meta_f64("tensor_engine_clock_freq").unwrap()
+        * 1e9;
+    let share = 100.0 * p.summary("model_flops").unwrap()
+        / (peak * p.summary("tensor_engine_active_time").unwrap());
+    assert!(share < 50.0);
+    assert_eq!(number(f[0], "share"), format!("{share:.1} %"));
+    assert!(f[0].evidence.ops.contains(&"dot.12".to_string()));
+    quiet(&r, "neuron_dma_size");
+    quiet(&r, "neuron_engine_imbalance");
+
+    // PSUM copies on the Vector engine, transfers on 4 of 16 DMA engines.
+    let r = profile("insights/neuron_imbalance/device_profile");
+    let f = of(&r, "neuron_engine_imbalance");
+    let keys: Vec<&str> = f.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(keys.contains(&"neuron_engine_imbalance:dma"));
+    assert!(keys.contains(&"neuron_engine_imbalance:compute:Vector"));
+    let dma = f.iter().find(|f| f.key.ends_with(":dma")).unwrap();
+    assert_eq!(number(dma, "engines used"), "4 of 16");
+    let vector = f.iter().find(|f| f.key.ends_with(":Vector")).unwrap();
+    assert!(number(vector, "Vector's opcodes").contains("TENSOR_COPY"));
+    quiet(&r, "neuron_dma_size");
 }
 
 #[test]

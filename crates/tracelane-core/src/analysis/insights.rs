@@ -66,6 +66,23 @@ pub const NEURON_TRANSPOSE_SHARE: f64 = 0.10;
 pub const NEURON_SPILL_SHARE: f64 = 0.25;
 /// Neuron: MFU and MBU both below this (percent): neither roof is near.
 pub const NEURON_LOW_UTILIZATION_PCT: f64 = 50.0;
+/// Neuron: model FLOPs below this share of the Tensor engine's active
+/// FLOPs (Neuron Explorer Summary Viewer: "Low Model FLOPS relative to
+/// Active FLOPS (< 50%)").
+pub const NEURON_MODEL_ACTIVE_SHARE: f64 = 0.5;
+/// Neuron: DMA transfers smaller than this many bytes on average (the NKI
+/// DMA bandwidth guide: payloads of ≥ 4 KiB are what saturate HBM
+/// bandwidth; smaller ones pay the per-packet cost more often than they
+/// move bytes).
+pub const NEURON_DMA_MIN_BYTES: f64 = 4096.0;
+/// Neuron engine imbalance: the busiest engine of a kind (DMA engines;
+/// the elementwise engines Vector, Scalar, GpSimd) at least this many times
+/// the median of its kind (our own cut-off: twice the median is work one
+/// engine carries while its peers wait).
+pub const NEURON_IMBALANCE_FACTOR: f64 = 2.0;
+/// …and the busiest DMA engine busy for at least this share of the
+/// execution window (our own: less is not what bounds the run).
+pub const NEURON_DMA_IMBALANCE_BUSY_SHARE: f64 = 0.25;
 
 /// One rule: its id, what it looks for and where its thresholds come from.
 #[derive(Clone, Copy, Debug)]
@@ -125,12 +142,27 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "neuron_transpose",
         name: "Transpose FLOPs",
-        condition: "transpose FLOPs > 10 % of the Tensor engine's FLOPs, i.e. model FLOPs well below active FLOPs (Neuron Explorer Summary Viewer)",
+        condition: "transpose FLOPs > 10 % of the hardware (Tensor-engine) FLOPs: the engine moves data instead of computing (Neuron Explorer Summary Viewer)",
     },
     Rule {
         id: "neuron_spill",
         name: "Spill and reload",
         condition: "spill and reload bytes > 25 % of HBM reads (Neuron Explorer Summary Viewer)",
+    },
+    Rule {
+        id: "neuron_active_flops",
+        name: "Model vs active FLOPs",
+        condition: "model FLOPs (Tensor-engine FLOPs less transposes) < 50 % of the active FLOPs (peak FLOP/s × the Tensor engine's active time, ActiveTime) (Neuron Explorer Summary Viewer)",
+    },
+    Rule {
+        id: "neuron_dma_size",
+        name: "Small DMA transfers",
+        condition: "average DMA packet < 4 KiB (the Summary's average_dma_size; 4 KiB from the NKI DMA bandwidth guide: smaller payloads leave the DMA engines paying per-packet cost instead of moving bytes)",
+    },
+    Rule {
+        id: "neuron_engine_imbalance",
+        name: "Engine imbalance",
+        condition: "the busiest DMA engine ≥ 2× the median of the core's DMA engines and busy ≥ 25 % of the window; or an elementwise engine (Vector, Scalar, GpSimd) busier than the Tensor engine and ≥ 2× the median of the other elementwise engines (our own cut-offs)",
     },
     Rule {
         id: "neuron_utilization",
@@ -1671,6 +1703,9 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
         return vec![
             ("neuron_transpose", none(why)),
             ("neuron_spill", none(why)),
+            ("neuron_active_flops", none(why)),
+            ("neuron_dma_size", none(why)),
+            ("neuron_engine_imbalance", none(why)),
             ("neuron_utilization", none(why)),
         ];
     };
@@ -1706,7 +1741,7 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
             (vec![cx.finding(
                 "neuron_transpose",
                 groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join("+"),
-                format!("Transposes are {} of the Tensor engine's FLOPs: model FLOPs well below active FLOPs", pct(100.0 * share)),
+                format!("Transposes are {} of the Tensor engine's FLOPs: the engine moves data instead of computing", pct(100.0 * share)),
                 // The transposes' share of the Tensor engine's busy time
                 // is what a layout without them saves.
                 ((share * time as f64) as i64, format!("transpose share × busy time of the HLO ops that transpose, inside the {} execution window", us(window.1 - window.0))),
@@ -1793,6 +1828,9 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
             }
         },
     ));
+    out.push(("neuron_active_flops", active_flops(cx, e)));
+    out.push(("neuron_dma_size", dma_size(cx, e)));
+    out.push(("neuron_engine_imbalance", engine_imbalance(cx, e)));
     // Utilisation.
     out.push((
         "neuron_utilization",
@@ -1851,6 +1889,400 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
         },
     ));
     out
+}
+
+/// The Tensor engine's row, if the profile has one.
+fn tensor_row(e: &super::engines::EngineReport) -> Option<&super::engines::EngineRow> {
+    e.engines
+        .iter()
+        .find(|g| g.engine.eq_ignore_ascii_case("tensor"))
+}
+
+/// Slices of the device profile's instructions on `engine` inside the
+/// scope, and how many there are.
+fn engine_slices(cx: &Cx, engine: &str) -> (Vec<u32>, usize) {
+    let Some(p) = cx.t.device_profile.as_deref() else {
+        return (Vec::new(), 0);
+    };
+    let ins = &p.instructions;
+    let all: Vec<u32> = (0..ins.len())
+        .filter(|&k| {
+            ins.slice[k] != NO_SLICE
+                && cx.inside(ins.start_ns[k])
+                && cx.t.str(ins.engine[k]).eq_ignore_ascii_case(engine)
+        })
+        .map(|k| ins.slice[k])
+        .collect();
+    let n = all.len();
+    (all.into_iter().take(MAX_EVIDENCE).collect(), n)
+}
+
+/// Slices of the DMA packets inside the scope that `keep` selects.
+fn packet_slices(cx: &Cx, keep: &dyn Fn(usize) -> bool) -> (Vec<u32>, usize) {
+    let Some(p) = cx.t.device_profile.as_deref() else {
+        return (Vec::new(), 0);
+    };
+    let d = &p.dma;
+    let all: Vec<u32> = (0..d.len())
+        .filter(|&k| d.slice[k] != NO_SLICE && cx.inside(d.start_ns[k]) && keep(k))
+        .map(|k| d.slice[k])
+        .collect();
+    let n = all.len();
+    (all.into_iter().take(MAX_EVIDENCE).collect(), n)
+}
+
+fn first_range(cx: &Cx, slices: &[u32]) -> Vec<Interval> {
+    slices
+        .first()
+        .map(|&s| {
+            vec![(
+                cx.t.slices.start_ns[s as usize],
+                cx.t.slices.end_ns(s as usize),
+            )]
+        })
+        .unwrap_or_default()
+}
+
+/// Model FLOPs against the Tensor engine's active FLOPs: the engine is on
+/// but not doing the model's matrix work (small or badly pipelined
+/// matmuls).
+fn active_flops(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, String) {
+    let none = |why: String| (Vec::new(), why);
+    let Some(u) = &e.utilization else {
+        return none("no peak FLOP/s: the profile has no Metadata peaks".into());
+    };
+    let Some(tensor) = tensor_row(e) else {
+        return none("no Tensor engine in the profile".into());
+    };
+    if tensor.active_ns <= 0 || u.hardware_flops <= 0 {
+        return none("no Tensor-engine FLOPs".into());
+    }
+    let model = u.hardware_flops - u.transpose_flops;
+    let active = u.peak_flops_per_s * tensor.active_ns as f64 / 1e9;
+    let share = model as f64 / active;
+    if share >= NEURON_MODEL_ACTIVE_SHARE {
+        return none(format!(
+            "model FLOPs {} of active FLOPs",
+            pct(100.0 * share)
+        ));
+    }
+    // What the engine's FLOPs need at its peak; the rest of its active
+    // time is fixed costs and gaps between instructions.
+    let need = (u.hardware_flops as f64 / u.peak_flops_per_s * 1e9) as i64;
+    let estimate = (tensor.active_ns - need).max(0);
+    let matmuls = tensor
+        .opcodes
+        .iter()
+        .filter(|o| o.opcode.eq_ignore_ascii_case("MATMUL"))
+        .map(|o| o.count)
+        .sum::<u64>();
+    let groups: Vec<&super::engines::GroupRow> =
+        e.by_hlo.iter().filter(|g| g.raw_flops > 0).collect();
+    let mut numbers = vec![
+        ("model FLOPs".into(), crate::export::fmt_si(model as f64)),
+        ("active FLOPs".into(), crate::export::fmt_si(active)),
+        ("share".into(), pct(100.0 * share)),
+        (
+            format!("Tensor engine active ({})", tensor.active_from),
+            us(tensor.active_ns),
+        ),
+        ("needed at peak for its FLOPs".into(), us(need)),
+    ];
+    if matmuls > 0 {
+        numbers.push((
+            "FLOPs per MATMUL".into(),
+            crate::export::fmt_si(u.hardware_flops as f64 / matmuls as f64),
+        ));
+    }
+    for g in groups.iter().take(4) {
+        if g.busy_ns > 0 {
+            numbers.push((
+                format!("{} at % of peak over its busy time", g.name),
+                pct(100.0 * g.raw_flops as f64 / (u.peak_flops_per_s * g.busy_ns as f64 / 1e9)),
+            ));
+        }
+    }
+    let (slices, slice_count) = engine_slices(cx, &tensor.engine);
+    let ranges = first_range(cx, &slices);
+    (
+        vec![cx.finding(
+            "neuron_active_flops",
+            groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join("+"),
+            format!(
+                "Model FLOPs are {} of the Tensor engine's active FLOPs: it is on but not doing the model's matmuls",
+                pct(100.0 * share)
+            ),
+            (
+                estimate.min(e.window_ns.1 - e.window_ns.0),
+                "the Tensor engine's active time beyond what its FLOPs need at peak (an upper bound)".into(),
+            ),
+            Evidence {
+                numbers,
+                ops: groups.iter().map(|g| g.name.clone()).collect(),
+                slices,
+                slice_count,
+                ranges,
+            },
+            "give each MATMUL more work for its fixed cost: wider moving tiles (up to 512 columns per PSUM bank), full 128-row contractions, LDWEIGHTS of the next matmul issued while the current one runs; in NKI, larger nc_matmul tiles",
+        )],
+        String::new(),
+    )
+}
+
+/// Small DMA transfers: the DMA engines pay per-packet costs instead of
+/// moving bytes.
+fn dma_size(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, String) {
+    let none = |why: String| (Vec::new(), why);
+    let Some(all) = e.dma_all.as_ref().filter(|d| d.packets > 0) else {
+        return none("no DMA packets in the scope".into());
+    };
+    let Some(bytes) = all.bytes else {
+        return none("no DMA byte counts (the Perfetto export has none)".into());
+    };
+    let avg = bytes as f64 / all.packets as f64;
+    if avg >= NEURON_DMA_MIN_BYTES {
+        return none(format!("average DMA packet {avg:.0} B"));
+    }
+    let p = cx.t.device_profile.as_deref();
+    let engines_per_core = p
+        .and_then(|p| p.meta_f64("num_dma_engines_per_neuroncore"))
+        .filter(|&n| n >= 1.0)
+        .unwrap_or(e.dma_engines.len().max(1) as f64);
+    let Some(engine_bw) = e.dma_bandwidth_bytes_per_s.map(|b| b / engines_per_core) else {
+        return none(format!(
+            "average DMA packet {avg:.0} B < 4 KiB, but the Metadata has no DMA bandwidth to estimate the time it costs"
+        ));
+    };
+    // Per DMA engine: its busy time beyond moving its bytes at its share
+    // of the core's DMA bandwidth is per-packet cost; packets of 4 KiB
+    // would pay it 4 KiB / avg times less often. The engines run side by
+    // side: the longest one bounds the DMA phase.
+    let keep = 1.0 - avg / NEURON_DMA_MIN_BYTES;
+    let overhead = |r: &super::engines::DmaRow| {
+        (r.busy_ns - (r.bytes.unwrap_or(0) as f64 / engine_bw * 1e9) as i64).max(0)
+    };
+    let worst = e.dma_engines.iter().max_by_key(|r| overhead(r));
+    let estimate = worst.map_or(0, |r| (overhead(r) as f64 * keep) as i64);
+    // Faster DMA saves only what the compute engines waited for it.
+    let waited = e
+        .engines
+        .iter()
+        .map(|g| g.semaphore_ns + g.dma_wait_ns.unwrap_or(0))
+        .max()
+        .unwrap_or(0);
+    let small =
+        |k: usize| p.is_some_and(|p| (p.dma.transfer_bytes[k] as f64) < NEURON_DMA_MIN_BYTES);
+    let (slices, slice_count) = packet_slices(cx, &small);
+    let mut numbers = vec![
+        ("DMA packets".into(), all.packets.to_string()),
+        ("bytes".into(), crate::export::fmt_si(bytes as f64)),
+        ("average packet".into(), format!("{avg:.0} B")),
+        ("packets under 4 KiB".into(), slice_count.to_string()),
+        (
+            "DMA engine bandwidth".into(),
+            format!(
+                "{}B/s ({} engines)",
+                crate::export::fmt_si(engine_bw),
+                engines_per_core
+            ),
+        ),
+    ];
+    if let Some(r) = worst {
+        numbers.push((
+            format!("{}: busy beyond its bytes", r.name),
+            format!("{} of {}", us(overhead(r)), us(r.busy_ns)),
+        ));
+    }
+    numbers.push((
+        "longest compute-engine wait (semaphore + DMA)".into(),
+        us(waited),
+    ));
+    if let Some(p) = p {
+        if let (Some(b), Some(n)) = (
+            p.summary("dma_transfer_total_bytes"),
+            p.summary("dma_transfer_count"),
+        ) {
+            if n > 0.0 {
+                numbers.push((
+                    "the profile's Summary average_dma_size".into(),
+                    format!("{:.0} B", b / n),
+                ));
+            }
+        }
+    }
+    let ranges = first_range(cx, &slices);
+    (
+        vec![cx.finding(
+            "neuron_dma_size",
+            "dma".into(),
+            format!(
+                "DMA packets average {avg:.0} B, under the 4 KiB that saturates HBM bandwidth"
+            ),
+            (
+                estimate.min(waited),
+                format!(
+                    "the busiest DMA engine's per-packet time × (1 − average / 4 KiB) = {}, bounded by the longest compute-engine wait ({})",
+                    us(estimate),
+                    us(waited)
+                ),
+            ),
+            Evidence {
+                numbers,
+                ops: e.dma_queues.iter().map(|q| q.name.clone()).collect(),
+                slices,
+                slice_count,
+                ranges,
+            },
+            "move more bytes per transfer: ≥ 4 KiB contiguous per partition (tile the free dimension so each partition's row is long; copy whole tiles, not rows or columns; lay tensors out in HBM so a tile is contiguous)",
+        )],
+        String::new(),
+    )
+}
+
+/// One engine carries what its peers could share: among the core's DMA
+/// engines, or among the elementwise compute engines.
+fn engine_imbalance(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, String) {
+    let window = (e.window_ns.1 - e.window_ns.0).max(0);
+    let mut found = Vec::new();
+    let mut seen = Vec::new();
+    // DMA engines: the core's engines that moved nothing count as idle.
+    let p = cx.t.device_profile.as_deref();
+    if !e.dma_engines.is_empty() {
+        let n = p
+            .and_then(|p| p.meta_i64("num_dma_engines_per_neuroncore"))
+            .map_or(e.dma_engines.len(), |n| {
+                (n.max(0) as usize).max(e.dma_engines.len())
+            });
+        let mut busy: Vec<i64> = e.dma_engines.iter().map(|r| r.busy_ns).collect();
+        busy.resize(n, 0);
+        let busiest = e
+            .dma_engines
+            .iter()
+            .max_by_key(|r| r.busy_ns)
+            .expect("non-empty");
+        let med = median(&busy);
+        let mean = busy.iter().sum::<i64>() / n.max(1) as i64;
+        let used = e.dma_engines.iter().filter(|r| r.packets > 0).count();
+        if busiest.busy_ns as f64 >= NEURON_IMBALANCE_FACTOR * med as f64
+            && busiest.busy_ns as f64 >= NEURON_DMA_IMBALANCE_BUSY_SHARE * window as f64
+            && busiest.busy_ns > 0
+        {
+            let index: Option<i64> = busiest.name.rsplit(' ').next().and_then(|x| x.parse().ok());
+            let on = |k: usize| p.is_some_and(|p| Some(p.dma.engine_idx[k]) == index);
+            let (slices, slice_count) = packet_slices(cx, &on);
+            let ranges = first_range(cx, &slices);
+            found.push(cx.finding(
+                "neuron_engine_imbalance",
+                "dma".into(),
+                format!(
+                    "{} carries the DMA: busy {}, the core's median DMA engine {} ({} of {} engines used)",
+                    busiest.name,
+                    us(busiest.busy_ns),
+                    us(med),
+                    used,
+                    n
+                ),
+                (
+                    (busiest.busy_ns - mean).clamp(0, window),
+                    "the busiest DMA engine's time beyond the mean of the core's engines (the transfers spread evenly)".into(),
+                ),
+                Evidence {
+                    numbers: vec![
+                        ("busiest".into(), format!("{} {}", busiest.name, us(busiest.busy_ns))),
+                        ("median of the core's DMA engines".into(), us(med)),
+                        ("mean".into(), us(mean)),
+                        ("engines used".into(), format!("{used} of {n}")),
+                        ("execution window".into(), us(window)),
+                    ],
+                    ops: e.dma_queues.iter().map(|q| q.name.clone()).collect(),
+                    slices,
+                    slice_count,
+                    ranges,
+                },
+                "spread transfers over all the core's DMA engines: split each transfer along partitions so every engine carries a share, and issue independent loads on different queues",
+            ));
+        } else {
+            seen.push(format!(
+                "busiest DMA engine {} against a median of {}",
+                us(busiest.busy_ns),
+                us(med)
+            ));
+        }
+    }
+    // Elementwise engines: work the compiler (or a kernel) put on one of
+    // them could run on another; the Tensor engine does not share it.
+    let elementwise = ["Vector", "Scalar", "GpSimd"];
+    let active = |name: &str| {
+        e.engines
+            .iter()
+            .find(|g| {
+                g.engine.eq_ignore_ascii_case(name)
+                    || (name == "GpSimd" && g.engine.eq_ignore_ascii_case("pool"))
+            })
+            .map_or(0, |g| g.active_ns)
+    };
+    let ew: Vec<(&str, i64)> = elementwise.iter().map(|&n| (n, active(n))).collect();
+    let tensor = tensor_row(e).map_or(0, |g| g.active_ns);
+    let &(top, top_ns) = ew.iter().max_by_key(|x| x.1).expect("three engines");
+    let others: Vec<i64> = ew.iter().filter(|x| x.0 != top).map(|x| x.1).collect();
+    let med = median(&others);
+    if top_ns > tensor && top_ns > 0 && top_ns as f64 >= NEURON_IMBALANCE_FACTOR * med as f64 {
+        let row = e.engines.iter().find(|g| {
+            g.engine.eq_ignore_ascii_case(top)
+                || (top == "GpSimd" && g.engine.eq_ignore_ascii_case("pool"))
+        });
+        let name = row.map_or(top.to_string(), |g| g.engine.clone());
+        let mean = ew.iter().map(|x| x.1).sum::<i64>() / ew.len() as i64;
+        let (slices, slice_count) = engine_slices(cx, &name);
+        let ranges = first_range(cx, &slices);
+        let mut numbers: Vec<(String, String)> = ew
+            .iter()
+            .map(|(n, a)| (format!("{n} active"), us(*a)))
+            .collect();
+        numbers.push(("Tensor active".into(), us(tensor)));
+        if let Some(g) = row {
+            numbers.push((
+                format!("{name}'s opcodes"),
+                g.opcodes
+                    .iter()
+                    .take(4)
+                    .map(|o| format!("{} ×{} {}", o.opcode, o.count, us(o.instruction_ns)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ));
+        }
+        found.push(cx.finding(
+            "neuron_engine_imbalance",
+            format!("compute:{name}"),
+            format!(
+                "The {name} engine carries the elementwise work: active {}, more than the Tensor engine ({}), the other elementwise engines' median {}",
+                us(top_ns),
+                us(tensor),
+                us(med)
+            ),
+            (
+                (top_ns - mean).clamp(0, window),
+                "its active time beyond the mean of the three elementwise engines (the work spread evenly)".into(),
+            ),
+            Evidence {
+                numbers,
+                ops: row.map(|g| g.opcodes.iter().take(4).map(|o| o.opcode.clone()).collect()).unwrap_or_default(),
+                slices,
+                slice_count,
+                ranges,
+            },
+            "move part of the elementwise work to the idle engines: PSUM→SBUF copies and activations (scale, bias, exp, rsqrt) to the Scalar engine, iota / masks / gathers to GpSimd; in NKI pick the engine per instruction",
+        ));
+    } else {
+        seen.push(format!(
+            "busiest elementwise engine {} {} (Tensor {}, others' median {})",
+            top,
+            us(top_ns),
+            us(tensor),
+            us(med)
+        ));
+    }
+    (found, seen.join("; "))
 }
 
 // ----------------------------------------------------------- many ranks
