@@ -635,6 +635,7 @@ pub fn device_time_sections(
             ("mean (per change)", true),
             ("mean (over time)", true),
             ("max", true),
+            ("blocked on a full queue", true),
         ],
     );
     for q in r.queues.iter().flatten() {
