@@ -120,6 +120,13 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
     }
 }
 
+/// One scope's analyses under tracelane's rules, kept for the next ask.
+struct ExactAnalysis {
+    scope: tracelane_core::analysis::Scope,
+    report: tracelane_core::analysis::WhySlow,
+    marks: Vec<PathMark>,
+}
+
 /// An imported model, kept for the details panel and the timeline (one per
 /// tab), with the file it came from.
 struct Kept {
@@ -129,6 +136,11 @@ struct Kept {
     source: Option<web_sys::Blob>,
     /// The critical path last computed under each rule set, placed on lanes.
     paths: RefCell<Vec<(Mode, Vec<PathMark>)>>,
+    /// The last "why is it slow" the summary's insights ran on: its scope,
+    /// the report (its path's edges dropped) and the path placed on lanes.
+    /// The Analyses view asking for that scope under tracelane's rules
+    /// gets it without running the analyses again.
+    exact_analysis: RefCell<Option<ExactAnalysis>>,
     /// The analyses' counters (queue length, copy bandwidth) are lanes.
     derived_counters: Cell<bool>,
 }
@@ -160,6 +172,24 @@ impl Kept {
             Some(String::from_utf8_lossy(args).into_owned())
         };
         read().unwrap_or_else(|| "{}".to_string())
+    }
+
+    /// The report with its critical path placed on the timeline's lanes
+    /// and its edges dropped: the worker draws the path itself, the page
+    /// gets its summary.
+    fn placed(
+        &self,
+        mut w: tracelane_core::analysis::WhySlow,
+    ) -> (tracelane_core::analysis::WhySlow, Vec<PathMark>) {
+        let marks = w
+            .critical_path
+            .as_ref()
+            .map(|c| self.timeline.place_path(&self.trace, &c.edges))
+            .unwrap_or_default();
+        if let Ok(c) = w.critical_path.as_mut() {
+            c.edges = Vec::new();
+        }
+        (w, marks)
     }
 
     /// Runs `f` with the args reader the analyses use: the args they read
@@ -374,6 +404,7 @@ pub(crate) fn rank_summary(
         timeline: TimelineModel::new(&Trace::default()),
         source,
         paths: RefCell::new(Vec::new()),
+        exact_analysis: RefCell::new(None),
         derived_counters: Cell::new(false),
     };
     kept.with_args_of(
@@ -776,6 +807,7 @@ impl Shared {
             timeline,
             source,
             paths: RefCell::new(Vec::new()),
+            exact_analysis: RefCell::new(None),
             derived_counters: Cell::new(false),
         });
         self.post(&FromWorker::Done {
@@ -1283,20 +1315,24 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         },
         Ask::WhySlow { id, scope, mode } => {
             let k = model(id)?;
-            let mut report = k
-                .with_analysis_args(|args| {
-                    tracelane_core::analysis::why_slow(&k.trace, &scope, mode, args)
-                })
-                .map_err(|e| e.to_string())?;
-            let marks = report
-                .critical_path
-                .as_ref()
-                .map(|c| k.timeline.place_path(&k.trace, &c.edges))
-                .unwrap_or_default();
-            // The worker draws the path itself: the page gets its summary.
-            if let Ok(c) = report.critical_path.as_mut() {
-                c.edges = Vec::new();
-            }
+            let cached = match mode {
+                Mode::Exact => k
+                    .exact_analysis
+                    .borrow()
+                    .as_ref()
+                    .filter(|a| a.scope == scope)
+                    .map(|a| (a.report.clone(), a.marks.clone())),
+                Mode::Hta => None,
+            };
+            let (report, marks) = match cached {
+                Some(x) => x,
+                None => k
+                    .with_analysis_args(|args| {
+                        tracelane_core::analysis::why_slow(&k.trace, &scope, mode, args)
+                    })
+                    .map(|w| k.placed(w))
+                    .map_err(|e| e.to_string())?,
+            };
             let mut paths = k.paths.borrow_mut();
             paths.retain(|p| p.0 != mode);
             paths.push((mode, marks));
@@ -1306,11 +1342,20 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         }
         Ask::Insights { id, scope } => {
             let k = model(id)?;
-            let report = k
-                .with_analysis_args(|args| {
-                    tracelane_core::analysis::insights::insights(&k.trace, &scope, args)
-                })
-                .map_err(|e| e.to_string())?;
+            let report = k.with_analysis_args(|args| -> Result<_, String> {
+                let w = tracelane_core::analysis::why_slow(&k.trace, &scope, Mode::Exact, args)
+                    .map_err(|e| e.to_string())?;
+                let report =
+                    tracelane_core::analysis::insights::insights_of(&k.trace, &scope, &w, args)
+                        .map_err(|e| e.to_string())?;
+                let (w, marks) = k.placed(w);
+                *k.exact_analysis.borrow_mut() = Some(ExactAnalysis {
+                    scope: scope.clone(),
+                    report: w,
+                    marks,
+                });
+                Ok(report)
+            })?;
             Answer::Insights {
                 report: Box::new(report),
             }

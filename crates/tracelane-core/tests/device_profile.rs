@@ -573,33 +573,6 @@ fn a_zipped_trace_keeps_its_args_in_the_model() {
     assert!(!t.args_in_source);
 }
 
-/// Every `.parquet` under `rel`, named by its path there (as the CLI and
-/// the page's folder drop name them).
-fn tree_files(rel: &str) -> Vec<(String, Vec<u8>)> {
-    fn walk(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap())
-            .collect();
-        entries.sort_by_key(|e| e.file_name());
-        for e in entries {
-            let name = format!("{prefix}{}", e.file_name().to_string_lossy());
-            if e.path().is_dir() {
-                walk(&e.path(), &format!("{name}/"), out);
-            } else if name.ends_with(".parquet") {
-                out.push((name, std::fs::read(e.path()).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(
-        &common::fixtures().join(rel),
-        &format!("{}/", rel.rsplit('/').next().unwrap()),
-        &mut out,
-    );
-    out
-}
-
 fn slices_of(t: &Trace, cat: &str) -> Vec<usize> {
     (0..t.slices.len())
         .filter(|&i| t.str(t.slices.cat[i]) == cat)
@@ -613,7 +586,7 @@ fn slices_of(t: &Trace, cat: &str) -> Vec<usize> {
 #[test]
 fn a_system_profile_beside_its_device_profile_opens_as_one_trace() {
     let exp = common::expected("neuron-provisional/system_device.expected.json");
-    let t = import_profile(tree_files("neuron-provisional/system_device")).unwrap();
+    let t = import_profile(common::tree_files("neuron-provisional/system_device")).unwrap();
     assert!(t
         .diagnostics
         .format
@@ -691,7 +664,7 @@ fn a_system_profile_beside_its_device_profile_opens_as_one_trace() {
 /// wall clock, and says so.
 #[test]
 fn a_device_profile_no_list_names_sits_at_its_wall_clock_and_is_counted() {
-    let files: Vec<_> = tree_files("neuron-provisional/system_device")
+    let files: Vec<_> = common::tree_files("neuron-provisional/system_device")
         .into_iter()
         .filter(|(n, _)| !n.ends_with("DeviceProfileList.parquet"))
         .collect();
@@ -713,7 +686,7 @@ fn a_device_profile_no_list_names_sits_at_its_wall_clock_and_is_counted() {
 /// A system profile's tables alone: its events, lanes and chains.
 #[test]
 fn a_parquet_system_profile_alone_opens_as_its_events() {
-    let files: Vec<_> = tree_files("neuron-provisional/system_device")
+    let files: Vec<_> = common::tree_files("neuron-provisional/system_device")
         .into_iter()
         .filter(|(n, _)| n.contains("/system/"))
         .collect();

@@ -148,6 +148,51 @@ fn a_gpu_chain_with_recorded_shapes_fires_and_shapes_that_do_not_broadcast_break
 }
 
 #[test]
+fn a_device_waiting_on_the_host_is_host_bound_and_a_synchronous_runtime_is_named() {
+    // The Neuron system profile beside its device profile: nrt_execute
+    // returns after the execution it started, every time.
+    let t = import_profile(common::tree_files("neuron-provisional/system_device")).unwrap();
+    let r = whole(&t);
+    let f = of(&r, "host_bound");
+    assert_eq!(f.len(), 1, "{:?}", r.checks);
+    assert_eq!(
+        number(
+            f[0],
+            "launch calls that return after their device work ends"
+        ),
+        "3 of 3"
+    );
+    assert!(f[0].action.contains("nrta_"), "{}", f[0].action);
+    // The system profile alone: executions outlast their calls, and most of
+    // the host's time between them is in no recorded op.
+    let r = whole(&trace("neuron-provisional/system_profile.json"));
+    let f = of(&r, "host_bound");
+    assert_eq!(f.len(), 1);
+    assert!(!f[0].action.contains("nrta_"));
+    assert!(f[0].action.contains("no recorded op"));
+    assert!(f[0].gain_ns > 0);
+    // A GPU trace whose device waits 16 s on the host's first conv2d.
+    let r = whole(&trace("public/hta_simple_add_a100.json.gz"));
+    let f = of(&r, "host_bound");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].evidence.ops[0], "aten::conv2d");
+    assert_eq!(r.findings[0].rule, "host_bound");
+    // Quiet: a busy device, a launch-bound trace (that rule says it), a
+    // device idle less than half the time.
+    quiet(
+        &whole(&trace("neuron-provisional/torchneuron_rmsnorm.json")),
+        "host_bound",
+    );
+    let nccl = whole(&trace("public/hta_nccl_2rank_rank0.json.gz"));
+    assert_eq!(of(&nccl, "launch_bound").len(), 1);
+    quiet(&nccl, "host_bound");
+    quiet(
+        &whole(&trace("public/hta_large_216k_events.json.gz")),
+        "host_bound",
+    );
+}
+
+#[test]
 fn pageable_copies_and_blocking_syncs_are_counted_with_their_slices() {
     let t = trace("public/hta_simple_add_a100.json.gz");
     let r = report(&t, &Scope::Whole);

@@ -48,6 +48,16 @@ pub const LAUNCH_BOUND_SHORT_SHARE: f64 = 0.5;
 /// Launch-bound: at least this many launches in the scope (our own: fewer
 /// cannot add up to overhead worth capturing in a graph).
 pub const LAUNCH_BOUND_MIN_LAUNCHES: u64 = 100;
+/// Host-bound: the device idle at least this share of the scope, and at
+/// least this share of its idle time host wait (HTA's idle-time
+/// categories: no work queued when the previous kernel ended), our own
+/// cut-offs as for launch-bound.
+pub const HOST_BOUND_IDLE_SHARE: f64 = 0.5;
+pub const HOST_BOUND_WAIT_SHARE: f64 = 0.5;
+/// …and the runtime is synchronous when at least this share of launch
+/// calls return only after their device work ends (Neuron Runtime
+/// performance tips: `nrt_execute` is synchronous by default).
+pub const HOST_BOUND_SYNC_SHARE: f64 = 0.5;
 /// Layout conversions: their share of device time at or above which they
 /// are a finding (Neuron Explorer's cut-off for transpose FLOPs, 10 %).
 pub const LAYOUT_SHARE: f64 = 0.10;
@@ -103,6 +113,11 @@ pub const RULES: &[Rule] = &[
         id: "launch_bound",
         name: "Launch-bound",
         condition: "CPU, launch-overhead and kernel–kernel edges ≥ 50 % of the critical path (HTA's edge labels), the device idle ≥ 50 % of the scope, ≥ 50 % of kernels shorter than their launch call (HTA's short kernels), ≥ 100 launches (our own cut-offs)",
+    },
+    Rule {
+        id: "host_bound",
+        name: "Host-bound",
+        condition: "not launch-bound; the device idle ≥ 50 % of the scope and ≥ 50 % of its idle time host wait (HTA's idle-time category: nothing queued when the previous kernel ended) (our own cut-offs); a synchronous runtime when ≥ 50 % of launch calls return after their device work ends (Neuron Runtime performance tips: nrt_execute is synchronous by default)",
     },
     Rule {
         id: "pageable_copy",
@@ -346,7 +361,10 @@ pub fn insights_of(
         findings.extend(kept);
     };
     run("fusion", fusion(&cx));
-    run("launch_bound", launch_bound(&cx, w));
+    let launches = launch_bound(&cx, w);
+    let launch_bound_fired = !launches.0.is_empty();
+    run("launch_bound", launches);
+    run("host_bound", host_bound(&cx, w, launch_bound_fired));
     let copies = super::data_movement::copy_events(t, scope, args)?;
     run("pageable_copy", pageable_copies(&cx, &copies.0));
     run("blocking_sync", blocking_syncs(&cx));
@@ -1061,6 +1079,19 @@ fn fusion(cx: &Cx) -> (Vec<Finding>, String) {
 
 // ---------------------------------------------------------- launch-bound
 
+/// The share of the scope the busiest device sat idle (its busy time over
+/// the scope's wall time, or its span where that is longer).
+fn device_idle_share(cx: &Cx, w: &WhySlow) -> f64 {
+    let (busy, span) = w.device.devices.iter().fold((0i64, 0i64), |(b, s), d| {
+        (b.max(d.busy_ns), s.max(d.span_ns))
+    });
+    if cx.wall_ns > 0 {
+        1.0 - busy as f64 / cx.wall_ns.max(span) as f64
+    } else {
+        0.0
+    }
+}
+
 fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
     let l = &w.device.launches;
     if l.launches < LAUNCH_BOUND_MIN_LAUNCHES {
@@ -1081,14 +1112,7 @@ fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
         + on(Bound::GpuKernelKernelOverhead);
     let length = c.length_ns.max(1);
     let host_share = host as f64 / length as f64;
-    let (busy, span) = w.device.devices.iter().fold((0i64, 0i64), |(b, s), d| {
-        (b.max(d.busy_ns), s.max(d.span_ns))
-    });
-    let idle_share = if cx.wall_ns > 0 {
-        1.0 - busy as f64 / cx.wall_ns.max(span) as f64
-    } else {
-        0.0
-    };
+    let idle_share = device_idle_share(cx, w);
     let short_share = l.short_kernels as f64 / l.launches as f64;
     if host_share < LAUNCH_BOUND_HOST_SHARE
         || idle_share < LAUNCH_BOUND_IDLE_SHARE
@@ -1171,6 +1195,214 @@ fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
         "capture the step in a CUDA graph (torch.cuda.graphs, or torch.compile(mode=\"reduce-overhead\")), fuse small kernels with torch.compile, or give each launch more work (larger batches)",
     );
     (vec![finding], String::new())
+}
+
+/// The host's work in the gaps where the device waited for it: the
+/// top-level host slices overlapping `gaps` (their overlap, per name,
+/// largest first) and how much of the gaps any recorded host slice covers.
+fn host_work_in(cx: &Cx, gaps: &[Interval]) -> (Vec<(String, i64)>, i64) {
+    let t = cx.t;
+    let host = |c: Category| {
+        matches!(
+            c,
+            Category::CpuOp | Category::Runtime | Category::PythonFunction
+        )
+    };
+    let mut by_name: Vec<(String, i64)> = Vec::new();
+    let mut covered: Vec<Interval> = Vec::new();
+    for s in 0..t.slices.len() {
+        if !host(t.slices.category[s]) {
+            continue;
+        }
+        let (a, b) = (t.slices.start_ns[s], t.slices.end_ns(s));
+        let mut k = t.slices.parent[s];
+        let mut top = true;
+        while k != NO_SLICE {
+            if host(t.slices.category[k as usize]) {
+                top = false;
+                break;
+            }
+            k = t.slices.parent[k as usize];
+        }
+        if !top {
+            continue;
+        }
+        let mut overlap = 0;
+        for &(x, y) in gaps {
+            let (lo, hi) = (a.max(x), b.min(y));
+            if lo < hi {
+                overlap += hi - lo;
+                covered.push((lo, hi));
+            }
+        }
+        if overlap > 0 {
+            let name = t.str(t.slices.name[s]).to_string();
+            match by_name.iter_mut().find(|x| x.0 == name) {
+                Some(x) => x.1 += overlap,
+                None => by_name.push((name, overlap)),
+            }
+        }
+    }
+    by_name.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    (by_name, intervals::union_len(&mut covered))
+}
+
+/// The device waits for the host: it sits idle most of the scope and most
+/// of that idle time no work was queued (HTA's host-wait idle category),
+/// without the many short launches of [`launch_bound`]. On a synchronous
+/// runtime (Neuron's `nrt_execute`) host and device never overlap.
+fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec<Finding>, String) {
+    let none = |why: String| (Vec::new(), why);
+    if launch_bound_fired {
+        return none("launch-bound: that finding is the host's wait".into());
+    }
+    let Some(idle) = &w.device.idle else {
+        return none("no device lanes".into());
+    };
+    // Per lane: host-wait idle and all idle; the lane that waited most.
+    let mut lanes: Vec<(i64, i64, i64)> = Vec::new(); // (lane, host wait, idle)
+    for r in idle {
+        let i = match lanes.iter().position(|x| x.0 == r.lane) {
+            Some(i) => i,
+            None => {
+                lanes.push((r.lane, 0, 0));
+                lanes.len() - 1
+            }
+        };
+        lanes[i].2 += r.idle_ns.max(0);
+        if r.category == super::device_time::IdleCategory::HostWait {
+            lanes[i].1 += r.idle_ns.max(0);
+        }
+    }
+    let Some(&(lane, wait, lane_idle)) = lanes.iter().max_by_key(|x| (x.1, -x.0)) else {
+        return none("no idle time on the device".into());
+    };
+    let idle_share = device_idle_share(cx, w);
+    let wait_share = if lane_idle > 0 {
+        wait as f64 / lane_idle as f64
+    } else {
+        0.0
+    };
+    if idle_share < HOST_BOUND_IDLE_SHARE || wait_share < HOST_BOUND_WAIT_SHARE {
+        return none(format!(
+            "device idle {}, host wait {} of the idle time",
+            pct(100.0 * idle_share),
+            pct(100.0 * wait_share)
+        ));
+    }
+    let gaps: Vec<&super::device_time::Gap> = w
+        .device
+        .longest_gaps
+        .iter()
+        .filter(|g| g.lane == lane && g.category == super::device_time::IdleCategory::HostWait)
+        .collect();
+    let ranges: Vec<Interval> = gaps.iter().map(|g| (g.start_ns, g.end_ns)).collect();
+    let listed: i64 = ranges.iter().map(|r| r.1 - r.0).sum();
+    let (ops, recorded) = host_work_in(cx, &ranges);
+    // Launch calls that return only after their device work ends: the
+    // runtime is synchronous, host work cannot overlap device work.
+    let t = cx.t;
+    let (mut launches, mut synchronous) = (0u64, 0u64);
+    for (d, &c) in t.links.launch.iter().enumerate() {
+        if c == NO_SLICE || !cx.inside(t.slices.start_ns[d]) {
+            continue;
+        }
+        launches += 1;
+        if t.slices.end_ns(c as usize) >= t.slices.end_ns(d) {
+            synchronous += 1;
+        }
+    }
+    let sync = launches > 0 && synchronous as f64 >= HOST_BOUND_SYNC_SHARE * launches as f64;
+    // Less host time on the path is the most a faster host gives back.
+    let (gain, basis) = match w.critical_path.as_ref() {
+        Ok(c) => {
+            let host: i64 = c
+                .by_bound
+                .iter()
+                .filter(|x| matches!(x.0, Bound::CpuBound | Bound::GpuKernelLaunchOverhead))
+                .map(|x| x.1)
+                .sum();
+            (
+                wait.min(host),
+                format!(
+                    "the device's host-wait idle time ({}) bounded by the host's time on the critical path ({})",
+                    us(wait),
+                    us(host)
+                ),
+            )
+        }
+        Err(_) => (
+            wait,
+            format!(
+                "the device's host-wait idle time, {} (no critical path to bound it)",
+                us(wait)
+            ),
+        ),
+    };
+    let mut numbers = vec![
+        ("device idle".into(), pct(100.0 * idle_share)),
+        (
+            "host wait, of the idle time".into(),
+            pct(100.0 * wait_share),
+        ),
+        ("host-wait idle".into(), us(wait)),
+        (
+            format!(
+                "recorded host work in the {} longest host-wait gaps",
+                gaps.len()
+            ),
+            format!("{} of {}", us(recorded), us(listed)),
+        ),
+        (
+            "launch calls that return after their device work ends".into(),
+            format!("{synchronous} of {launches}"),
+        ),
+    ];
+    if !ops.is_empty() {
+        numbers.push((
+            "host ops in those gaps".into(),
+            ops.iter()
+                .take(5)
+                .map(|(n, ns)| format!("{n} {}", us(*ns)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    let mut action = String::from("the device waits for the host between launches: ");
+    if sync {
+        action.push_str("the runtime's launch calls return only after the device finishes, so host work never overlaps device work — use asynchronous submission (on Neuron, nrt_execute is synchronous by default: a framework version on the runtime's explicit async APIs, nrta_*), or fewer, larger executions (one compiled graph per step); ");
+    }
+    if listed > 0 && (recorded as f64) < 0.5 * listed as f64 {
+        action.push_str("most of the host's time in the gaps is in no recorded op (Python, data loading outside torch ops): wrap it in record_function or profile with with_stack=True to name it; load data in DataLoader workers with pin_memory and prefetching");
+    } else {
+        action.push_str("make the host ops listed cheaper or overlap them with device work (prefetch the next batch, preprocess on the device or in DataLoader workers), or capture the step in a graph (CUDA graphs, torch.compile)");
+    }
+    (
+        vec![cx.finding(
+            "host_bound",
+            "scope".into(),
+            format!(
+                "The device waits for the host: idle {}, {} of it with nothing queued",
+                pct(100.0 * idle_share),
+                pct(100.0 * wait_share)
+            ),
+            (gain, basis),
+            Evidence {
+                numbers,
+                ops: ops.iter().take(10).map(|x| x.0.clone()).collect(),
+                slices: gaps
+                    .iter()
+                    .filter(|g| g.next_slice != NO_SLICE)
+                    .map(|g| g.next_slice)
+                    .take(MAX_EVIDENCE)
+                    .collect(),
+                slice_count: gaps.len(),
+                ranges,
+            },
+            &action,
+        )],
+        String::new(),
+    )
 }
 
 // ------------------------------------------------- copies and syncs

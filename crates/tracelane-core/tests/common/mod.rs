@@ -49,3 +49,31 @@ pub fn profile_files(rel_dir: &str) -> Vec<(String, Vec<u8>)> {
     files.sort();
     files
 }
+
+/// Every `.parquet` under `rel`, sub-directories included, named by its
+/// path from the directory's own name (`system_device/system/…`), as the
+/// CLI and the page's folder drop name them.
+pub fn tree_files(rel: &str) -> Vec<(String, Vec<u8>)> {
+    fn walk(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let name = format!("{prefix}{}", e.file_name().to_string_lossy());
+            if e.path().is_dir() {
+                walk(&e.path(), &format!("{name}/"), out);
+            } else if name.ends_with(".parquet") {
+                out.push((name, std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        &fixtures().join(rel),
+        &format!("{}/", rel.rsplit('/').next().unwrap()),
+        &mut out,
+    );
+    out
+}
