@@ -55,9 +55,13 @@ pub const LAUNCH_BOUND_MIN_LAUNCHES: u64 = 100;
 pub const HOST_BOUND_IDLE_SHARE: f64 = 0.5;
 pub const HOST_BOUND_WAIT_SHARE: f64 = 0.5;
 /// …and the runtime is synchronous when at least this share of launch
-/// calls return only after their device work ends (Neuron Runtime
-/// performance tips: `nrt_execute` is synchronous by default).
+/// calls return only after their device work ends, the call either one of
+/// [`SYNCHRONOUS_CALLS`] or that work at least half of it.
 pub const HOST_BOUND_SYNC_SHARE: f64 = 0.5;
+/// Runtime entries documented as synchronous: Neuron's `nrt_execute`
+/// returns after the execution it submits (Neuron Runtime performance
+/// tips: synchronous by default), whatever its own overhead around it.
+pub const SYNCHRONOUS_CALLS: &[&str] = &["nrt_execute"];
 /// Layout conversions: their share of device time at or above which they
 /// are a finding (Neuron Explorer's cut-off for transpose FLOPs, 10 %).
 pub const LAYOUT_SHARE: f64 = 0.10;
@@ -117,7 +121,7 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "host_bound",
         name: "Host-bound",
-        condition: "not launch-bound; the device idle ≥ 50 % of the scope and ≥ 50 % of its idle time host wait (HTA's idle-time category: nothing queued when the previous kernel ended) (our own cut-offs); a synchronous runtime when ≥ 50 % of launch calls return after their device work ends (Neuron Runtime performance tips: nrt_execute is synchronous by default)",
+        condition: "not launch-bound; the device idle ≥ 50 % of the scope and ≥ 50 % of its idle time host wait (HTA's idle-time category: nothing queued when the previous kernel ended) (our own cut-offs); a synchronous runtime when ≥ 50 % of launch calls return after their device work ends, the call nrt_execute (Neuron Runtime performance tips: synchronous by default) or that work at least half the call",
     },
     Rule {
         id: "pageable_copy",
@@ -1299,8 +1303,8 @@ fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec<Finding>, 
     let ranges: Vec<Interval> = gaps.iter().map(|g| (g.start_ns, g.end_ns)).collect();
     let listed: i64 = ranges.iter().map(|r| r.1 - r.0).sum();
     let (ops, recorded) = host_work_in(cx, &ranges);
-    // Launch calls that return only after their device work ends: the
-    // runtime is synchronous, host work cannot overlap device work.
+    // Launch calls that return only after the device work they started
+    // ends: the runtime is synchronous, host work cannot overlap it.
     let t = cx.t;
     let (mut launches, mut synchronous) = (0u64, 0u64);
     for (d, &c) in t.links.launch.iter().enumerate() {
@@ -1308,7 +1312,15 @@ fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec<Finding>, 
             continue;
         }
         launches += 1;
-        if t.slices.end_ns(c as usize) >= t.slices.end_ns(d) {
+        // The call outlasts its device work, and it is a runtime entry
+        // documented as synchronous or that work is most of the call: it
+        // waited for the device (a tiny kernel inside an asynchronous
+        // launch call is not that).
+        let call = t.slices.dur_ns[c as usize];
+        if t.slices.end_ns(c as usize) >= t.slices.end_ns(d)
+            && (SYNCHRONOUS_CALLS.contains(&t.str(t.slices.name[c as usize]))
+                || 2 * t.slices.dur_ns[d] >= call)
+        {
             synchronous += 1;
         }
     }
