@@ -2135,11 +2135,39 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
     out
 }
 
-/// The Tensor engine's row, if the profile has one.
-fn tensor_row(e: &super::engines::EngineReport) -> Option<&super::engines::EngineRow> {
-    e.engines
-        .iter()
-        .find(|g| g.engine.eq_ignore_ascii_case("tensor"))
+/// An engine's row by name, as the profile spells it in any case
+/// (GpSimd's older name is Pool).
+fn engine_row<'e>(
+    e: &'e super::engines::EngineReport,
+    name: &str,
+) -> Option<&'e super::engines::EngineRow> {
+    e.engines.iter().find(|g| {
+        g.engine.eq_ignore_ascii_case(name)
+            || (name.eq_ignore_ascii_case("gpsimd") && g.engine.eq_ignore_ascii_case("pool"))
+    })
+}
+
+/// The core's DMA engines: the Metadata's count, or the engines seen where
+/// it says fewer or nothing.
+fn dma_engines_per_core(cx: &Cx, e: &super::engines::EngineReport) -> usize {
+    let seen = e.dma_engines.len().max(1);
+    cx.t.device_profile
+        .as_deref()
+        .and_then(|p| p.meta_i64("num_dma_engines_per_neuroncore"))
+        .map_or(seen, |n| (n.max(0) as usize).max(seen))
+}
+
+/// The first [`MAX_EVIDENCE`] slices and how many there are.
+fn capped(all: impl Iterator<Item = u32>) -> (Vec<u32>, usize) {
+    let mut n = 0;
+    let mut kept = Vec::new();
+    for s in all {
+        if n < MAX_EVIDENCE {
+            kept.push(s);
+        }
+        n += 1;
+    }
+    (kept, n)
 }
 
 /// Slices of the device profile's instructions on `engine` inside the
@@ -2149,16 +2177,15 @@ fn engine_slices(cx: &Cx, engine: &str) -> (Vec<u32>, usize) {
         return (Vec::new(), 0);
     };
     let ins = &p.instructions;
-    let all: Vec<u32> = (0..ins.len())
-        .filter(|&k| {
-            ins.slice[k] != NO_SLICE
-                && cx.inside(ins.start_ns[k])
-                && cx.t.str(ins.engine[k]).eq_ignore_ascii_case(engine)
-        })
-        .map(|k| ins.slice[k])
-        .collect();
-    let n = all.len();
-    (all.into_iter().take(MAX_EVIDENCE).collect(), n)
+    capped(
+        (0..ins.len())
+            .filter(|&k| {
+                ins.slice[k] != NO_SLICE
+                    && cx.inside(ins.start_ns[k])
+                    && cx.t.str(ins.engine[k]).eq_ignore_ascii_case(engine)
+            })
+            .map(|k| ins.slice[k]),
+    )
 }
 
 /// Slices of the DMA packets inside the scope that `keep` selects.
@@ -2167,12 +2194,11 @@ fn packet_slices(cx: &Cx, keep: &dyn Fn(usize) -> bool) -> (Vec<u32>, usize) {
         return (Vec::new(), 0);
     };
     let d = &p.dma;
-    let all: Vec<u32> = (0..d.len())
-        .filter(|&k| d.slice[k] != NO_SLICE && cx.inside(d.start_ns[k]) && keep(k))
-        .map(|k| d.slice[k])
-        .collect();
-    let n = all.len();
-    (all.into_iter().take(MAX_EVIDENCE).collect(), n)
+    capped(
+        (0..d.len())
+            .filter(|&k| d.slice[k] != NO_SLICE && cx.inside(d.start_ns[k]) && keep(k))
+            .map(|k| d.slice[k]),
+    )
 }
 
 fn first_range(cx: &Cx, slices: &[u32]) -> Vec<Interval> {
@@ -2195,7 +2221,7 @@ fn active_flops(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, Str
     let Some(u) = &e.utilization else {
         return none("no peak FLOP/s: the profile has no Metadata peaks".into());
     };
-    let Some(tensor) = tensor_row(e) else {
+    let Some(tensor) = engine_row(e, "tensor") else {
         return none("no Tensor engine in the profile".into());
     };
     if tensor.active_ns <= 0 || u.hardware_flops <= 0 {
@@ -2288,10 +2314,7 @@ fn dma_size(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, String)
         return none(format!("average DMA packet {avg:.0} B"));
     }
     let p = cx.t.device_profile.as_deref();
-    let engines_per_core = p
-        .and_then(|p| p.meta_f64("num_dma_engines_per_neuroncore"))
-        .filter(|&n| n >= 1.0)
-        .unwrap_or(e.dma_engines.len().max(1) as f64);
+    let engines_per_core = dma_engines_per_core(cx, e) as f64;
     let Some(engine_bw) = e.dma_bandwidth_bytes_per_s.map(|b| b / engines_per_core) else {
         return none(format!(
             "average DMA packet {avg:.0} B < 4 KiB, but the Metadata has no DMA bandwidth to estimate the time it costs"
@@ -2392,11 +2415,7 @@ fn engine_imbalance(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>,
     // DMA engines: the core's engines that moved nothing count as idle.
     let p = cx.t.device_profile.as_deref();
     if !e.dma_engines.is_empty() {
-        let n = p
-            .and_then(|p| p.meta_i64("num_dma_engines_per_neuroncore"))
-            .map_or(e.dma_engines.len(), |n| {
-                (n.max(0) as usize).max(e.dma_engines.len())
-            });
+        let n = dma_engines_per_core(cx, e);
         let mut busy: Vec<i64> = e.dma_engines.iter().map(|r| r.busy_ns).collect();
         busy.resize(n, 0);
         let busiest = e
@@ -2456,25 +2475,16 @@ fn engine_imbalance(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>,
     // Elementwise engines: work the compiler (or a kernel) put on one of
     // them could run on another; the Tensor engine does not share it.
     let elementwise = ["Vector", "Scalar", "GpSimd"];
-    let active = |name: &str| {
-        e.engines
-            .iter()
-            .find(|g| {
-                g.engine.eq_ignore_ascii_case(name)
-                    || (name == "GpSimd" && g.engine.eq_ignore_ascii_case("pool"))
-            })
-            .map_or(0, |g| g.active_ns)
-    };
-    let ew: Vec<(&str, i64)> = elementwise.iter().map(|&n| (n, active(n))).collect();
-    let tensor = tensor_row(e).map_or(0, |g| g.active_ns);
+    let ew: Vec<(&str, i64)> = elementwise
+        .iter()
+        .map(|&n| (n, engine_row(e, n).map_or(0, |g| g.active_ns)))
+        .collect();
+    let tensor = engine_row(e, "tensor").map_or(0, |g| g.active_ns);
     let &(top, top_ns) = ew.iter().max_by_key(|x| x.1).expect("three engines");
     let others: Vec<i64> = ew.iter().filter(|x| x.0 != top).map(|x| x.1).collect();
     let med = median(&others);
     if top_ns > tensor && top_ns > 0 && top_ns as f64 >= NEURON_IMBALANCE_FACTOR * med as f64 {
-        let row = e.engines.iter().find(|g| {
-            g.engine.eq_ignore_ascii_case(top)
-                || (top == "GpSimd" && g.engine.eq_ignore_ascii_case("pool"))
-        });
+        let row = engine_row(e, top);
         let name = row.map_or(top.to_string(), |g| g.engine.clone());
         let mean = ew.iter().map(|x| x.1).sum::<i64>() / ew.len() as i64;
         let (slices, slice_count) = engine_slices(cx, &name);
