@@ -8,7 +8,8 @@
 //! profiles need them. So they live in this third module, downloaded and
 //! started the first time one is opened: the primary posts the archive's
 //! bytes ([`Transfer::Decode`]), this worker answers with the decoded
-//! tables or the archive's one file ([`Transfer::Decoded`]), and the
+//! tables, the archive's one file, or a run's tables and other files
+//! ([`Transfer::Decoded`]), and the
 //! primary builds the model from them (`neuron_device::import_decoded`,
 //! `import::import_unpacked`) exactly as the CLI does.
 
@@ -29,6 +30,16 @@ fn open(archive: &[u8]) -> Result<Opened, String> {
                 Opened::Tables(js_sys::Uint8Array::from(&tables[..]))
             }
             Unpacked::File(file) => Opened::File(js_sys::Uint8Array::from(&file[..])),
+            Unpacked::Run(files) => {
+                let (tables, rest): (Vec<_>, Vec<_>) = files
+                    .into_iter()
+                    .partition(|(_, b)| tracelane_core::import::parquet::looks_like(b));
+                let tables = table::encode(&neuron_device::decode_profile(tables));
+                Opened::Run {
+                    tables: js_sys::Uint8Array::from(&tables[..]),
+                    files: js_sys::Uint8Array::from(&table::encode_files(&rest)[..]),
+                }
+            }
         },
     )
 }

@@ -133,10 +133,21 @@ impl Transfer {
             }
             Transfer::DecoderReady => object(&[("transfer", "decoder-ready".into())]),
             Transfer::Decoded { id, opened } => match opened {
+                Ok(Opened::Run { tables, files }) => {
+                    transfer.push(&tables.buffer());
+                    transfer.push(&files.buffer());
+                    object(&[
+                        ("transfer", "decoded".into()),
+                        ("id", (*id).into()),
+                        ("run_tables", tables.into()),
+                        ("run_files", files.into()),
+                    ])
+                }
                 Ok(o) => {
                     let (key, a) = match o {
                         Opened::Tables(a) => ("tables", a),
                         Opened::File(a) => ("file", a),
+                        Opened::Run { .. } => unreachable!("matched above"),
                     };
                     transfer.push(&a.buffer());
                     object(&[
@@ -260,10 +271,16 @@ impl Transfer {
                 let bytes = |key| field(data, key).and_then(|t| t.dyn_into().ok());
                 Transfer::Decoded {
                     id: id()?,
-                    opened: match (bytes("tables"), bytes("file")) {
-                        (Some(t), _) => Ok(Opened::Tables(t)),
-                        (None, Some(f)) => Ok(Opened::File(f)),
-                        (None, None) => Err(field(data, "error")
+                    opened: match (
+                        bytes("tables"),
+                        bytes("file"),
+                        bytes("run_tables"),
+                        bytes("run_files"),
+                    ) {
+                        (_, _, Some(tables), Some(files)) => Ok(Opened::Run { tables, files }),
+                        (Some(t), _, _, _) => Ok(Opened::Tables(t)),
+                        (None, Some(f), _, _) => Ok(Opened::File(f)),
+                        _ => Err(field(data, "error")
                             .and_then(|e| e.as_string())
                             .unwrap_or_else(|| "the decoder sent nothing".into())),
                     },
@@ -322,6 +339,14 @@ pub enum Opened {
     Tables(js_sys::Uint8Array),
     /// The archive's one file, a trace of its own.
     File(js_sys::Uint8Array),
+    /// Files that open as one run (a TorchNeuron run directory): its
+    /// Parquet tables decoded ([`tracelane_core::import::table::encode`])
+    /// and its other files as they are
+    /// ([`tracelane_core::import::table::encode_files`]).
+    Run {
+        tables: js_sys::Uint8Array,
+        files: js_sys::Uint8Array,
+    },
 }
 
 /// Anything a message can be posted to (a worker, its scope, a port).

@@ -626,6 +626,12 @@ fn Diagnostics(diag: crate::shared::protocol::DiagnosticsView) -> impl IntoView 
             <summary>{format!("Import diagnostics — {count} warning(s)")}</summary>
             <p>{format!("Format: {}", diag.format)}</p>
             <p>{diag.time_unit_decision.clone()}</p>
+            {(!diag.readings.is_empty()).then(|| view! {
+                <h3>"Read as"</h3>
+                <ul class="readings" id="readings">
+                    {diag.readings.iter().map(|r| view! { <li>{r.clone()}</li> }).collect_view()}
+                </ul>
+            })}
             {diag.distributed.clone().map(|d| view! { <p id="distributed">{format!("Distributed run: {d}")}</p> })}
             <h3>"Links"</h3>
             <ul class="links">

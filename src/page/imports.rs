@@ -60,6 +60,32 @@ fn is_table(name: &str) -> bool {
     name.to_ascii_lowercase().ends_with(".parquet")
 }
 
+/// A file's name without its folders, in lower case.
+fn file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase()
+}
+
+/// Whether files opened together are one Neuron run, by their names (the
+/// page does not read them; the core tells each file by its bytes): a
+/// TorchNeuron framework mapping among them, or a summary JSON beside a
+/// profile.
+fn is_run(files: &[(String, File)]) -> bool {
+    let names: Vec<String> = files.iter().map(|(p, _)| file_name(p)).collect();
+    let json = |n: &String| n.ends_with(".json") || n.ends_with(".json.gz");
+    let mapping = names
+        .iter()
+        .any(|n| n.starts_with("framework_mapping") && json(n));
+    let summary = names.iter().any(|n| n.contains("summary") && json(n));
+    mapping || (summary && names.iter().filter(|n| json(n) || is_table(n)).count() > 1)
+}
+
+/// The runtime's raw capture files (`*.ntff`, `*.neff`, `*.pb`): named in
+/// a run's bundle, not read (the core lists them).
+fn is_raw_capture(name: &str) -> bool {
+    let n = file_name(name);
+    [".ntff", ".neff", ".pb"].iter().any(|x| n.ends_with(x))
+}
+
 /// One tar of `files` (path, file) as a `Blob`: each file's header (the
 /// core's [`tar_header`](tracelane_core::import::archive::tar_header)),
 /// the file itself (a handle, not copied), its padding; then the end.
@@ -67,6 +93,10 @@ fn bundle(name: String, files: &[(String, File)]) -> Option<Source> {
     use tracelane_core::import::archive::{tar_header, tar_padding, TAR_END};
     let parts = js_sys::Array::new();
     for (path, file) in files {
+        if is_raw_capture(path) {
+            parts.push(&js_sys::Uint8Array::from(&tar_header(path, 0)[..]));
+            continue;
+        }
         let size = file.size() as u64;
         parts.push(&js_sys::Uint8Array::from(&tar_header(path, size)[..]));
         parts.push(file);
@@ -79,9 +109,20 @@ fn bundle(name: String, files: &[(String, File)]) -> Option<Source> {
     Some(Source::Bundle { name, blob })
 }
 
-/// The sources for files opened together: every Parquet table among them
-/// is one device profile (named by its folder), the others one trace each.
+/// The sources for files opened together: a Neuron run's files are one
+/// trace; else every Parquet table among them is one device profile (named
+/// by its folder), the others one trace each.
 pub(crate) fn group_files(files: Vec<(String, File)>) -> Vec<Source> {
+    if is_run(&files) {
+        let folder = files[0]
+            .0
+            .rsplit_once('/')
+            .map(|(d, _)| d.rsplit('/').next().unwrap_or(d).to_string())
+            .filter(|d| !d.is_empty())
+            .unwrap_or_else(|| "Neuron run".to_string());
+        let name = format!("{folder} ({} files)", files.len());
+        return bundle(name, &files).into_iter().collect();
+    }
     let (tables, others): (Vec<_>, Vec<_>) = files.into_iter().partition(|(p, _)| is_table(p));
     let mut out: Vec<Source> = others.into_iter().map(|(_, f)| Source::File(f)).collect();
     if !tables.is_empty() {

@@ -393,6 +393,9 @@ pub struct ImportPhases {
 pub struct DiagnosticsView {
     pub format: String,
     pub time_unit_decision: String,
+    /// How the file was read: its variant, the readings taken where its
+    /// format is inferred (Neuron profiles).
+    pub readings: Vec<String>,
     /// `distributedInfo` in words (`rank 2 of 4 (gloo); …`).
     pub distributed: Option<String>,
     pub truncated: bool,
@@ -493,6 +496,7 @@ pub fn summarize(
         diagnostics: DiagnosticsView {
             format: info.format.clone(),
             time_unit_decision: info.time_unit_decision.clone(),
+            readings: info.readings.clone(),
             distributed: info.distributed.as_ref().map(|d| d.describe()),
             truncated: info.truncated,
             events_by_phase: info.events_by_phase.into_iter().collect(),

@@ -708,6 +708,13 @@ impl Shared {
                 neuron_device::import_decoded(files).map_err(|e| e.to_string())
             }
             Opened::File(f) => import_unpacked(&f.to_vec(), options()).map_err(|e| e.to_string()),
+            Opened::Run { tables, files } => {
+                let damaged = || "the run's files arrived damaged".to_string();
+                let tables = table::decode(&tables.to_vec()).ok_or_else(damaged)?;
+                let files = table::decode_files(&files.to_vec()).ok_or_else(damaged)?;
+                tracelane_core::import::run::import_run(files, tables, options())
+                    .map_err(|e| e.to_string())
+            }
         });
         match trace {
             Ok(trace) => self.keep(done, trace),

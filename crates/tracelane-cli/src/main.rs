@@ -264,8 +264,9 @@ fn import_options(flags: &Flags) -> ImportOptions {
 
 fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     let fail = |e: &dyn std::fmt::Display| format!("{path}: {e}");
-    if let Some(files) = profile_files(path).map_err(|e| fail(&e))? {
-        return tracelane_core::import::neuron_device::import_profile(files).map_err(|e| fail(&e));
+    if let Some(files) = set_files(path).map_err(|e| fail(&e))? {
+        return tracelane_core::import::import_set(files, import_options(flags))
+            .map_err(|e| fail(&e));
     }
     let mut file = std::fs::File::open(path).map_err(|e| fail(&e))?;
     let opts = import_options(flags);
@@ -288,15 +289,18 @@ fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     imp.finish().map_err(|e| fail(&e))
 }
 
-/// A Neuron device profile: a directory of Parquet tables, or one table
-/// (`Instruction.parquet`) named on its own. `None` for anything else.
-fn profile_files(
+/// Files that open as one trace: a directory (a Neuron device profile's
+/// Parquet tables, a TorchNeuron run: trace.json, the Neuron profile,
+/// framework_mapping_*.json), or one Parquet table named on its own.
+/// `None` for anything else.
+fn set_files(
     path: &str,
 ) -> std::io::Result<Option<Vec<tracelane_core::import::neuron_device::ProfileFile>>> {
     let p = std::path::Path::new(path);
     if p.is_dir() {
-        // The tables, also in sub-folders (a system profile beside its
-        // device profiles), named by their path under `path`.
+        // Every file, also in sub-folders (a system profile beside its
+        // device profiles), named by its path under `path`; the runtime's
+        // raw capture files are listed by name, not read.
         fn walk(
             dir: &std::path::Path,
             prefix: &str,
@@ -307,9 +311,17 @@ fn profile_files(
             for e in entries {
                 let name = format!("{prefix}{}", e.file_name().to_string_lossy());
                 let kind = e.file_type()?;
+                let lower = name.to_ascii_lowercase();
                 if kind.is_dir() {
                     walk(&e.path(), &format!("{name}/"), files)?;
-                } else if kind.is_file() && name.to_ascii_lowercase().ends_with(".parquet") {
+                } else if !kind.is_file() || lower.rsplit('/').next().unwrap_or("").starts_with('.')
+                {
+                } else if [".ntff", ".neff", ".pb", ".pftrace"]
+                    .iter()
+                    .any(|x| lower.ends_with(x))
+                {
+                    files.push((name, Vec::new()));
+                } else {
                     files.push((name, std::fs::read(e.path())?));
                 }
             }
@@ -317,9 +329,9 @@ fn profile_files(
         }
         let mut files = Vec::new();
         walk(p, "", &mut files)?;
-        if files.is_empty() {
+        if files.iter().all(|(_, b)| b.is_empty()) {
             return Err(std::io::Error::other(
-                "a directory with no .parquet files (a Neuron device profile directory holds Instruction.parquet, DmaPacket.parquet, …)",
+                "a directory with no file tracelane reads (a Neuron device profile directory holds Instruction.parquet, DmaPacket.parquet, …; a TorchNeuron run, trace.json, the profile exported by neuron-explorer view --output-format json, framework_mapping_*.json)",
             ));
         }
         return Ok(Some(files));
@@ -1210,6 +1222,12 @@ fn cmd_info(flags: &Flags) -> Result<(), String> {
                 writeln!(out, "time span: {a} .. {b} ns ({})", human(b - a)).map_err(w)?;
             }
             writeln!(out, "time: {}", info.time_unit_decision).map_err(w)?;
+            if !info.readings.is_empty() {
+                writeln!(out, "read as:").map_err(w)?;
+                for r in &info.readings {
+                    writeln!(out, "  {r}").map_err(w)?;
+                }
+            }
             if let Some(d) = &info.distributed {
                 writeln!(out, "distributed: {}", d.describe()).map_err(w)?;
             }
@@ -1237,7 +1255,7 @@ fn cmd_info(flags: &Flags) -> Result<(), String> {
             if info.truncated {
                 writeln!(
                     out,
-                    "TRUNCATED: the file was cut off; what was complete was kept"
+                    "TRUNCATED: the file was cut off, or its profiler dropped events; what was complete was kept"
                 )
                 .map_err(w)?;
             }
@@ -1397,9 +1415,12 @@ fn cmd_bench_profile(flags: &Flags) -> Result<(), String> {
     }
     println!("profile,parquet_mb,instructions,decode_s,model_s,engines_s,total_s,instructions_per_s,peak_rss_mb");
     for path in &flags.positional {
-        let files = profile_files(path)
+        let files: Vec<_> = set_files(path)
             .map_err(|e| format!("{path}: {e}"))?
-            .ok_or_else(|| format!("{path}: not a Parquet profile"))?;
+            .ok_or_else(|| format!("{path}: not a Parquet profile"))?
+            .into_iter()
+            .filter(|(_, b)| tracelane_core::import::parquet::looks_like(b))
+            .collect();
         let mb = files.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1e6;
         let best = |f: &mut dyn FnMut() -> Result<(), String>| -> Result<f64, String> {
             let mut best = f64::MAX;

@@ -73,6 +73,10 @@ pub struct Diagnostics {
     pub events_by_category: BTreeMap<String, u64>,
     /// How timestamps were turned into nanoseconds.
     pub time_unit_decision: String,
+    /// How the file was read where its format has variants or rests on
+    /// inference: which variant it was, which reading of an unsettled
+    /// field it took (Neuron profiles), one line each.
+    pub readings: Vec<String>,
     pub warnings: BTreeMap<&'static str, Warning>,
     pub links: LinkCounts,
     pub bytes_read: u64,
@@ -88,6 +92,9 @@ pub struct LinkCounts {
     pub device_by_flow: u64,
     /// Device events linked straight to an op by `External id` (no runtime call).
     pub device_by_external_id: u64,
+    /// Device events linked to their op through a framework mapping
+    /// (TorchNeuron's `framework_mapping_*.json`).
+    pub device_by_mapping: u64,
     /// Device events whose correlation id no runtime call carries.
     pub device_dangling: u64,
     /// Device events (kernels, copies, sets, syncs, windows) with no launching op.
@@ -113,6 +120,7 @@ impl LinkCounts {
             device_by_args,
             device_by_flow,
             device_by_external_id,
+            device_by_mapping,
             device_dangling,
             device_without_op,
             runtime_by_args,
@@ -125,6 +133,7 @@ impl LinkCounts {
         self.device_by_args += device_by_args;
         self.device_by_flow += device_by_flow;
         self.device_by_external_id += device_by_external_id;
+        self.device_by_mapping += device_by_mapping;
         self.device_dangling += device_dangling;
         self.device_without_op += device_without_op;
         self.runtime_by_args += runtime_by_args;
@@ -137,6 +146,17 @@ impl LinkCounts {
 }
 
 impl Diagnostics {
+    /// Sets the count of `kind` (a count a later step revised); 0 removes it.
+    pub fn set_count(&mut self, kind: &'static WarningKind, n: u64) {
+        if n == 0 {
+            self.warnings.remove(kind.name);
+        } else if let Some(w) = self.warnings.get_mut(kind.name) {
+            w.count = n;
+        } else {
+            self.warn_n(kind, n, String::new());
+        }
+    }
+
     /// Counts one problem of `kind`; `example` is taken for the first only.
     pub fn warn(&mut self, kind: &'static WarningKind, example: impl FnOnce() -> String) {
         self.warn_n_with(kind, 1, example);

@@ -33,6 +33,7 @@ pub mod export;
 pub mod import;
 pub mod link;
 pub mod model;
+pub mod neuron_system;
 pub mod stack;
 pub mod synth;
 pub mod timeline;

@@ -276,6 +276,9 @@ pub struct Trace {
     pub diagnostics: crate::error::Diagnostics,
     /// A Neuron device profile's typed tables (Parquet import only).
     pub device_profile: Option<Box<crate::device_profile::DeviceProfile>>,
+    /// A Neuron system profile's tables beside its events (HBM usage,
+    /// metadata, the device profiles it lists, summary counters).
+    pub neuron_system: Option<Box<crate::neuron_system::NeuronSystemInfo>>,
 }
 
 impl Trace {

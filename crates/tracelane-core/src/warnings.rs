@@ -194,7 +194,27 @@ pub const NEURON_PROFILE_WARNING: &WarningKind = &WarningKind {
 pub const NEURON_EVENT_SKIPPED: &WarningKind = &WarningKind {
     name: "neuron_event_skipped",
     severity: Severity::Skipped,
-    description: "events without a known trace_event_source or a timestamp were not imported",
+    description: "Neuron events that are not objects or have no usable timestamp were not imported",
+};
+pub const NEURON_UNKNOWN_LAYER: &WarningKind = &WarningKind {
+    name: "neuron_unknown_layer",
+    severity: Severity::Note,
+    description: "Neuron events whose layer (framework, runtime, hardware) neither trace_event_source, type/group nor their name tells: shown on an 'unknown layer' lane, left out of the op table",
+};
+pub const NEURON_EVENTS_DROPPED: &WarningKind = &WarningKind {
+    name: "neuron_events_dropped",
+    severity: Severity::Lost,
+    description: "the Neuron profiler says it dropped events (its per-NeuronCore buffer filled: NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC); the profile is incomplete",
+};
+pub const NEURON_UNPAIRED: &WarningKind = &WarningKind {
+    name: "neuron_unpaired",
+    severity: Severity::Skipped,
+    description: "runtime trace records (nrt_sys_trace_fetch_events) whose start has no stop or whose stop has no start (same nc_idx and tracking_id): not imported",
+};
+pub const NEURON_MAPPING_UNMATCHED: &WarningKind = &WarningKind {
+    name: "neuron_mapping_unmatched",
+    severity: Severity::Note,
+    description: "TorchNeuron framework-mapping entries whose ops or executions the trace lacks (or ops and executions the mapping does not name); counted by kind in the readings",
 };
 pub const DUPLICATE_CORRELATION: &WarningKind = &WarningKind {
     name: "duplicate_correlation",
@@ -295,6 +315,10 @@ pub const ALL: &[&WarningKind] = &[
     PERFETTO_UNREAD_FIELDS,
     NEURON_PROFILE_WARNING,
     NEURON_EVENT_SKIPPED,
+    NEURON_UNKNOWN_LAYER,
+    NEURON_EVENTS_DROPPED,
+    NEURON_UNPAIRED,
+    NEURON_MAPPING_UNMATCHED,
     DUPLICATE_CORRELATION,
     DEVICE_DANGLING,
     DEVICE_WITHOUT_OP,

@@ -554,12 +554,23 @@ fn neuron_system_profile_matches_its_expected_counts() {
 
 /// Real Neuron versions differ: a bare list, ids as numbers or strings, a
 /// scalar flow id, `exec_id` under `args`, microsecond timestamps, fields
-/// nobody documented (kept), an event without a source (counted, skipped).
+/// nobody documented (kept), an event whose layer nothing tells (counted,
+/// shown on its own lane, out of the op table).
 #[test]
 fn neuron_variants_are_read_leniently_and_nothing_is_dropped_silently() {
     let t = edge("neuron_variants.json").unwrap();
-    assert_eq!(t.slices.len(), 3);
-    assert_eq!(t.diagnostics.warning_count("neuron_event_skipped"), 1);
+    assert_eq!(t.slices.len(), 4);
+    assert_eq!(t.diagnostics.warning_count("neuron_event_skipped"), 0);
+    assert_eq!(t.diagnostics.warning_count("neuron_unknown_layer"), 1);
+    let orphan = (0..4).find(|&i| t.slice_name(i) == "orphan").unwrap();
+    assert_eq!(
+        t.lane_label(t.processes[t.track_of(orphan).process.0 as usize].pid),
+        "instance/PID:?/unknown layer"
+    );
+    assert!(op_table(&t, OpTableOptions::default())
+        .rows
+        .iter()
+        .all(|r| r.name != "orphan"));
     let find = |name: &str| {
         (0..t.slices.len())
             .find(|&i| t.slice_name(i) == name)

@@ -41,6 +41,9 @@ pub struct Info {
     pub span_ns: Option<i64>,
     pub clock_offset_ns: i64,
     pub time_unit_decision: String,
+    /// How the file was read where its format has variants or rests on
+    /// inference (Neuron profiles: the variant, the readings taken).
+    pub readings: Vec<String>,
     /// `distributedInfo`: which rank of which run this trace is.
     pub distributed: Option<crate::distributed::Distributed>,
     pub links: BTreeMap<&'static str, u64>,
@@ -56,6 +59,7 @@ pub fn info(t: &Trace) -> Info {
         ("device_by_args", l.device_by_args),
         ("device_by_flow", l.device_by_flow),
         ("device_by_external_id", l.device_by_external_id),
+        ("device_by_mapping", l.device_by_mapping),
         ("device_dangling", l.device_dangling),
         ("device_without_op", l.device_without_op),
         ("runtime_by_args", l.runtime_by_args),
@@ -97,6 +101,7 @@ pub fn info(t: &Trace) -> Info {
         span_ns: span.map(|s| s.1 - s.0),
         clock_offset_ns: t.clock_offset_ns,
         time_unit_decision: d.time_unit_decision.clone(),
+        readings: d.readings.clone(),
         distributed: t.distributed(),
         links,
         truncated: d.truncated,

@@ -27,6 +27,22 @@ pub(crate) struct EventIn<'a> {
     pub(crate) source: (u64, u32),
 }
 
+impl<'a> EventIn<'a> {
+    /// An event a translating importer (Neuron, Parquet tables) writes:
+    /// its args as given, no parsed fields, no source range in the user's
+    /// file.
+    pub(crate) fn translated(name: StrId, cat: StrId, args: &'a [u8], order: u32) -> Self {
+        EventIn {
+            name,
+            cat,
+            args: Some(args),
+            fields: Fields::default(),
+            order,
+            source: (0, 0),
+        }
+    }
+}
+
 /// The args fields the importer parses eagerly (`External id`,
 /// `correlation`, …; shapes and types already compact and interned).
 #[derive(Clone, Copy, Debug)]
@@ -127,6 +143,8 @@ pub(crate) struct Builder {
     pub(crate) keep_op_args: bool,
     /// Keep no args text: the caller reads it back from the source.
     pub(crate) args_in_source: bool,
+    /// A Neuron system profile's tables, moved to the trace at the end.
+    pub(crate) neuron_system: Option<crate::neuron_system::NeuronSystemInfo>,
 }
 
 impl Builder {
@@ -653,6 +671,7 @@ impl Builder {
         crate::link::link(&mut self.trace, &mut self.diag);
         lap("link");
         self.trace.args_in_source = self.args_in_source;
+        self.trace.neuron_system = self.neuron_system.take().map(Box::new);
         self.trace.diagnostics = self.diag;
         self.trace
     }

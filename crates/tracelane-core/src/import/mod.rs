@@ -16,6 +16,7 @@ mod parallel;
 pub mod parquet;
 mod part;
 pub mod perfetto;
+pub mod run;
 pub mod scan;
 pub mod table;
 
@@ -286,14 +287,19 @@ pub struct Importer {
     failed: Option<ImportError>,
     /// The first JSON bytes, held until they say which JSON format this is.
     undecided: Option<Vec<u8>>,
-    /// A Neuron system profile: its JSON, read whole at the end.
+    /// A Neuron system profile, streamed.
     neuron: Option<neuron::NeuronReader>,
+    /// A Neuron runtime trace (`nrt_sys_trace_fetch_events`), streamed.
+    fetch: Option<neuron::fetch::FetchReader>,
     /// A Perfetto trace: packets translated as they arrive.
     perfetto: Option<perfetto::PerfettoReader>,
     /// An archive or a Parquet table: its bytes, read whole at the end.
     archive: Option<Vec<u8>>,
     /// Set for an importer of a later part of a file: where it starts.
     part_start: Option<(u64, bool)>,
+    /// A Neuron profile read beside this PyTorch trace file: its copies of
+    /// the trace's ops are left out ([`run`]).
+    superseded_source: Option<String>,
 }
 
 /// JSON bytes looked at to tell a Neuron system profile from a Chrome trace.
@@ -323,9 +329,11 @@ impl Importer {
             failed: None,
             undecided: Some(Vec::new()),
             neuron: None,
+            fetch: None,
             perfetto: None,
             archive: None,
             part_start: None,
+            superseded_source: None,
         }
     }
 
@@ -418,6 +426,9 @@ impl Importer {
         if let Some(reader) = &mut self.neuron {
             return reader.push(data, &mut self.parser.b);
         }
+        if let Some(reader) = &mut self.fetch {
+            return reader.push(data, &mut self.parser.b);
+        }
         if let Some(reader) = &mut self.perfetto {
             return reader.push(data, &mut self.parser.b);
         }
@@ -450,17 +461,21 @@ impl Importer {
             self.archive = Some(bytes);
             return Ok(());
         }
-        if neuron::looks_like(&head[..head.len().min(DECIDE_BYTES)]) {
-            // Its args can never be read back from the file: keep every event's
-            // (all its fields: about the file's size, reserved once rather
-            // than grown by doubling, which held both copies for a moment).
-            self.parser.b.keep_op_args = true;
-            let b = &mut self.parser.b;
-            b.trace
-                .args_arena
-                .reserve(self.size_hint.min(1 << 32) as usize);
-            b.reserve_slices((self.size_hint / NEURON_BYTES_PER_EVENT).min(64 << 20) as usize);
+        let first = &head[..head.len().min(DECIDE_BYTES)];
+        if let Some(reason) = neuron_companion(first) {
+            return Err(ImportError::NotATrace { reason });
+        }
+        if neuron::fetch::looks_like(first) {
+            self.neuron_args(NEURON_BYTES_PER_EVENT * 2);
+            let mut reader = neuron::fetch::FetchReader::default();
+            reader.push(head, &mut self.parser.b)?;
+            self.fetch = Some(reader);
+            return Ok(());
+        }
+        if neuron::looks_like(first) {
+            self.neuron_args(NEURON_BYTES_PER_EVENT);
             let mut reader = neuron::NeuronReader::default();
+            reader.supersede(self.superseded_source.clone());
             reader.push(head, &mut self.parser.b)?;
             self.neuron = Some(reader);
             return Ok(());
@@ -486,6 +501,19 @@ impl Importer {
         // Plain Chrome JSON: its source ranges are ranges of the caller's input.
         self.parser.b.args_in_source = self.opts.args_in_source && matches!(self.mode, Mode::Plain);
         self.chrome(head, last)
+    }
+
+    /// Sizes the model for a Neuron JSON file, whose args can never be
+    /// read back from it: every event's are kept (all its fields: about
+    /// the file's size, reserved once rather than grown by doubling, which
+    /// held both copies for a moment).
+    fn neuron_args(&mut self, bytes_per_event: u64) {
+        self.parser.b.keep_op_args = true;
+        let b = &mut self.parser.b;
+        b.trace
+            .args_arena
+            .reserve(self.size_hint.min(1 << 32) as usize);
+        b.reserve_slices((self.size_hint / bytes_per_event).min(64 << 20) as usize);
     }
 
     fn chrome(&mut self, data: &[u8], last: bool) -> Result<(), ImportError> {
@@ -535,6 +563,7 @@ impl Importer {
             && self.failed.is_none()
             && self.undecided.is_none()
             && self.neuron.is_none()
+            && self.fetch.is_none()
             && self.perfetto.is_none();
         match self.parser.state {
             chrome::State::Events { bare } if plain => Some(bare),
@@ -654,6 +683,7 @@ impl Importer {
             Finished::Trace(t) => Ok(*t),
             Finished::Archive(bytes) => match unpack(&bytes, opts.max_json_bytes)? {
                 Unpacked::Profile(files) => neuron_device::import_profile(files),
+                Unpacked::Run(files) => import_set(files, opts),
                 Unpacked::File(file) => import_unpacked(&file, opts),
             },
         }
@@ -697,7 +727,13 @@ impl Importer {
             return Ok(Finished::Archive(bytes));
         }
         if let Some(reader) = self.neuron.take() {
-            return finish_neuron(reader, self.parser.b, self.json_bytes, gzip)
+            let b = self.parser.b;
+            return finish_neuron(|b| reader.finish(b), b, self.json_bytes, gzip, false)
+                .map(|t| Finished::Trace(Box::new(t)));
+        }
+        if let Some(reader) = self.fetch.take() {
+            let b = self.parser.b;
+            return finish_neuron(|b| reader.finish(b), b, self.json_bytes, gzip, true)
                 .map(|t| Finished::Trace(Box::new(t)));
         }
         if let Some(reader) = self.perfetto.take() {
@@ -747,6 +783,9 @@ pub enum Finished {
 pub enum Unpacked {
     /// A Neuron device profile's files (name, bytes), not yet decoded.
     Profile(Vec<neuron_device::ProfileFile>),
+    /// Files that open as one run ([`run`]): a TorchNeuron run directory,
+    /// or a Neuron profile with its summary JSON.
+    Run(Vec<neuron_device::ProfileFile>),
     /// The one file of the archive, a trace of its own.
     File(Vec<u8>),
 }
@@ -762,6 +801,9 @@ pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
         )]));
     }
     let mut entries = archive::entries(bytes, max_bytes)?;
+    if run::is_run(&entries) {
+        return Ok(Unpacked::Run(entries));
+    }
     if neuron_device::looks_like_profile(&entries) {
         return Ok(Unpacked::Profile(entries));
     }
@@ -786,6 +828,32 @@ pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
     }
 }
 
+/// Imports a set of files (an archive's, a folder's): a run when they are
+/// one ([`run::is_run`]), a device profile when they are Parquet tables,
+/// the one file otherwise.
+pub fn import_set(
+    files: Vec<neuron_device::ProfileFile>,
+    opts: ImportOptions,
+) -> Result<Trace, ImportError> {
+    if run::is_run(&files) {
+        let (tables, rest): (Vec<_>, Vec<_>) =
+            files.into_iter().partition(|(_, b)| parquet::looks_like(b));
+        return run::import_run(rest, neuron_device::decode_profile(tables), opts);
+    }
+    if neuron_device::looks_like_profile(&files) {
+        return neuron_device::import_profile(files);
+    }
+    match files.as_slice() {
+        [(_, only)] => import_unpacked(only, opts),
+        _ => Err(ImportError::NotATrace {
+            reason: format!(
+                "{} files that are neither one run (a TorchNeuron run: trace.json, the Neuron profile, framework_mapping_*.json) nor one Neuron device profile",
+                files.len()
+            ),
+        }),
+    }
+}
+
 /// Imports the one file of an archive ([`Unpacked::File`]). Its args are
 /// kept in the model whatever `opts` say: the file the caller holds is the
 /// archive, whose byte ranges are not this file's.
@@ -802,48 +870,52 @@ pub fn import_unpacked(file: &[u8], opts: ImportOptions) -> Result<Trace, Import
     }
 }
 
-/// A Neuron system profile, streamed into the builder (see [`neuron`]).
+/// A Neuron system profile or runtime trace, streamed into the builder
+/// (see [`neuron`]); `finish` ends its reader.
 fn finish_neuron(
-    reader: neuron::NeuronReader,
+    finish: impl FnOnce(&mut builder::Builder) -> Result<neuron::NeuronCounts, ImportError>,
     mut b: builder::Builder,
     json_bytes: u64,
     gzip: bool,
+    fetched: bool,
 ) -> Result<Trace, ImportError> {
-    let counts = reader.finish(&mut b)?;
+    let counts = finish(&mut b)?;
     if counts.events == 0 {
         return Err(ImportError::NotATrace {
-            reason: "a Neuron system profile with no events (no trace_event list with trace_event_source entries)".into(),
+            reason: if fetched {
+                "a Neuron runtime trace (nrt_sys_trace_fetch_events) with no complete record".into()
+            } else {
+                neuron::no_events_reason(&counts)
+            },
         });
     }
     b.diag.bytes_read = json_bytes;
-    b.diag.format = if gzip {
-        "Neuron Explorer system profile JSON (gzip)".into()
+    let what = if fetched {
+        "Neuron runtime trace JSON (nrt_sys_trace_fetch_events)"
     } else {
-        "Neuron Explorer system profile JSON".into()
+        "Neuron Explorer system profile JSON"
     };
+    b.diag.format = if gzip {
+        format!("{what} (gzip)")
+    } else {
+        what.into()
+    };
+    let summary = neuron::report(&counts, &mut b.diag);
     let mut t = b.finish();
-    let d = &mut t.diagnostics;
-    d.time_unit_decision = format!(
-        "timestamp and duration read as epoch nanoseconds (or their timestamp_unit); {} events ({}), {} flow links, {} memory and {} CPU samples",
-        counts.events,
-        counts.by_source_text(),
-        counts.flow_links,
-        counts.mem_usage_samples,
-        counts.cpu_util_samples
-    );
-    if let Some(first) = counts.warnings.first() {
-        d.warn_n(
-            warnings::NEURON_PROFILE_WARNING,
-            counts.warnings.len() as u64,
-            first.clone(),
-        );
-    }
-    d.warn_n(
-        warnings::NEURON_EVENT_SKIPPED,
-        counts.skipped,
-        String::new(),
-    );
+    t.diagnostics.time_unit_decision = summary;
     Ok(t)
+}
+
+/// A Neuron file that is read beside a profile, not on its own: why it
+/// cannot be opened alone.
+fn neuron_companion(head: &[u8]) -> Option<String> {
+    if neuron::mapping::looks_like(head) {
+        return Some("this is a TorchNeuron framework mapping (framework_mapping_*.json): it joins PyTorch's trace.json to the Neuron runtime's profile — open it together with them (drop the run's folder, the files at once, or a .zip / .tar of them)".into());
+    }
+    if neuron::summary::looks_like(head) {
+        return Some("this is a Neuron summary JSON (--output-format summary-json): its counters are read beside the profile they summarise — open it together with that profile (the folder, the files at once, or a .zip / .tar of them)".into());
+    }
+    None
 }
 
 /// Imports a whole file held in memory.

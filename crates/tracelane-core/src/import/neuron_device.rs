@@ -166,6 +166,16 @@ pub fn import_profile(files: Vec<ProfileFile>) -> Result<Trace, ImportError> {
 /// Imports a profile directory whose tables are decoded
 /// ([`decode_profile`]).
 pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
+    import_decoded_superseding(files, None)
+}
+
+/// [`import_decoded`], leaving out the system profile's framework events
+/// copied from `superseded` (`trace.json`): a TorchNeuron run's own
+/// PyTorch trace holds them ([`super::run`]).
+pub fn import_decoded_superseding(
+    files: Vec<DecodedFile>,
+    superseded: Option<String>,
+) -> Result<Trace, ImportError> {
     let mut profile = DeviceProfile::default();
     let mut b = Builder::default();
     let mut tables: Vec<(String, &'static str, Table)> = Vec::new();
@@ -265,7 +275,7 @@ pub fn import_decoded(files: Vec<DecodedFile>) -> Result<Trace, ImportError> {
     }
     let mut sys = None;
     if has_system {
-        sys = Some(write_system(&mut b, &system)?);
+        sys = Some(write_system(&mut b, &system, superseded)?);
     }
     let Some(folder) = folders.first().cloned() else {
         if let Some(sys) = sys {
@@ -514,9 +524,14 @@ struct System {
 /// `SystemProfileEvents` rows into the model exactly as the JSON system
 /// profile's events ([`super::neuron`]): the same lanes, categories, flow
 /// chains and args; `extra_attributes_json`'s fields join the row's.
-fn write_system(b: &mut Builder, system: &[(&'static str, Table)]) -> Result<System, ImportError> {
+fn write_system(
+    b: &mut Builder,
+    system: &[(&'static str, Table)],
+    superseded: Option<String>,
+) -> Result<System, ImportError> {
     use serde_json::Value;
     let mut reader = super::neuron::NeuronReader::for_events();
+    reader.supersede(superseded);
     let mut hw = Vec::new();
     let events = system
         .iter()
@@ -575,19 +590,10 @@ fn write_system(b: &mut Builder, system: &[(&'static str, Table)]) -> Result<Sys
                     .into(),
         });
     }
-    b.diag.warn_n(
-        warnings::NEURON_EVENT_SKIPPED,
-        counts.skipped,
-        String::new(),
-    );
+    let summary = super::neuron::report(&counts, &mut b.diag);
     Ok(System {
         hw,
-        summary: format!(
-            "system events read as epoch nanoseconds: {} events ({}), {} flow links",
-            counts.events,
-            counts.by_source_text(),
-            counts.flow_links
-        ),
+        summary: format!("system events (Parquet SystemProfileEvents): {summary}"),
     })
 }
 
@@ -854,14 +860,7 @@ fn add_slice(
         track,
         start,
         end - start,
-        &EventIn {
-            name,
-            cat,
-            args: Some(args.as_bytes()),
-            fields: Fields::default(),
-            order,
-            source: (0, 0),
-        },
+        &EventIn::translated(name, cat, args.as_bytes(), order),
     );
     order
 }

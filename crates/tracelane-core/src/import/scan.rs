@@ -410,6 +410,70 @@ pub fn compact_json(raw: &[u8]) -> String {
     }
 }
 
+/// One key of a document's top-level object, as far as its first bytes
+/// hold it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopKey<'a> {
+    /// The key's raw bytes (escapes left as written).
+    pub key: &'a [u8],
+    /// The key's whole value, when the bytes hold all of it.
+    pub value: Option<&'a [u8]>,
+    /// The value's first byte (`[`, `{`, `"`, a digit…), when present.
+    pub first: Option<u8>,
+}
+
+/// The keys of the top-level object whose first bytes are `head`, in the
+/// order written, up to the first value that runs past `head` (that key is
+/// the last one listed). `None` when `head` does not start an object (after
+/// whitespace and a UTF-8 byte order mark) or is not JSON there. Formats
+/// whose producers sort their keys (Go's encoder: Neuron Explorer) are
+/// told apart by their keys, not by where one of them happens to fall.
+pub fn top_level_keys(head: &[u8]) -> Option<Vec<TopKey<'_>>> {
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let off = head.len() - body.len();
+    let mut i = skip_ws(head, off);
+    if head.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    let mut keys = Vec::new();
+    loop {
+        i = skip_ws(head, i);
+        match head.get(i) {
+            None | Some(b'}') => return Some(keys),
+            Some(b',') => {
+                i += 1;
+                continue;
+            }
+            Some(b'"') => {}
+            Some(_) => return None,
+        }
+        let (key, k) = match string(head, i) {
+            Ok(x) => x,
+            Err(Scan::Incomplete) => return Some(keys),
+            Err(Scan::Syntax(_)) => return None,
+        };
+        let colon = skip_ws(head, k);
+        match head.get(colon) {
+            None => return Some(keys),
+            Some(b':') => {}
+            Some(_) => return None,
+        }
+        let v = skip_ws(head, colon + 1);
+        let first = head.get(v).copied();
+        let end = skip_value(head, v, false).ok();
+        keys.push(TopKey {
+            key: &head[key.start..key.end],
+            value: end.map(|e| &head[v..e]),
+            first,
+        });
+        match end {
+            Some(e) => i = e,
+            None => return Some(keys),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -488,6 +552,20 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn top_level_keys_stop_where_the_head_ends() {
+        let head = br#" {"cpu_util": [{"util": 1}], "device_mem_usage": [{"hbm_idx": "0"}, {"hb"#;
+        let keys = top_level_keys(head).unwrap();
+        assert_eq!(keys.len(), 2);
+        assert_eq!(keys[0].key, b"cpu_util");
+        assert_eq!(keys[0].value, Some(&br#"[{"util": 1}]"#[..]));
+        assert_eq!(keys[1].key, b"device_mem_usage");
+        assert_eq!((keys[1].value, keys[1].first), (None, Some(b'[')));
+        assert_eq!(top_level_keys(b"[1, 2]"), None);
+        assert_eq!(top_level_keys(b"\xEF\xBB\xBF{}").map(|k| k.len()), Some(0));
+        assert_eq!(top_level_keys(br#"{"a" 1}"#), None);
     }
 
     #[test]

@@ -327,6 +327,34 @@ pub fn decode(bytes: &[u8]) -> Option<Vec<DecodedFile>> {
     r.0.is_empty().then_some(files)
 }
 
+const FILES_MAGIC: &[u8; 8] = b"TLFILES1";
+
+/// Writes files (name, bytes) as one buffer, for the files of a run that
+/// are not tables ([`decode_files`] reads it back).
+pub fn encode_files(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let mut w = Writer(FILES_MAGIC.to_vec());
+    w.u64(files.len() as u64);
+    for (name, bytes) in files {
+        w.str(name);
+        w.u64(bytes.len() as u64);
+        w.0.extend_from_slice(bytes);
+    }
+    w.0
+}
+
+/// Reads what [`encode_files`] wrote; `None` if the bytes are not that.
+pub fn decode_files(bytes: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut r = Reader(bytes.strip_prefix(FILES_MAGIC)?);
+    let n = r.len(16)?;
+    let mut files = Vec::with_capacity(n);
+    for _ in 0..n {
+        let name = r.str()?;
+        let len = r.len(1)?;
+        files.push((name, r.take(len)?.to_vec()));
+    }
+    r.0.is_empty().then_some(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,5 +436,21 @@ mod tests {
         let mut huge = bytes;
         huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
         assert_eq!(decode(&huge), None);
+    }
+
+    #[test]
+    fn files_survive_their_encoding_and_damage_is_refused() {
+        let files = vec![
+            (
+                "run/trace.json".to_string(),
+                b"{\"traceEvents\": []}".to_vec(),
+            ),
+            ("run/ntrace.pb".to_string(), Vec::new()),
+        ];
+        let bytes = super::encode_files(&files);
+        assert_eq!(super::decode_files(&bytes), Some(files));
+        for cut in 0..bytes.len() {
+            assert_eq!(super::decode_files(&bytes[..cut]), None);
+        }
     }
 }
