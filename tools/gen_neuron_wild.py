@@ -12,6 +12,8 @@ Shapes:
       nc_exec_running per physical core, same exec_id), the runtime's stage
       events, model switches, collectives, timestamp_sync_point, names
       suffixed with their source ("aten::mm [trace.json]").
+  system_profile.heavy.json     the Explorer export with long host copies
+      and collective barriers (the runtime rules' firing case).
   system_profile.beta.json      the Profiler 2.0 beta export: trace_events,
       type (11 runtime, 99999 framework) and group, no trace_event_source
       or timestamp_unit, sizes as strings; one event no field places.
@@ -84,7 +86,7 @@ def common(ev, source):
 OPS = ["aten::mm", "aten::add", "aten::mse_loss", "aten::mm", "aten::add", "aten::mse_loss"]
 
 
-def explorer(flows=True, seq_ids=False, dropped=None):
+def explorer(flows=True, seq_ids=False, dropped=None, copy_in=27_094, barrier=31_000, enc=45_000):
     """Six executions on logical core 0 (physical cores 0 and 1): one per
     op, alternating between two models (a model switch before each
     execution whose model differs from the last one). Returns the file's
@@ -101,7 +103,7 @@ def explorer(flows=True, seq_ids=False, dropped=None):
     per_op = []
     last_model = None
     for k, op in enumerate(OPS):
-        t0 = BASE + 39_500_000 + k * 1_000_000
+        t0 = BASE + 39_500_000 + k * (1_000_000 + copy_in - 27_094)
         seq = 281474976710685 + k
         model_id, model_name = MODELS[k % 2] if k < 3 else MODELS[(k + 1) % 2]
         exec_id = 101 + k
@@ -122,7 +124,7 @@ def explorer(flows=True, seq_ids=False, dropped=None):
         rt = lambda name, start, dur, **kw: common({  # noqa: E731
             "duration": dur, "id": nid(ev_id), "lnc_idx": "0", "name": name, "nc_idx": 0,
             "thread_id": RT_TID, "timestamp": start, "worker_gid": 0, **kw}, "neuron_rt")
-        events.append(rt("dmem_buf_copyin", t0 + 20_000, 27_094, mem_type=2, size=4194304))
+        events.append(rt("dmem_buf_copyin", t0 + 20_000 - (copy_in - 27_094), copy_in, mem_type=2, size=4194304))
         events.append(rt("nrt_model_submit", t0 + 50_000, 71_000, model_id=model_id, model_name=model_name))
         sched = rt("nrta_execute_schedule", t0 + 60_000, 4_000, model_id=model_id)
         if seq_ids:
@@ -158,7 +160,7 @@ def explorer(flows=True, seq_ids=False, dropped=None):
             events.append(e)
             starts.append(start)
             ends.append(start + dur)
-        events.append(hw("cc_exec_barrier", t0 + 170_000, 31_000))
+        events.append(hw("cc_exec_barrier", t0 + 170_000, barrier))
         events.append(hw("cc_running", t0 + 270_000, 68_300, algorithm="Ring", gid=0, op_id=3))
         events.append(hw("timestamp_sync_point", max(ends) + 2_000, 0,
                          cpu_timestamp_ns=max(ends) + 2_000, nc_timestamp_ns=1_543_261_500 + k * 1_000_000))
@@ -172,7 +174,7 @@ def explorer(flows=True, seq_ids=False, dropped=None):
             "nrta_seq_id": seq,
         })
     # The runtime's collective barrier once, on the host.
-    events.append(common({"duration": 45_000, "id": nid(ev_id), "lnc_idx": "0", "name": "enc_barrier",
+    events.append(common({"duration": enc, "id": nid(ev_id), "lnc_idx": "0", "name": "enc_barrier",
                           "nc_idx": 0, "thread_id": RT_TID, "timestamp": BASE + 45_600_000,
                           "worker_gid": 0}, "neuron_rt"))
     cpu = []
@@ -227,6 +229,23 @@ def expected_explorer(doc, per_op, hbm_rows, flows):
         if vals and max(vals) > 0:
             peaks[c] = max(vals)
     collectives = [e for e in events if e["name"] in ("cc_running", "cc_exec_barrier")]
+    families = {
+        "submit": ["nrt_model_submit", "nrta_execute_schedule"],
+        "host_blocked": ["kbl_exec_pre", "kbl_exec_post", "kbl_exec_wait"],
+        "copies": ["dmem_buf_copyin", "dmem_buf_copyout", "nrt_tensor_write", "nrt_tensor_read"],
+        "model_switch": ["nc_model_switch"],
+        "collective": ["cc_running"],
+        "barrier": ["cc_exec_barrier", "enc_barrier"],
+    }
+    by_family = {}
+    for fam, names in families.items():
+        mine = [e for e in events if e["name"] in names]
+        if mine:
+            by_family[fam] = {"count": len(mine), "total_ns": sum(e["duration"] for e in mine)}
+    copy_bytes = {}
+    for e in events:
+        if e["name"] in families["copies"] and "size" in e:
+            copy_bytes[e["name"]] = copy_bytes.get(e["name"], 0) + int(e["size"])
     return {
         "about": "computed by tools/gen_neuron_wild.py from the events it wrote",
         "events": len(events),
@@ -252,6 +271,9 @@ def expected_explorer(doc, per_op, hbm_rows, flows):
         "ntff_version": 5,
         "flows": flows,
         "nrta_seq_id_by_op_start": {str(p["start"]): p["nrta_seq_id"] for p in per_op},
+        "families": by_family,
+        "copy_bytes": copy_bytes,
+        "dram_spill_peak": peaks.get("dram_spill", 0),
     }
 
 
@@ -413,6 +435,12 @@ def main():
     exp = expected_explorer(doc, per_op, hbm, False)
     exp["dropped_by_profiler"] = 1234
     expect("system_profile.filtered.expected.json", exp)
+
+    # The same run with long host copies and barrier waits: the host's
+    # copy-in before each execution and the ranks' rendezvous dominate.
+    doc, per_op, hbm = explorer(copy_in=900_000, barrier=150_000, enc=2_000_000)
+    write("system_profile.heavy.json", doc)
+    expect("system_profile.heavy.expected.json", expected_explorer(doc, per_op, hbm, True))
 
     doc, exp = beta()
     write("system_profile.beta.json", doc)

@@ -149,7 +149,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                         (Mode::Hta, Some(h), Some(hcp)) => (h.clone(), hcp.clone()),
                         _ => (x.clone(), xcp.clone()),
                     };
-                    let (dm, wu) = (xw.data_movement.clone(), xw.warmup.clone());
+                    let (dm, wu, nr) = (xw.data_movement.clone(), xw.warmup.clone(), xw.neuron.clone());
                     let show_path = move |a: i64, b: i64| {
                         ui.path_shown.set(Some((id, mode)));
                         ui.focus.set(Some(Focus { trace: id, slice: None, start_ns: a, end_ns: b }));
@@ -160,6 +160,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                         <CriticalPath cp=cp show=show_path/>
                         {wu.map(|wu| view! { <Warmup wu=wu/> })}
                         {dm.map(|dm| view! { <DataMovement dm=dm/> })}
+                        {nr.map(|r| view! { <NeuronRuntime r=r/> })}
                         <Details r=detail jump=jump/>
                     }.into_any()
                 }
@@ -381,6 +382,38 @@ fn Warmup(wu: Result<WarmupReport, String>) -> impl IntoView {
         </div>
     }
     .into_any()
+}
+
+/// What the Neuron runtime's events say: the core's sections, each a table
+/// (the CLI prints the same ones).
+#[component]
+fn NeuronRuntime(
+    r: tracelane_core::analysis::neuron_runtime::NeuronRuntimeReport,
+) -> impl IntoView {
+    let sections = tracelane_core::export::neuron_runtime_sections(&r);
+    let families: Vec<&str> = r.families.iter().map(|f| f.id.as_str()).collect();
+    let families = families.join(" ");
+    view! {
+        <div class="neuron-runtime" id="neuron-runtime" data-executions=r.executions.to_string()
+            data-families=families>
+            {sections.into_iter().map(|s| {
+                let numeric = s.numeric.clone();
+                view! {
+                    <h3>{s.title.clone()}</h3>
+                    <table class="neuron-section">
+                        <thead><tr>{s.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                        <tbody>
+                            {s.rows.into_iter().map(|row| view! {
+                                <tr>{row.into_iter().zip(numeric.clone()).map(|(cell, num)| view! {
+                                    <td class=if num { "num" } else { "name" }>{cell}</td>
+                                }).collect_view()}</tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }
+            }).collect_view()}
+        </div>
+    }
 }
 
 /// Copies by kind, and by the op that caused them.

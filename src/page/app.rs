@@ -255,7 +255,7 @@ fn App() -> impl IntoView {
                     " — on Trainium ("
                     <code>"torchneuron_rmsnorm.json"</code>
                     ", "<strong>"reconstructed from the TorchNeuron article's published figures, not a capture"</strong>
-                    ") and recorded by PyTorch 2.15 on CPU — and a ROCm training step with kernels. Drop your own "
+                    ", in a Kineto shape no public capture attests: TorchNeuron's own trace.json holds CPU ops only, its device time is in the runtime's profile, joined through framework_mapping_*.json — drop such a run's folder to see it) and recorded by PyTorch 2.15 on CPU — and a ROCm training step with kernels. Drop your own "
                     <code>".json"</code>
                     " / "
                     <code>".json.gz"</code>

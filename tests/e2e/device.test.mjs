@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
-  artifacts, cli, fixtures, open, openFile, useBrowser, waitForDemo, waitForPainted,
+  artifacts, cli, fixtures, open, openFile, useBrowser, waitForDemo, waitForPainted, waitForTab,
 } from './helpers.mjs';
 
 useBrowser();
@@ -23,16 +23,6 @@ async function waitForAnswer(page, sel) {
     const a = document.querySelector(sel);
     return a && a.dataset.asked !== '0' && a.dataset.answered === a.dataset.asked;
   }, sel, { timeout: 30000 });
-}
-
-/** Waits until the active tab's file name is `name` (or an import error shows). */
-async function waitForTab(page, name) {
-  await page.waitForFunction((name) => {
-    const err = document.querySelector('#import-error');
-    return document.querySelector('.file-name')?.textContent === name || (err && err.textContent);
-  }, name, { timeout: 60000 });
-  const err = await page.locator('#import-error').textContent().catch(() => null);
-  assert.equal(err, null, err);
 }
 
 /** The Engines view's rows against `tracelane engines`' JSON. */

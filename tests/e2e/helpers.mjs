@@ -64,6 +64,16 @@ export async function open(url = env.base) {
   return page;
 }
 
+/** Waits until the active tab's file name is `name`; fails on an import error. */
+export async function waitForTab(page, name) {
+  await page.waitForFunction((name) => {
+    const err = document.querySelector('#import-error');
+    return document.querySelector('.file-name')?.textContent === name || (err && err.textContent);
+  }, name, { timeout: 60000 });
+  const err = await page.locator('#import-error').textContent().catch(() => null);
+  if (err !== null) throw new Error(`import failed: ${err}`);
+}
+
 export async function tabCount(page) {
   return page.locator('.tabs [role=tab]').count();
 }

@@ -2,7 +2,9 @@
 //! backends write them, and what each means for linking and the op table.
 
 /// The category a backend's device execution windows share with its host
-/// driver calls (TorchNeuron): which one an event is, its lane decides.
+/// driver calls (a PrivateUse1 backend, as the reconstructed TorchNeuron demo
+/// writes it — no public TorchNeuron capture attests device events in its
+/// trace.json): which one an event is, its lane decides.
 pub const PRIVATEUSE1_DRIVER: &str = "privateuse1_driver";
 
 /// The role an event's `cat` gives it.
@@ -27,7 +29,8 @@ pub enum Category {
     Memset,
     /// `cuda_sync` waits recorded on a device stream.
     DeviceSync,
-    /// `privateuse1_driver` on a device lane: TorchNeuron's device execution window.
+    /// `privateuse1_driver` on a device lane: a PrivateUse1 backend's device
+    /// execution window.
     DeviceWindow,
     /// `gpu_user_annotation`: a user annotation mirrored on a device stream.
     DeviceAnnotation,

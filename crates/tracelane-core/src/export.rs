@@ -756,6 +756,9 @@ pub fn analysis_sections(w: &crate::analysis::WhySlow, top: usize) -> Vec<Sectio
         ]);
     }
     out.push(s);
+    if let Some(n) = &w.neuron {
+        out.extend(neuron_runtime_sections(n));
+    }
     match w.warmup.as_ref().unwrap_or(&Err(String::new())) {
         Ok(wu) => {
             let mut s = Section::new(
@@ -782,6 +785,125 @@ pub fn analysis_sections(w: &crate::analysis::WhySlow, top: usize) -> Vec<Sectio
             out.push(s);
         }
         Err(_) => {}
+    }
+    out
+}
+
+/// What the Neuron runtime's events say, as sections: the families (time,
+/// count, per execution, what they mean), copies by name with bytes and
+/// bandwidth, the clocks' alignment, HBM spill.
+pub fn neuron_runtime_sections(
+    r: &crate::analysis::neuron_runtime::NeuronRuntimeReport,
+) -> Vec<Section> {
+    let t = |ns: i64| fmt_ns(ns as f64);
+    let mut out = Vec::new();
+    let mut s = Section::new(
+        &format!(
+            "Neuron runtime — {} executions, {} on the device",
+            fmt_count(r.executions),
+            t(r.execution_ns)
+        ),
+        &[
+            ("events", false),
+            ("count", true),
+            ("time", true),
+            ("per execution", true),
+            ("longest", true),
+            ("what it means", false),
+        ],
+    );
+    for f in &r.families {
+        s.rows.push(vec![
+            f.title.clone(),
+            fmt_count(f.count),
+            t(f.total_ns),
+            f.per_execution_ns.map_or("—".into(), fmt_ns),
+            t(f.names.iter().map(|n| n.max_ns).max().unwrap_or(0)),
+            f.meaning.clone(),
+        ]);
+    }
+    out.push(s);
+    if let Some(c) = r.family("copies") {
+        let mut s = Section::new(
+            "Host↔device copies",
+            &[
+                ("event", false),
+                ("count", true),
+                ("bytes", true),
+                ("time", true),
+                ("GB/s", true),
+            ],
+        );
+        for n in &c.names {
+            s.rows.push(vec![
+                n.name.clone(),
+                fmt_count(n.count),
+                fmt_count(n.bytes),
+                t(n.total_ns),
+                n.gbps.map_or("—".into(), |g| format!("{g:.2}")),
+            ]);
+        }
+        out.push(s);
+    }
+    if let Some(c) = &r.clock {
+        let mut s = Section::new(
+            "Clock alignment (timestamp_sync_point)",
+            &[("measure", false), ("value", true)],
+        );
+        s.rows.push(vec!["points".into(), fmt_count(c.points)]);
+        s.rows.push(vec![
+            "host − device at the first".into(),
+            c.first_offset_ns.to_string(),
+        ]);
+        s.rows.push(vec![
+            "host − device at the last".into(),
+            c.last_offset_ns.to_string(),
+        ]);
+        s.rows.push(vec![
+            "drift".into(),
+            c.drift_ppm.map_or("—".into(), |d| format!("{d:.2} ppm")),
+        ]);
+        out.push(s);
+    }
+    for p in &r.summaries {
+        let mut s = Section::new(
+            &format!(
+                "Summary {} ({} profile) — *_percent read as {}",
+                p.key, p.kind, p.percent_scale
+            ),
+            &[("counter", false), ("value", true)],
+        );
+        for (k, v) in p.counters.iter().chain(&p.nested) {
+            let shown = match p.percents.iter().find(|(n, _)| n == k) {
+                Some((_, pct)) => format!("{pct:.2} %"),
+                None if v.fract() == 0.0 && (0.0..9e15).contains(v) => fmt_count(*v as u64),
+                None => format!("{v}"),
+            };
+            s.rows.push(vec![k.clone(), shown]);
+        }
+        out.push(s);
+    }
+    if !r.spill.is_empty() {
+        let mut s = Section::new(
+            "HBM spill (device_mem_usage peaks)",
+            &[
+                ("HBM", false),
+                ("DRAM spill", true),
+                ("DMA rings spill", true),
+                ("in use", true),
+                ("capacity", true),
+            ],
+        );
+        for h in &r.spill {
+            s.rows.push(vec![
+                h.hbm.clone(),
+                fmt_count(h.dram_spill_bytes as u64),
+                fmt_count(h.dma_rings_spill_bytes as u64),
+                fmt_count(h.peak_bytes as u64),
+                h.capacity_bytes.map_or("—".into(), |c| fmt_count(c as u64)),
+            ]);
+        }
+        out.push(s);
     }
     out
 }
@@ -931,6 +1053,7 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
                 ("", false),
                 ("from the instructions", true),
                 ("the profile's Summary", true),
+                ("Summary read as", false),
             ],
         );
         for (label, mine, key) in [
@@ -943,6 +1066,7 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
                 label.into(),
                 format!("{mine:.2}%"),
                 theirs.map_or("—".into(), |v| format!("{v:.2}%")),
+                u.summary_percent_scale.clone(),
             ]);
         }
         out.push(s);

@@ -11,7 +11,7 @@
 //!    link; then (and when a call has no External id) the op is the innermost
 //!    `cpu_op` enclosing the call on its thread.
 //! 4. A device event with no launch found links straight to the `cpu_op`
-//!    its `External id` names (what TorchNeuron's device windows need).
+//!    its `External id` names (a PrivateUse1 backend's device windows).
 //! 5. `gpu_user_annotation` mirrors the `user_annotation` with its External id.
 //!
 //! Every outcome is counted in [`crate::error::LinkCounts`].

@@ -34,6 +34,8 @@ pub struct HbmUsage {
     /// Peak bytes per category in use (`tensors`, `dram_spill`, …), in the
     /// schema's order.
     pub peak_bytes: Vec<(String, f64)>,
+    /// Peak of `total_bytes`, where the rows give it.
+    pub peak_total: Option<f64>,
 }
 
 impl HbmUsage {
@@ -85,5 +87,34 @@ impl ProfileSummary {
             .chain(&self.nested)
             .find(|(k, _)| k == name)
             .map(|(_, v)| *v)
+    }
+}
+
+/// How a profile's `*_percent` counters are scaled: the Parquet schema
+/// says "percent", the summary JSON measured on hardware writes 0–1
+/// fractions (scripts print `100 * …_percent`). Decided per file: any value
+/// above 1 means percent. Returns the factor to 0–100 and the reading in
+/// words.
+pub fn percent_scale(values: &[f64]) -> (f64, String) {
+    if values.is_empty() {
+        return (1.0, "no *_percent counters".into());
+    }
+    let max = values.iter().copied().fold(f64::MIN, f64::max);
+    if max > 1.0 {
+        (
+            1.0,
+            format!(
+                "percent (0–100): a *_percent value above 1 among {} (max {max:.3})",
+                values.len()
+            ),
+        )
+    } else {
+        (
+            100.0,
+            format!(
+                "fraction (0–1), shown ×100: all {} *_percent values ≤ 1, as summary-json writes them where measured",
+                values.len()
+            ),
+        )
     }
 }

@@ -339,6 +339,20 @@ fn a_torchneuron_run_is_one_trace_with_pytorchs_table_and_each_ops_device_time()
         .iter()
         .any(|r| r.starts_with(&format!("{} framework events", n(&e["framework_copies"])))));
     assert_eq!(t.diagnostics.warning_count("device_without_op"), 0);
+    // The timeline's chain of an op: framework → runtime → hardware.
+    let first = &e["executions"][0]["ops"][0];
+    let op = (0..t.slices.len())
+        .find(|&i| {
+            t.slices.start_ns[i] == n(&first["start_ns"]) && t.slice_name(i) == first["name"]
+        })
+        .unwrap();
+    let chain = tracelane_core::analysis::chain::dependency_chain(&t, op);
+    let roles: Vec<&str> = chain.items.iter().map(|c| c.role.as_str()).collect();
+    assert_eq!(roles, ["op", "runtime", "device"]);
+    assert_eq!(
+        t.slice_name(chain.items[2].slice as usize),
+        "nc_exec_running"
+    );
 }
 
 #[test]
@@ -366,4 +380,90 @@ fn a_mapping_that_matches_nothing_is_counted_and_the_rest_opens() {
     // The trace and the profile are both there.
     assert!((0..t.slices.len()).any(|i| t.slice_name(i) == "aten::addmm"));
     assert!((0..t.slices.len()).any(|i| t.slice_name(i) == "nc_exec_running"));
+}
+
+fn insights(t: &Trace) -> tracelane_core::analysis::insights::InsightsReport {
+    use tracelane_core::analysis::{insights, Scope};
+    insights::insights(t, &Scope::Whole, &|i| t.slice_args_json(i).to_string()).unwrap()
+}
+
+fn fired(r: &tracelane_core::analysis::insights::InsightsReport, rule: &str) -> usize {
+    r.checks.iter().find(|c| c.rule == rule).unwrap().fired
+}
+
+/// The runtime's own events, by family, as the generator summed them; the
+/// rules over them fire where their events weigh on the critical path.
+#[test]
+fn the_runtime_events_say_why_and_their_rules_fire_where_they_weigh() {
+    use tracelane_core::analysis::neuron_runtime::neuron_runtime;
+    use tracelane_core::analysis::Scope;
+    let e = expected("system_profile.explorer.expected.json");
+    let t = wild("system_profile.explorer.json").unwrap();
+    let r = neuron_runtime(&t, &Scope::Whole).unwrap();
+    assert_eq!(r.executions as i64, n(&e["lnc_executions"]));
+    for (id, want) in e["families"].as_object().unwrap() {
+        let f = r.family(id).unwrap_or_else(|| panic!("{id}"));
+        assert_eq!(f.count as i64, n(&want["count"]), "{id}");
+        assert_eq!(f.total_ns, n(&want["total_ns"]), "{id}");
+    }
+    let copies = r.family("copies").unwrap();
+    for (name, bytes) in e["copy_bytes"].as_object().unwrap() {
+        let got = copies.names.iter().find(|x| &x.name == name).unwrap();
+        assert_eq!(got.bytes as i64, n(bytes), "{name}");
+    }
+    assert_eq!(r.spill[0].dram_spill_bytes as i64, n(&e["dram_spill_peak"]));
+    let c = r.clock.as_ref().unwrap();
+    assert_eq!(c.points as i64, n(&e["markers_as_instants"]));
+
+    // Model switches and spill fire; the copies and barriers are short.
+    let x = insights(&t);
+    assert_eq!(fired(&x, "neuron_model_switch"), 1);
+    assert_eq!(fired(&x, "neuron_hbm_spill"), 1);
+    assert_eq!(fired(&x, "neuron_host_copies"), 0);
+    assert_eq!(fired(&x, "neuron_barrier_wait"), 0);
+    let switch = x
+        .findings
+        .iter()
+        .find(|f| f.rule == "neuron_model_switch")
+        .unwrap();
+    assert!(switch
+        .evidence
+        .numbers
+        .contains(&("switches".into(), e["model_switches"].to_string())));
+    // Long copies and barrier waits: both fire, gains within their time.
+    let h = expected("system_profile.heavy.expected.json");
+    let heavy = insights(&wild("system_profile.heavy.json").unwrap());
+    for (rule, family) in [
+        ("neuron_host_copies", "copies"),
+        ("neuron_barrier_wait", "barrier"),
+    ] {
+        let f = heavy
+            .findings
+            .iter()
+            .find(|f| f.rule == rule)
+            .unwrap_or_else(|| panic!("{rule}"));
+        assert!(
+            f.gain_ns > 0 && f.gain_ns <= n(&h["families"][family]["total_ns"]),
+            "{rule}"
+        );
+    }
+    // No runtime family and no HBM usage: all four quiet.
+    let beta = insights(&wild("system_profile.beta.json").unwrap());
+    for rule in [
+        "neuron_model_switch",
+        "neuron_host_copies",
+        "neuron_barrier_wait",
+        "neuron_hbm_spill",
+    ] {
+        assert_eq!(fired(&beta, rule), 0, "{rule}");
+    }
+    // A wait on the execution (kbl_exec_wait) does not make the runtime
+    // synchronous: the run schedules through the async API.
+    let run = insights(&run("neuron-wild/torchneuron_run"));
+    let host = run
+        .findings
+        .iter()
+        .find(|f| f.rule == "host_bound")
+        .unwrap();
+    assert!(!host.action.contains("nrta_"), "{}", host.action);
 }

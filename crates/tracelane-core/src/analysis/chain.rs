@@ -172,10 +172,19 @@ pub fn dependency_chain(t: &Trace, s: usize) -> Chain {
             runtime.sort_by_key(|&k| (t.slices.start_ns[k], k));
             let mut device_of: std::collections::HashMap<u32, Vec<usize>> =
                 std::collections::HashMap::new();
+            // Device work this op owns through a launch that is not its own
+            // call (an asynchronous runtime's worker: TorchNeuron's
+            // executions, joined to their op through its framework mapping).
+            let mut launched_elsewhere: Vec<(usize, usize)> = Vec::new();
             for d in 0..t.slices.len() {
                 let l = t.links.launch[d];
-                if l != NO_SLICE && t.slices.category[d].is_device() && belongs(l as usize) {
+                if l == NO_SLICE || !t.slices.category[d].is_device() {
+                    continue;
+                }
+                if belongs(l as usize) {
                     device_of.entry(l).or_default().push(d);
+                } else if belongs(d) {
+                    launched_elsewhere.push((l as usize, d));
                 }
             }
             for r in runtime {
@@ -184,6 +193,11 @@ pub fn dependency_chain(t: &Trace, s: usize) -> Chain {
                     ds.sort_by_key(|&d| (t.slices.start_ns[d], d));
                     items.extend(ds.iter().map(|&d| device_item(t, d)));
                 }
+            }
+            launched_elsewhere.sort_by_key(|&(_, d)| (t.slices.start_ns[d], d));
+            for (l, d) in launched_elsewhere {
+                items.push(item(t, l));
+                items.push(device_item(t, d));
             }
             unlaunched.sort_by_key(|&d| (t.slices.start_ns[d], d));
             items.extend(unlaunched.into_iter().map(|d| device_item(t, d)));

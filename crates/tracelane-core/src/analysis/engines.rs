@@ -111,8 +111,11 @@ pub struct Utilization {
     pub hfu_pct: f64,
     pub mfu_pct: f64,
     pub mbu_pct: f64,
-    /// The profile's `Summary`: (`hfu_estimated_percent`, …, value).
+    /// The profile's `Summary`: (`hfu_estimated_percent`, …, value), on
+    /// the 0–100 scale whatever the file wrote.
     pub summary: Vec<(String, f64)>,
+    /// How the Summary's `*_percent` were read (fractions or percent).
+    pub summary_percent_scale: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -582,6 +585,13 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
             return None;
         }
         let sum = |f: &dyn Fn(&Instr) -> Option<i64>| ins.iter().filter_map(f).sum::<i64>();
+        let percents: Vec<f64> = p
+            .summary
+            .iter()
+            .filter(|(k, _)| k.ends_with("_percent"))
+            .map(|(_, v)| *v)
+            .collect();
+        let (factor, scale) = crate::neuron_system::percent_scale(&percents);
         let hardware_flops = sum(&|i| i.raw_flops);
         let transpose_flops = sum(&|i| i.transpose_flops);
         let hbm_bytes = sum(&|i| i.hbm_read) + sum(&|i| i.hbm_write);
@@ -601,8 +611,9 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
                 "mbu_estimated_percent",
             ]
             .iter()
-            .filter_map(|k| p.summary(k).map(|v| (k.to_string(), v)))
+            .filter_map(|k| p.summary(k).map(|v| (k.to_string(), v * factor)))
             .collect(),
+            summary_percent_scale: scale,
         })
     });
     Ok(EngineReport {

@@ -112,6 +112,10 @@ pub fn is_collective_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.starts_with("nccl")
         || lower.starts_with("rccl")
+        // Neuron's collectives on the device and their barrier (hardware
+        // events of the system profile).
+        || lower == "cc_running"
+        || lower == "cc_exec_barrier"
         || [
             "allreduce",
             "allgather",

@@ -12,6 +12,7 @@
 //! | [`device_time`] | where device time goes: idle, kernel types, launch delays, queues (HTA's numbers under `Mode::Hta`) |
 //! | [`frame`] | the event table the time analyses read, under tracelane's or HTA's rules |
 //! | [`info`] | what was imported: counts, lanes, links, warnings |
+//! | [`neuron_runtime`] | what the Neuron runtime's events say: submission, host waits, copies, model switches, barriers, clock alignment, HBM spill |
 //! | [`insights`] | what to change first: findings ranked by estimated gain, with evidence and action |
 //! | [`gate`] | a candidate trace against a baseline of the same workload: verdict, what got slower, new findings |
 //! | [`warmup`] | each step's duration with warm-up flagged; the steady median |
@@ -37,6 +38,7 @@ pub mod gate;
 pub mod info;
 pub mod insights;
 pub mod intervals;
+pub mod neuron_runtime;
 pub mod ops;
 pub mod ranks;
 pub mod regions;
@@ -57,6 +59,9 @@ pub struct WhySlow {
     pub data_movement: Option<data_movement::DataMovementReport>,
     /// Or why there is none (no steps in the trace); `None` under HTA's rules.
     pub warmup: Option<Result<warmup::WarmupReport, String>>,
+    /// What the Neuron runtime's events say (a trace with Neuron runtime
+    /// or hardware events; `None` under HTA's rules).
+    pub neuron: Option<neuron_runtime::NeuronRuntimeReport>,
 }
 
 /// The slices whose args text [`why_slow`] reads: copies and sets (their
@@ -112,10 +117,16 @@ pub fn why_slow(
     #[cfg(target_arch = "wasm32")]
     let (first, second) = (no_args(), with_args());
     let ((device, warmup), (critical_path, data_movement)) = (first?, second?);
+    let neuron = if exact && neuron_runtime::has_neuron_events(t) {
+        Some(neuron_runtime::neuron_runtime(t, scope)?)
+    } else {
+        None
+    };
     Ok(WhySlow {
         device,
         critical_path,
         data_movement,
         warmup,
+        neuron,
     })
 }

@@ -505,14 +505,15 @@ impl Importer {
 
     /// Sizes the model for a Neuron JSON file, whose args can never be
     /// read back from it: every event's are kept (all its fields: about
-    /// the file's size, reserved once rather than grown by doubling, which
-    /// held both copies for a moment).
+    /// the file's size, and what the joins add — the logical executions,
+    /// the keys that joined — reserved once rather than grown by doubling,
+    /// which held both copies for a moment; capacity never written is
+    /// never resident).
     fn neuron_args(&mut self, bytes_per_event: u64) {
         self.parser.b.keep_op_args = true;
         let b = &mut self.parser.b;
-        b.trace
-            .args_arena
-            .reserve(self.size_hint.min(1 << 32) as usize);
+        let hint = self.size_hint.min(1 << 32);
+        b.trace.args_arena.reserve((hint + hint / 4) as usize);
         b.reserve_slices((self.size_hint / bytes_per_event).min(64 << 20) as usize);
     }
 

@@ -579,7 +579,7 @@ fn write_system(
                     end: s + dur.unwrap_or(0).max(0),
                 });
             }
-            reader.push_event(&Value::Object(o), b);
+            reader.push_event(Value::Object(o), b);
         }
     }
     let counts = reader.finish(b)?;

@@ -9,15 +9,71 @@
 //! hardware and the runtime's own prefixes. An event whose layer cannot be
 //! told sits on an `unknown layer` lane, counted.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
-use serde_json::{Map, Value};
+use super::fields::{int, text, Event, Flows, Text};
+use super::NeuronCounts;
+use crate::import::builder::{Builder, EventIn};
+use crate::model::{LaneId, TrackIdx, NONE_I64};
 
-use super::{integer, text, NeuronCounts};
-use crate::import::builder::{Builder, EventIn, Fields};
-use crate::model::{LaneId, NONE_I64};
+/// What makes a lane: the layer, instance, process and the core or thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LaneKey {
+    layer: u8,
+    instance: String,
+    pid: String,
+    nc: Option<i64>,
+    core: Option<i64>,
+    thread: Option<String>,
+}
+
+impl LaneKey {
+    fn is(&self, k: &LaneRef) -> bool {
+        self.layer == k.layer
+            && self.nc == k.nc
+            && self.core == k.core
+            && self.instance == k.instance
+            && self.pid == k.pid
+            && self.thread.as_deref() == k.thread.as_deref()
+    }
+}
+
+/// A lane's track and its process group's index.
+type Lane = (TrackIdx, u32);
+
+/// A lane key borrowed from the event, looked up without allocating.
+struct LaneRef<'a> {
+    layer: u8,
+    instance: Cow<'a, str>,
+    pid: Cow<'a, str>,
+    nc: Option<i64>,
+    core: Option<i64>,
+    thread: Option<Cow<'a, str>>,
+}
+
+impl LaneRef<'_> {
+    fn hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        (self.layer, &*self.instance, &*self.pid, self.nc, self.core).hash(&mut h);
+        self.thread.as_deref().hash(&mut h);
+        h.finish()
+    }
+
+    fn owned(&self) -> LaneKey {
+        LaneKey {
+            layer: self.layer,
+            instance: self.instance.to_string(),
+            pid: self.pid.to_string(),
+            nc: self.nc,
+            core: self.core,
+            thread: self.thread.as_ref().map(|t| t.to_string()),
+        }
+    }
+}
 
 /// The layer an event belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -151,8 +207,10 @@ pub(crate) struct Events {
     processes: Vec<String>,
     /// `{instance}/PID:{pid}` groups, for the execution key.
     pub(super) processes_seen: Vec<String>,
-    /// The hardware lane process and logical core of each group's lanes.
+    /// The hardware lane process of each group's lanes.
     pub(super) hw_process: HashMap<u32, String>,
+    /// Lanes made so far, by their key's hash.
+    lanes: FxHashMap<u64, Vec<(LaneKey, Lane)>>,
     by_layer: [u64; 4],
     told: [u64; 4],
     /// `flow_id` given as a list of strings, a list of numbers, one value.
@@ -174,27 +232,29 @@ impl Events {
         self.by_layer.iter().sum()
     }
 
-    /// Translates one event; `false` when it has no usable timestamp (or is
-    /// not an object), and is not imported.
-    pub(super) fn event(&mut self, e: &Value, b: &mut Builder) -> bool {
-        let Some(o) = e.as_object() else {
+    /// Translates one event from its JSON text (kept whole as its args);
+    /// `false` when it has no usable timestamp (or is not an object), and
+    /// is not imported.
+    pub(super) fn event(&mut self, raw: &[u8], b: &mut Builder) -> bool {
+        // The element's UTF-8 checked once (an ASCII fast path), not string
+        // by string as a parse of bytes does; invalid bytes are replaced
+        // (U+FFFD) and counted, the event kept.
+        let utf8 = match std::str::from_utf8(raw) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => {
+                let text = String::from_utf8_lossy(raw).into_owned();
+                b.diag.warn(crate::warnings::INVALID_UTF8, || {
+                    crate::error::excerpt(text.as_bytes())
+                });
+                Cow::Owned(text)
+            }
+        };
+        let raw = utf8.as_bytes();
+        let Ok(mut e) = serde_json::from_str::<Event>(&utf8) else {
             return false;
         };
-        // `exec_id` and the like sit under `args` in some versions: lifted.
-        let lifted;
-        let o = match o.get("args").and_then(|a| a.as_object()) {
-            Some(inner) => {
-                let mut m = o.clone();
-                for (k, v) in inner {
-                    m.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-                m.remove("args");
-                lifted = m;
-                &lifted
-            }
-            None => o,
-        };
-        let unit = match o.get("timestamp_unit").and_then(|u| u.as_str()) {
+        e.lift_args();
+        let unit = match e.timestamp_unit.0.as_ref().and_then(Text::str) {
             Some("us") => 1_000,
             Some("ms") => 1_000_000,
             Some("s") => 1_000_000_000,
@@ -204,23 +264,17 @@ impl Events {
                 1
             }
         };
-        let Some(ts) = integer(o.get("timestamp")) else {
+        let Some(ts) = int(&e.timestamp) else {
             return false;
         };
         let ts = ts.saturating_mul(unit);
-        let raw_name = text(o.get("name")).unwrap_or_default();
-        let (layer, told) = layer_of(o, &raw_name);
+        let raw_name = text(&e.name).unwrap_or_default();
+        let (layer, told) = layer_of(&e, &raw_name);
         self.by_layer[layer as usize] += 1;
         self.told[told as usize] += 1;
-        let mut dur = integer(o.get("duration"))
-            .unwrap_or(0)
-            .saturating_mul(unit)
-            .max(0);
+        let mut dur = int(&e.duration).unwrap_or(0).saturating_mul(unit).max(0);
         // The device clock's own pair, where a hardware event has one.
-        if let (Some(a), Some(z)) = (
-            integer(o.get("nc_start_timestamp_ns")),
-            integer(o.get("nc_stop_timestamp_ns")),
-        ) {
+        if let (Some(a), Some(z)) = (int(&e.nc_start_timestamp_ns), int(&e.nc_stop_timestamp_ns)) {
             if z >= a && layer == Layer::Hardware {
                 self.device_clock += 1;
                 if z - a != dur {
@@ -234,13 +288,13 @@ impl Events {
         let (name, source) = match split_source(&raw_name) {
             Some((n, s)) if layer == Layer::Framework => {
                 self.name_sources += 1;
-                (n.to_string(), Some(s.to_string()))
+                (n, Some(s))
             }
-            _ => (raw_name.clone(), None),
+            _ => (raw_name.as_ref(), None),
         };
         if layer == Layer::Framework
             && self.superseded_source.is_some()
-            && source.as_deref() == self.superseded_source.as_deref()
+            && source == self.superseded_source.as_deref()
         {
             self.by_layer[layer as usize] -= 1;
             self.told[told as usize] -= 1;
@@ -252,14 +306,96 @@ impl Events {
                 start: ts,
                 end: ts.saturating_add(dur),
             });
-            self.remember_flows(o.get("flow_id"), rec);
-            if let Some(seq) = integer(o.get("nrt_sequence_id")) {
+            self.remember_flows(e.flow_id.as_ref(), rec);
+            if let Some(seq) = int(&e.nrt_sequence_id) {
                 self.seqs.push((seq, rec));
             }
             return true;
         }
-        let instance = text(o.get("instance_id")).unwrap_or_else(|| "instance".into());
-        let pid = text(o.get("process_id")).unwrap_or_else(|| "?".into());
+        let nc = int(&e.lnc_idx)
+            .or_else(|| int(&e.nc_idx))
+            .or_else(|| group_number(&e, "nrt-nc-"));
+        let core = int(&e.device_core_idx).or_else(|| int(&e.pcore_idx));
+        let marker = layer == Layer::Hardware && MARKERS.contains(&name);
+        let (track, group_idx) = self.lane(&e, layer, nc, core, b);
+        let cat = match layer {
+            Layer::Framework => "cpu_op",
+            Layer::Runtime => "neuron_rt",
+            Layer::Hardware if marker => "neuron_hw_marker",
+            Layer::Hardware => "neuron_hw",
+            Layer::Unknown => "neuron_unknown",
+        };
+        // The event's own text is its args; a name's source is added.
+        let spliced;
+        let args = match source {
+            None => raw.trim_ascii(),
+            Some(s) => {
+                spliced = with_field(raw, "name_source", s);
+                &spliced[..]
+            }
+        };
+        let name = if name.is_empty() { cat } else { name };
+        let cat = b.trace.strings.intern(cat);
+        b.count_category(cat);
+        let name_id = b.trace.strings.intern(name);
+        if marker {
+            let order = b.count_event(b'i');
+            b.max_ts_ns = b.max_ts_ns.max(ts);
+            b.instant(track, ts, &EventIn::translated(name_id, cat, args, order));
+            self.markers += 1;
+            return true;
+        }
+        let order = b.count_event(b'X');
+        b.max_ts_ns = b.max_ts_ns.max(ts.saturating_add(dur));
+        let slice = b.trace.slices.len() as u32;
+        b.slice(
+            track,
+            ts,
+            dur,
+            &EventIn::translated(name_id, cat, args, order),
+        );
+        let rec = self.recs.len() as u32;
+        self.recs.push(Rec {
+            layer,
+            slice,
+            start: ts,
+            end: ts.saturating_add(dur),
+        });
+        self.remember_flows(e.flow_id.as_ref(), rec);
+        self.remember_ids(&e, layer, name, rec, group_idx, nc, core);
+        true
+    }
+
+    /// The event's lane (and its process group's index), named as Neuron
+    /// Explorer groups lanes: made once per distinct lane.
+    fn lane(
+        &mut self,
+        e: &Event,
+        layer: Layer,
+        nc: Option<i64>,
+        core: Option<i64>,
+        b: &mut Builder,
+    ) -> (TrackIdx, u32) {
+        let key = LaneRef {
+            layer: layer as u8,
+            instance: text(&e.instance_id).unwrap_or(Cow::Borrowed("instance")),
+            pid: text(&e.process_id).unwrap_or(Cow::Borrowed("?")),
+            nc,
+            core,
+            thread: match layer {
+                Layer::Framework => text(&e.thread_id)
+                    .or_else(|| group_number(e, "framework-").map(|t| Cow::Owned(t.to_string()))),
+                Layer::Unknown => text(&e.thread_id),
+                _ => None,
+            },
+        };
+        let hash = key.hash();
+        if let Some(list) = self.lanes.get(&hash) {
+            if let Some((_, hit)) = list.iter().find(|(k, _)| k.is(&key)) {
+                return *hit;
+            }
+        }
+        let (instance, pid) = (&key.instance, &key.pid);
         let group = format!("{instance}/PID:{pid}");
         let group_idx = match self.processes_seen.iter().position(|g| *g == group) {
             Some(k) => k as u32,
@@ -268,132 +404,56 @@ impl Events {
                 (self.processes_seen.len() - 1) as u32
             }
         };
-        let nc = integer(o.get("lnc_idx"))
-            .or_else(|| integer(o.get("nc_idx")))
-            .or_else(|| group_number(o, "nrt-nc-"));
-        let core = integer(o.get("device_core_idx")).or_else(|| integer(o.get("pcore_idx")));
         let nc_text = nc.map_or_else(|| "?".to_string(), |n| n.to_string());
-        let (cat, process, thread) = match layer {
-            Layer::Framework => (
-                "cpu_op",
-                format!("{group}/framework"),
-                format!(
-                    "TID:{}",
-                    text(o.get("thread_id"))
-                        .or_else(|| group_number(o, "framework-").map(|t| t.to_string()))
-                        .unwrap_or_else(|| "?".into())
-                ),
-            ),
-            Layer::Runtime => (
-                "neuron_rt",
-                format!("{group}/neuron_rt"),
-                format!("NC:{nc_text}"),
-            ),
+        let thread_text = key.thread.clone().unwrap_or_else(|| "?".into());
+        let (process, lane) = match layer {
+            Layer::Framework => (format!("{group}/framework"), format!("TID:{thread_text}")),
+            Layer::Runtime => (format!("{group}/neuron_rt"), format!("NC:{nc_text}")),
             Layer::Hardware => {
                 let process = format!("{group}/neuron_hw");
-                self.hw_process.entry(group_idx).or_insert(process.clone());
+                self.hw_process
+                    .entry(group_idx)
+                    .or_insert_with(|| process.clone());
                 let lane = match core {
                     Some(c) => format!("NC{nc_text}:{c}"),
                     None => format!("NC{nc_text}"),
                 };
-                let marker = MARKERS.contains(&name.as_str()) || (dur == 0 && name.is_empty());
-                (
-                    if marker {
-                        "neuron_hw_marker"
-                    } else {
-                        "neuron_hw"
-                    },
-                    process,
-                    lane,
-                )
+                (process, lane)
             }
             Layer::Unknown => (
-                "neuron_unknown",
                 format!("{group}/unknown layer"),
-                format!(
-                    "TID:{}",
-                    text(o.get("thread_id")).unwrap_or_else(|| "?".into())
-                ),
+                format!("TID:{thread_text}"),
             ),
         };
         if !self.processes.contains(&process) {
             self.processes.push(process.clone());
         }
-        let mut args = o.clone();
-        if let Some(s) = source {
-            args.insert("name_source".into(), Value::from(s));
-        }
-        let args = Value::Object(args).to_string();
-        let lane = |b: &mut Builder, s: &str| LaneId::Str(b.trace.strings.intern(s));
-        let (pid, tid) = (lane(b, &process), lane(b, &thread));
+        let pid = LaneId::Str(b.trace.strings.intern(&process));
+        let tid = LaneId::Str(b.trace.strings.intern(&lane));
         let track = b.track(pid, tid);
         if layer == Layer::Hardware {
             b.device_marked[track.idx()] = true;
         }
-        let name = if name.is_empty() {
-            cat.to_string()
-        } else {
-            name
-        };
-        let cat = b.trace.strings.intern(cat);
-        b.count_category(cat);
-        let event = EventIn {
-            name: b.trace.strings.intern(&name),
-            cat,
-            args: Some(args.as_bytes()),
-            fields: Fields::default(),
-            order: 0,
-            source: (0, 0),
-        };
-        if b.trace.strings.get(cat) == "neuron_hw_marker" {
-            let event = EventIn {
-                order: b.count_event(b'i'),
-                ..event
-            };
-            b.max_ts_ns = b.max_ts_ns.max(ts);
-            b.instant(track, ts, &event);
-            self.markers += 1;
-            return true;
-        }
-        let event = EventIn {
-            order: b.count_event(b'X'),
-            ..event
-        };
-        b.max_ts_ns = b.max_ts_ns.max(ts.saturating_add(dur));
-        let slice = b.trace.slices.len() as u32;
-        b.slice(track, ts, dur, &event);
-        let rec = self.recs.len() as u32;
-        self.recs.push(Rec {
-            layer,
-            slice,
-            start: ts,
-            end: ts.saturating_add(dur),
-        });
-        self.remember_flows(o.get("flow_id"), rec);
-        self.remember_ids(o, layer, &name, rec, group_idx, nc, core);
-        true
+        let owned = key.owned();
+        self.lanes
+            .entry(hash)
+            .or_default()
+            .push((owned, (track, group_idx)));
+        (track, group_idx)
     }
 
-    fn remember_flows(&mut self, flows: Option<&Value>, rec: u32) {
-        let mut ids: Vec<String> = Vec::new();
-        match flows {
-            Some(Value::Array(list)) => {
-                let numbers = list.iter().all(|v| v.is_number());
-                self.flow_shapes[usize::from(numbers)] += 1;
-                ids.extend(list.iter().filter_map(|v| text(Some(v))));
-            }
-            Some(Value::Null) | None => {}
-            Some(v) => {
-                self.flow_shapes[2] += 1;
-                ids.extend(text(Some(v)));
-            }
+    fn remember_flows(&mut self, flows: Option<&Flows>, rec: u32) {
+        let Some(f) = flows else { return };
+        if f.ids.is_empty() {
+            return;
         }
-        for id in ids {
-            let key = match id.trim().parse::<i64>() {
-                Ok(v) => v as u64,
-                Err(_) => {
+        self.flow_shapes[f.shape as usize] += 1;
+        for id in &f.ids {
+            let key = match id.int() {
+                Some(v) => v as u64,
+                None => {
                     let n = u64::MAX - self.flow_ids.len() as u64;
-                    *self.flow_ids.entry(id).or_insert(n)
+                    *self.flow_ids.entry(id.text().into_owned()).or_insert(n)
                 }
             };
             self.flow_members.push((key, rec));
@@ -403,7 +463,7 @@ impl Events {
     #[allow(clippy::too_many_arguments)]
     fn remember_ids(
         &mut self,
-        o: &Map<String, Value>,
+        e: &Event,
         layer: Layer,
         name: &str,
         rec: u32,
@@ -412,26 +472,29 @@ impl Events {
         core: Option<i64>,
     ) {
         let seq = match layer {
-            Layer::Framework => integer(o.get("nrt_sequence_id")),
+            Layer::Framework => int(&e.nrt_sequence_id),
             Layer::Runtime | Layer::Hardware => {
-                integer(o.get("nrta_seq_id")).or_else(|| integer(o.get("nrt_sequence_id")))
+                int(&e.nrta_seq_id).or_else(|| int(&e.nrt_sequence_id))
             }
             Layer::Unknown => None,
         };
         if let Some(s) = seq {
             self.seqs.push((s, rec));
         }
-        if let (Some(nc), Layer::Runtime) = (nc, layer) {
+        let model_name = || text(&e.model_name).map(|n| model_file_hash(&n));
+        let exec_id = int(&e.exec_id);
+        // The core of the runtime calls the sequence joins read: those
+        // carrying a sequence id, and the stages of an execution.
+        if let (Some(nc), Layer::Runtime, true) = (nc, layer, seq.is_some() || exec_id.is_some()) {
             self.nc_of.insert(rec, (process, nc));
             if seq.is_some() {
-                let model = integer(o.get("model_id"))
-                    .or_else(|| text(o.get("model_name")).map(|n| model_file_hash(&n) as i64));
+                let model = int(&e.model_id).or_else(|| model_name().map(|h| h as i64));
                 if let Some(m) = model {
                     self.model_of.insert(rec, m);
                 }
             }
         }
-        let Some(exec_id) = integer(o.get("exec_id")) else {
+        let Some(exec_id) = exec_id else {
             return;
         };
         let kind = match layer {
@@ -451,10 +514,8 @@ impl Events {
             process,
             nc: nc.unwrap_or(NONE_I64),
             exec_id,
-            model_id: integer(o.get("model_id")).unwrap_or(NONE_I64),
-            model_name: text(o.get("model_name"))
-                .map(|n| model_file_hash(&n))
-                .unwrap_or(0),
+            model_id: int(&e.model_id).unwrap_or(NONE_I64),
+            model_name: model_name().unwrap_or(0),
             core: core.unwrap_or(NONE_I64),
             kind,
         });
@@ -546,19 +607,19 @@ impl Events {
 }
 
 /// The layer of an event, and how it was told.
-fn layer_of(o: &Map<String, Value>, name: &str) -> (Layer, Told) {
-    match o.get("trace_event_source").and_then(|v| v.as_str()) {
+fn layer_of(e: &Event, name: &str) -> (Layer, Told) {
+    match e.trace_event_source.0.as_ref().and_then(Text::str) {
         Some("framework") => return (Layer::Framework, Told::Source),
         Some("neuron_rt") => return (Layer::Runtime, Told::Source),
         Some("neuron_hw") => return (Layer::Hardware, Told::Source),
         _ => {}
     }
-    match integer(o.get("type")) {
+    match int(&e.kind) {
         Some(99999) => return (Layer::Framework, Told::TypeGroup),
         Some(11) => return (Layer::Runtime, Told::TypeGroup),
         _ => {}
     }
-    if let Some(g) = o.get("group").and_then(|v| v.as_str()) {
+    if let Some(g) = e.group.0.as_ref().and_then(Text::str) {
         if g.starts_with("framework") {
             return (Layer::Framework, Told::TypeGroup);
         }
@@ -577,8 +638,30 @@ fn layer_of(o: &Map<String, Value>, name: &str) -> (Layer, Told) {
 
 /// The number a beta `group` ends with after `prefix` (`nrt-nc-000` → 0,
 /// `framework-80375131` → 80375131).
-fn group_number(o: &Map<String, Value>, prefix: &str) -> Option<i64> {
-    o.get("group")?.as_str()?.strip_prefix(prefix)?.parse().ok()
+fn group_number(e: &Event, prefix: &str) -> Option<i64> {
+    e.group
+        .0
+        .as_ref()?
+        .str()?
+        .strip_prefix(prefix)?
+        .parse()
+        .ok()
+}
+
+/// An object's JSON text with one more string field (before its closing
+/// brace).
+fn with_field(raw: &[u8], key: &str, value: &str) -> Vec<u8> {
+    let raw = raw.trim_ascii();
+    let body = raw.strip_suffix(b"}").unwrap_or(raw);
+    let mut out = body.to_vec();
+    if body.iter().any(|c| !c.is_ascii_whitespace() && *c != b'{') {
+        out.push(b',');
+    }
+    let _ = serde_json::to_writer(&mut out, key);
+    out.push(b':');
+    let _ = serde_json::to_writer(&mut out, value);
+    out.push(b'}');
+    out
 }
 
 /// `aten::mm [trace.json]` → (`aten::mm`, `trace.json`).
@@ -593,7 +676,7 @@ fn split_source(name: &str) -> Option<(&str, &str)> {
 fn model_file_hash(name: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let file = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     file.hash(&mut h);
     h.finish() | 1
 }

@@ -20,7 +20,7 @@
 //! (`data.nc_timestamp_ns`, as nkipy measures an execution) where both
 //! halves carry it; the payloads (`data`) are its fields, and the stop's
 //! device time is kept as `nc_stop_timestamp_ns` — and is read by the
-//! system profile's reader ([`super::NeuronReader`]): the same lanes, the
+//! system profile's reader (`NeuronReader`): the same lanes, the
 //! same joins (`exec_id`, `nrta_seq_id`), the same logical executions
 //! under LNC = 2. A start without its stop (or the reverse) is counted,
 //! not imported.
@@ -131,7 +131,7 @@ impl FetchReader {
             _ => {
                 self.instants += 1;
                 let e = event_of(&o, None, &mut self.device_clock);
-                self.system.push_event(&e, b);
+                self.system.push_event(e, b);
             }
         }
     }
@@ -139,7 +139,7 @@ impl FetchReader {
     fn pair(&mut self, start: Half, stop: Half, b: &mut Builder) {
         self.pairs += 1;
         let e = event_of(&start, Some(&stop), &mut self.device_clock);
-        self.system.push_event(&e, b);
+        self.system.push_event(e, b);
     }
 
     /// Ends the file: unpaired halves counted, the joins made.

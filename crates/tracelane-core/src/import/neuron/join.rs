@@ -23,8 +23,18 @@
 //!    execution. Each join made this way is marked in the event's args
 //!    (`linked_by`).
 
+use std::num::NonZeroI64;
+
 use rustc_hash::FxHashMap;
 use serde_json::Value;
+
+/// An id a record takes (an `External id`, a `correlation`): ids count
+/// from 1, so `None` costs nothing.
+type Id = Option<NonZeroI64>;
+
+fn nz(v: i64) -> Id {
+    NonZeroI64::new(v)
+}
 
 use super::event::{Events, ExecKind, ExecRec, Layer, Rec, GHOST};
 use super::NeuronCounts;
@@ -44,16 +54,16 @@ pub(super) fn join(ev: &mut Events, b: &mut Builder, counts: &mut NeuronCounts) 
             next_id += 1;
         }
     }
-    let starts: Vec<i64> = ev.recs.iter().map(|r| r.start).collect();
-    let ends: Vec<i64> = ev.recs.iter().map(|r| r.end).collect();
-    let mut ext_of: Vec<Option<i64>> = vec![None; n];
-    let mut corr_of: Vec<Option<i64>> = vec![None; n];
-    counts.flow_links = flows(ev, &starts, &id_of, &mut ext_of, &mut corr_of);
+    let mut ext_of: Vec<Id> = vec![None; n];
+    let mut corr_of: Vec<Id> = vec![None; n];
+    counts.flow_links = flows(ev, &id_of, &mut ext_of, &mut corr_of);
     // Runtime events a hardware event points at carry a correlation.
     let mut launches = vec![false; n];
-    let rec_of_id: Vec<usize> = (0..n).filter(|&k| id_of[k] != NONE_I64).collect();
+    let rec_of_id: Vec<u32> = (0..n as u32)
+        .filter(|&k| id_of[k as usize] != NONE_I64)
+        .collect();
     for c in corr_of.iter().flatten() {
-        launches[rec_of_id[(*c - 1) as usize]] = true;
+        launches[rec_of_id[(c.get() - 1) as usize] as usize] = true;
     }
     let mut marks: Vec<(u32, String)> = Vec::new();
     counts.sequence_links = sequences(ev, &id_of, &mut ext_of, &mut marks);
@@ -63,8 +73,8 @@ pub(super) fn join(ev: &mut Events, b: &mut Builder, counts: &mut NeuronCounts) 
         corr: &mut corr_of,
         launches: &mut launches,
     };
-    counts.exec_key_links = executions(ev, &starts, &mut ids, &mut marks);
-    let sequence_ids = execution_sequences(ev, &starts, &ends, &corr_of, &ext_of, &rec_of_id);
+    counts.exec_key_links = executions(ev, &mut ids, &mut marks);
+    let sequence_ids = execution_sequences(ev, &corr_of, &ext_of, &rec_of_id);
     let mut with_own = sequence_ids.clone();
     with_own.extend(ev.seqs.iter().filter_map(|&(seq, rec)| {
         let hw = ev.recs[rec as usize].layer == Layer::Hardware;
@@ -82,7 +92,7 @@ pub(super) fn join(ev: &mut Events, b: &mut Builder, counts: &mut NeuronCounts) 
             Layer::Framework => s.external_id[i] = id_of[k],
             Layer::Runtime => {
                 if let Some(x) = ext_of[k] {
-                    s.external_id[i] = x;
+                    s.external_id[i] = x.get();
                 }
                 if ext_of[k].is_some() || launches[k] {
                     s.correlation[i] = id_of[k];
@@ -90,10 +100,10 @@ pub(super) fn join(ev: &mut Events, b: &mut Builder, counts: &mut NeuronCounts) 
             }
             Layer::Hardware => {
                 if let Some(x) = ext_of[k] {
-                    s.external_id[i] = x;
+                    s.external_id[i] = x.get();
                 }
                 if let Some(c) = corr_of[k] {
-                    s.correlation[i] = c;
+                    s.correlation[i] = c.get();
                 }
             }
             Layer::Unknown => {}
@@ -151,6 +161,8 @@ fn logical_executions(ev: &mut Events, b: &mut Builder) -> u64 {
     keys.sort_unstable_by_key(|(key, _)| *key);
     let part_cat = b.trace.strings.intern("neuron_hw_core");
     let mut made = 0;
+    // Each part's logical execution, for moving their flows at the end.
+    let mut logical_of: FxHashMap<u32, u32> = FxHashMap::default();
     for ((process, nc, exec_id, _), members) in keys {
         let mut cores: Vec<i64> = members.iter().map(|&k| ev.execs[k].core).collect();
         cores.sort_unstable();
@@ -185,7 +197,7 @@ fn logical_executions(ev: &mut Events, b: &mut Builder) -> u64 {
                 cores.len()
             )),
         );
-        let args = Value::Object(args).to_string();
+        let args = serde_json::to_vec(&args).unwrap_or_default();
         let process_name = ev
             .hw_process
             .get(&process)
@@ -200,7 +212,7 @@ fn logical_executions(ev: &mut Events, b: &mut Builder) -> u64 {
             track,
             start,
             end - start,
-            &EventIn::translated(name, cat, args.as_bytes(), order),
+            &EventIn::translated(name, cat, &args, order),
         );
         let logical = ev.recs.len() as u32;
         ev.recs.push(Rec {
@@ -211,25 +223,16 @@ fn logical_executions(ev: &mut Events, b: &mut Builder) -> u64 {
         });
         // The parts leave the joins: their flows and key go to the logical
         // execution; they stay on their lanes as its physical share.
-        let parts: Vec<u32> = members.iter().map(|&k| ev.execs[k].rec).collect();
-        for m in &mut ev.flow_members {
-            if parts.contains(&m.1) {
-                m.1 = logical;
-            }
+        for &k in &members {
+            logical_of.insert(ev.execs[k].rec, logical);
         }
         for (&k, &i) in members.iter().zip(&slices) {
             ev.execs[k].kind = ExecKind::Other;
             ev.recs[ev.execs[k].rec as usize].layer = Layer::Unknown;
+            // Its category (neuron_hw_core) says what it is; the logical
+            // execution's args list the cores and say how it is counted.
             b.trace.slices.category[i] = Category::Other;
             b.trace.slices.cat[i] = part_cat;
-            add_arg(
-                b,
-                i,
-                "counted_on",
-                &Value::from(format!(
-                    "NC{nc} (logical core): this core's share of exec {exec_id}"
-                )),
-            );
         }
         let template = &ev.execs[members[0]];
         ev.execs.push(ExecRec {
@@ -244,17 +247,18 @@ fn logical_executions(ev: &mut Events, b: &mut Builder) -> u64 {
         });
         made += 1;
     }
+    if !logical_of.is_empty() {
+        for m in &mut ev.flow_members {
+            if let Some(&l) = logical_of.get(&m.1) {
+                m.1 = l;
+            }
+        }
+    }
     made
 }
 
 /// Joins by `flow_id`; returns the edges made.
-fn flows(
-    ev: &mut Events,
-    starts: &[i64],
-    id_of: &[i64],
-    ext_of: &mut [Option<i64>],
-    corr_of: &mut [Option<i64>],
-) -> u64 {
+fn flows(ev: &mut Events, id_of: &[i64], ext_of: &mut [Id], corr_of: &mut [Id]) -> u64 {
     let recs = &ev.recs;
     ev.flow_members.sort_unstable();
     let mut edges: Vec<(u32, u32)> = Vec::new();
@@ -264,7 +268,7 @@ fn flows(
             .map(|&(_, r)| r)
             .filter(|&r| recs[r as usize].layer != Layer::Unknown)
             .collect();
-        m.sort_by_key(|&r| (recs[r as usize].layer, starts[r as usize], r));
+        m.sort_by_key(|&r| (recs[r as usize].layer, recs[r as usize].start, r));
         m.dedup();
         for w in m.windows(2) {
             if recs[w[0] as usize].layer < recs[w[1] as usize].layer {
@@ -278,13 +282,13 @@ fn flows(
         .iter()
         .filter(|(a, _)| recs[*a as usize].layer == Layer::Framework)
     {
-        ext_of[z as usize] = Some(id_of[a as usize]);
+        ext_of[z as usize] = nz(id_of[a as usize]);
     }
     for &(a, z) in edges
         .iter()
         .filter(|(a, _)| recs[*a as usize].layer == Layer::Runtime)
     {
-        corr_of[z as usize] = Some(id_of[a as usize]);
+        corr_of[z as usize] = nz(id_of[a as usize]);
         if let Some(x) = ext_of[a as usize] {
             ext_of[z as usize].get_or_insert(x);
         }
@@ -294,12 +298,7 @@ fn flows(
 
 /// Joins runtime events to the framework op whose `nrt_sequence_id` they
 /// carry; returns how many were joined.
-fn sequences(
-    ev: &Events,
-    id_of: &[i64],
-    ext_of: &mut [Option<i64>],
-    marks: &mut Vec<(u32, String)>,
-) -> u64 {
+fn sequences(ev: &Events, id_of: &[i64], ext_of: &mut [Id], marks: &mut Vec<(u32, String)>) -> u64 {
     let carried: Vec<(u32, i64, &'static str)> = ev
         .seqs
         .iter()
@@ -323,12 +322,12 @@ fn same_model(a: &ExecRec, b: &ExecRec) -> bool {
 /// correlation it takes; which runtime records are launches.
 struct Ids<'a> {
     of: &'a [i64],
-    ext: &'a mut [Option<i64>],
-    corr: &'a mut [Option<i64>],
+    ext: &'a mut [Id],
+    corr: &'a mut [Id],
     launches: &'a mut [bool],
 }
 
-fn executions(ev: &Events, starts: &[i64], ids: &mut Ids, marks: &mut Vec<(u32, String)>) -> u64 {
+fn executions(ev: &Events, ids: &mut Ids, marks: &mut Vec<(u32, String)>) -> u64 {
     let Ids {
         of: id_of,
         ext: ext_of,
@@ -344,7 +343,7 @@ fn executions(ev: &Events, starts: &[i64], ids: &mut Ids, marks: &mut Vec<(u32, 
                 .push(k);
         }
     }
-    let start = |x: &ExecRec| starts[x.rec as usize];
+    let start = |x: &ExecRec| ev.recs[x.rec as usize].start;
     let mut made = 0;
     for x in &ev.execs {
         if !matches!(x.kind, ExecKind::Execution | ExecKind::Switch) {
@@ -370,7 +369,7 @@ fn executions(ev: &Events, starts: &[i64], ids: &mut Ids, marks: &mut Vec<(u32, 
             });
             if let Some(l) = launch {
                 let r = l.rec as usize;
-                corr_of[h] = Some(id_of[r]);
+                corr_of[h] = nz(id_of[r]);
                 launches[r] = true;
                 if ext_of[h].is_none() {
                     ext_of[h] = ext_of[r].or(op);
@@ -394,10 +393,10 @@ fn executions(ev: &Events, starts: &[i64], ids: &mut Ids, marks: &mut Vec<(u32, 
         if let Some(op) = op.or(ext_of[h]) {
             for s in &group {
                 let r = s.rec as usize;
-                if ext_of[r].is_none() {
-                    ext_of[r] = Some(op);
-                    marks.push((s.rec, format!("exec_id {}", s.exec_id)));
-                }
+                // The stage's op comes with its execution's: the hardware
+                // event says which key joined them (marking every stage
+                // would copy their args again).
+                ext_of[r].get_or_insert(op);
             }
         }
     }
@@ -415,9 +414,9 @@ pub(super) fn add_arg(b: &mut Builder, slice: usize, key: &str, value: &Value) {
     if text.iter().any(|c| !c.is_ascii_whitespace() && *c != b'{') {
         text.push(b',');
     }
-    text.extend_from_slice(Value::from(key).to_string().as_bytes());
+    let _ = serde_json::to_writer(&mut text, key);
     text.push(b':');
-    text.extend_from_slice(value.to_string().as_bytes());
+    let _ = serde_json::to_writer(&mut text, value);
     text.push(b'}');
     b.trace.slices.args_range[slice] = b.store_args(Some(&text));
 }
@@ -431,12 +430,11 @@ pub(super) fn add_arg(b: &mut Builder, slice: usize, key: &str, value: &Value) {
 /// schedules on its core. Returns (record, id, how).
 fn execution_sequences(
     ev: &Events,
-    starts: &[i64],
-    ends: &[i64],
-    corr_of: &[Option<i64>],
-    ext_of: &[Option<i64>],
-    rec_of_id: &[usize],
+    corr_of: &[Id],
+    ext_of: &[Id],
+    rec_of_id: &[u32],
 ) -> Vec<(u32, i64, &'static str)> {
+    let (start, end) = (|r: usize| ev.recs[r].start, |r: usize| ev.recs[r].end);
     let mut seq_of: FxHashMap<u32, i64> = FxHashMap::default();
     let mut framework_seq: FxHashMap<u32, i64> = FxHashMap::default();
     for &(seq, rec) in &ev.seqs {
@@ -459,7 +457,7 @@ fn execution_sequences(
             carriers
                 .entry(key)
                 .or_default()
-                .push((starts[r], ends[r], seq));
+                .push((start(r), end(r), seq));
         }
     }
     for v in carriers.values_mut() {
@@ -491,7 +489,7 @@ fn execution_sequences(
             queued
                 .entry((process, nc, model))
                 .or_default()
-                .push((starts[rec as usize], seq));
+                .push((start(rec as usize), seq));
         }
     }
     let mut runs: FxHashMap<(u32, i64, i64), Vec<(i64, u32)>> = FxHashMap::default();
@@ -501,7 +499,7 @@ fn execution_sequences(
                 if model != NONE_I64 && model != 0 {
                     runs.entry((x.process, x.nc, model))
                         .or_default()
-                        .push((starts[x.rec as usize], x.rec));
+                        .push((start(x.rec as usize), x.rec));
                 }
             }
         }
@@ -524,7 +522,7 @@ fn execution_sequences(
         if x.kind != ExecKind::Execution || seq_of.contains_key(&x.rec) {
             continue;
         }
-        let launch = corr_of[x.rec as usize].map(|c| rec_of_id[(c - 1) as usize] as u32);
+        let launch = corr_of[x.rec as usize].map(|c| rec_of_id[(c.get() - 1) as usize]);
         let found = launch
             .and_then(|l| seq_of.get(&l).map(|&s| (s, "its launch")))
             .or_else(|| {
@@ -533,7 +531,7 @@ fn execution_sequences(
                     .map(|&s| (s, "a runtime stage of its exec_id"))
             })
             .or_else(|| {
-                let op = rec_of_id[(ext_of[x.rec as usize]? - 1) as usize] as u32;
+                let op = rec_of_id[(ext_of[x.rec as usize]?.get() - 1) as usize];
                 framework_seq
                     .get(&op)
                     .map(|&s| (s, "its framework op's nrt_sequence_id"))
@@ -541,7 +539,7 @@ fn execution_sequences(
             .or_else(|| {
                 let l = launch?;
                 let key = *ev.nc_of.get(&l)?;
-                let (from, to) = (starts[l as usize], ends[l as usize]);
+                let (from, to) = (start(l as usize), end(l as usize));
                 enclosing(key, from, to).map(|s| (s, "the runtime call enclosing its launch"))
             })
             .or_else(|| {
@@ -566,7 +564,7 @@ fn ops_by_sequence(
     ev: &Events,
     sequence_ids: &[(u32, i64, &'static str)],
     id_of: &[i64],
-    ext_of: &mut [Option<i64>],
+    ext_of: &mut [Id],
     marks: &mut Vec<(u32, String)>,
 ) -> u64 {
     let op_of = framework_ops(ev);
@@ -577,7 +575,7 @@ fn ops_by_sequence(
             continue;
         }
         if let Some(&op) = op_of.get(&seq) {
-            ext_of[r] = Some(id_of[op as usize]);
+            ext_of[r] = nz(id_of[op as usize]);
             marks.push((rec, format!("sequence id {seq} ({how})")));
             made += 1;
         }
@@ -588,8 +586,8 @@ fn ops_by_sequence(
 /// Every event of one execution — the runtime stages and hardware events
 /// of one (process, logical core, `exec_id`) — takes the op any of them
 /// reached (by flow, sequence id or launch), where it has none.
-fn spread_in_executions(ev: &Events, ext_of: &mut [Option<i64>]) {
-    let mut op_of: FxHashMap<(u32, i64, i64), i64> = FxHashMap::default();
+fn spread_in_executions(ev: &Events, ext_of: &mut [Id]) {
+    let mut op_of: FxHashMap<(u32, i64, i64), NonZeroI64> = FxHashMap::default();
     for x in &ev.execs {
         if x.kind == ExecKind::Other {
             continue;

@@ -22,10 +22,10 @@
 //!   kept on an `unknown layer` lane and counted ([`event`]);
 //! - framework → runtime → hardware joins by `flow_id`, by sequence id, or
 //!   by (process, logical core, `exec_id`, model) as scripts written
-//!   against real captures join them ([`join`]);
+//!   against real captures join them (`join.rs`);
 //! - `device_mem_usage` rows become HBM counters per `hbm_idx`,
 //!   `system_profile_metadata` and `device_profile_list` are kept
-//!   ([`tables`]); `mem_usage` and `cpu_util` samples are counters;
+//!   (`tables.rs`); `mem_usage` and `cpu_util` samples are counters;
 //!   `warnings` go to the diagnostics.
 //!
 //! The reader streams: each element is parsed on its own as its bytes
@@ -33,6 +33,7 @@
 
 pub mod event;
 pub mod fetch;
+mod fields;
 pub mod framework;
 mod join;
 pub mod mapping;
@@ -209,8 +210,11 @@ impl NeuronReader {
     }
 
     /// One event object, as the JSON's `trace_event` list holds it.
-    pub(crate) fn push_event(&mut self, e: &Value, b: &mut Builder) {
-        self.element(List::Events, e, b);
+    pub(crate) fn push_event(&mut self, e: Value, b: &mut Builder) {
+        let text = serde_json::to_vec(&e).unwrap_or_default();
+        if !self.events.event(&text, b) {
+            self.counts.skipped += 1;
+        }
     }
 
     /// Leaves out the framework events the profile copied from `source`
@@ -245,21 +249,19 @@ impl NeuronReader {
         walk.push(data, last, &mut |item| {
             if let walk::Item::Element { key, bytes } = item {
                 let Some(list) = List::of(key) else { return };
+                if list == List::Events {
+                    // Parsed by the fields it uses; its text kept as its args.
+                    if !parts.events.event(bytes, b) {
+                        parts.counts.skipped += 1;
+                    }
+                    return;
+                }
                 match serde_json::from_slice::<Value>(bytes) {
-                    Ok(v) => parts.element(list, &v, b),
+                    Ok(v) => parts.element(list, v, b),
                     Err(_) => parts.counts.skipped += 1,
                 }
             }
         })
-    }
-
-    fn element(&mut self, list: List, v: &Value, b: &mut Builder) {
-        Parts {
-            events: &mut self.events,
-            tables: &mut self.tables,
-            counts: &mut self.counts,
-        }
-        .element(list, v, b)
     }
 }
 
@@ -271,20 +273,16 @@ struct Parts<'a> {
 }
 
 impl Parts<'_> {
-    fn element(&mut self, list: List, v: &Value, b: &mut Builder) {
+    fn element(&mut self, list: List, v: Value, b: &mut Builder) {
         match list {
-            List::Events => {
-                if !self.events.event(v, b) {
-                    self.counts.skipped += 1;
-                }
-            }
-            List::MemUsage => self.counts.mem_usage_samples += tables::sample(v, b, false),
-            List::CpuUtil => self.counts.cpu_util_samples += tables::sample(v, b, true),
-            List::DeviceMem => self.tables.hbm_row(v),
-            List::Metadata => self.tables.metadata(v),
-            List::Profiles => self.tables.profile_row(v),
+            List::Events => {}
+            List::MemUsage => self.counts.mem_usage_samples += tables::sample(&v, b, false),
+            List::CpuUtil => self.counts.cpu_util_samples += tables::sample(&v, b, true),
+            List::DeviceMem => self.tables.hbm_row(&v),
+            List::Metadata => self.tables.metadata(&v),
+            List::Profiles => self.tables.profile_row(&v),
             List::Warnings => {
-                let message = match v {
+                let message = match &v {
                     Value::String(s) => s.clone(),
                     Value::Object(o) => text(o.get("message")).unwrap_or_else(|| v.to_string()),
                     other => other.to_string(),

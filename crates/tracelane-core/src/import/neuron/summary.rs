@@ -80,28 +80,14 @@ pub fn read(bytes: &[u8]) -> Result<Vec<ProfileSummary>, ImportError> {
         .filter(|(k, _)| k.ends_with("_percent"))
         .map(|(_, v)| *v)
         .collect();
-    let percent_scale = percents.iter().any(|&v| v > 1.0);
-    let scale = if percents.is_empty() {
-        "no *_percent counters".to_string()
-    } else if percent_scale {
-        format!(
-            "percent (0–100): a *_percent value above 1 among {} (max {:.3})",
-            percents.len(),
-            percents.iter().copied().fold(f64::MIN, f64::max)
-        )
-    } else {
-        format!(
-            "fraction (0–1), shown ×100: all {} *_percent values ≤ 1, as summary-json writes them where measured",
-            percents.len()
-        )
-    };
+    let (factor, scale) = crate::neuron_system::percent_scale(&percents);
     for s in &mut out {
         s.percent_scale = scale.clone();
         s.percents = s
             .counters
             .iter()
             .filter(|(k, _)| k.ends_with("_percent"))
-            .map(|(k, v)| (k.clone(), if percent_scale { *v } else { v * 100.0 }))
+            .map(|(k, v)| (k.clone(), v * factor))
             .collect();
     }
     Ok(out)

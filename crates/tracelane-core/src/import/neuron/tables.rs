@@ -161,6 +161,7 @@ impl Tables {
                 hbm: hbm.clone(),
                 samples: rows.len() as u64,
                 peak_bytes: Vec::new(),
+                peak_total: rows.iter().filter_map(|r| r.total).reduce(f64::max),
             };
             for (c, category) in HBM_CATEGORIES.iter().enumerate() {
                 let peak = rows

@@ -28,6 +28,8 @@ use super::scope::{Scope, ScopeError};
 use super::warmup::{median, WARMUP_FACTOR};
 use super::WhySlow;
 
+mod neuron_runtime;
+
 /// A finding's share of the scope's wall time at or above which it is
 /// `high`, and `medium` (our own cut-offs: a tenth of the run is worth a
 /// change today; a fiftieth is worth a look).
@@ -62,6 +64,12 @@ pub const HOST_BOUND_SYNC_SHARE: f64 = 0.5;
 /// returns after the execution it submits (Neuron Runtime performance
 /// tips: synchronous by default), whatever its own overhead around it.
 pub const SYNCHRONOUS_CALLS: &[&str] = &["nrt_execute"];
+
+/// Runtime calls that wait for an execution rather than start it
+/// (Neuron's `kbl_exec_wait`: "host waiting for NC execution to finish",
+/// Neuron Explorer's glossary): they outlast it by definition and say
+/// nothing about whether the submission was synchronous.
+pub const WAIT_CALLS: &[&str] = &["kbl_exec_wait"];
 /// Layout conversions: their share of device time at or above which they
 /// are a finding (Neuron Explorer's cut-off for transpose FLOPs, 10 %).
 pub const LAYOUT_SHARE: f64 = 0.10;
@@ -187,6 +195,26 @@ pub const RULES: &[Rule] = &[
         id: "neuron_utilization",
         name: "Low utilisation",
         condition: "MFU and MBU both < 50 % (the Summary table's definitions): neither the compute nor the memory roof is near, the engines wait (our own cut-off)",
+    },
+    Rule {
+        id: "neuron_model_switch",
+        name: "Model switching",
+        condition: "model switches (nc_model_switch / nrt_model_switch: a NEFF swapped onto a NeuronCore) in the scope with time on the critical path (any: a compiled graph switches none)",
+    },
+    Rule {
+        id: "neuron_host_copies",
+        name: "Host copies on the critical path",
+        condition: "host↔device copies (dmem_buf_copyin / copyout, nrt_tensor_write / read) with ≥ 2 % of the scope's wall time on the critical path (our own cut-off: the medium-severity share)",
+    },
+    Rule {
+        id: "neuron_barrier_wait",
+        name: "Collective barrier waits",
+        condition: "collective barrier waits (cc_exec_barrier on the device, enc_barrier on the host) with ≥ 2 % of the scope's wall time on the critical path (our own cut-off)",
+    },
+    Rule {
+        id: "neuron_hbm_spill",
+        name: "HBM spill",
+        condition: "DRAM spill in the system profile's HBM usage (device_mem_usage dram_spill_bytes or dma_rings_spill_bytes > 0: SBUF evicted to HBM, Neuron Explorer's glossary); gain: each spilled byte saved and reloaded once per execution at Trainium's HBM bandwidth, a lower bound",
     },
 ];
 
@@ -386,6 +414,9 @@ pub fn insights_of(
     run("warmup", warmup(&cx, w));
     let neuron = neuron_rules(&cx, engines.as_ref());
     for (id, r) in neuron {
+        run(id, r);
+    }
+    for (id, r) in neuron_runtime::rules(&cx, w.neuron.as_ref()) {
         run(id, r);
     }
     findings.sort_by(|a, b| b.gain_ns.cmp(&a.gain_ns).then(a.key.cmp(&b.key)));
@@ -1308,7 +1339,10 @@ fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec<Finding>, 
     let t = cx.t;
     let (mut launches, mut synchronous) = (0u64, 0u64);
     for (d, &c) in t.links.launch.iter().enumerate() {
-        if c == NO_SLICE || !cx.inside(t.slices.start_ns[d]) {
+        if c == NO_SLICE
+            || !cx.inside(t.slices.start_ns[d])
+            || WAIT_CALLS.contains(&t.str(t.slices.name[c as usize]))
+        {
             continue;
         }
         launches += 1;
