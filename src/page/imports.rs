@@ -70,6 +70,9 @@ fn file_name(path: &str) -> String {
 /// TorchNeuron framework mapping among them, or a summary JSON beside a
 /// profile.
 fn is_run(files: &[(String, File)]) -> bool {
+    if files.len() < 2 {
+        return false;
+    }
     let names: Vec<String> = files.iter().map(|(p, _)| file_name(p)).collect();
     let json = |n: &String| n.ends_with(".json") || n.ends_with(".json.gz");
     let mapping = names

@@ -17,11 +17,15 @@ test('a Neuron Explorer system_profile.json opens: table with device time, frame
   assert.match(await page.locator('#trace-facts').textContent(), /24 slices/);
   // The same table as the CLI.
   const cli = cliRows(rel);
+  // Each execution as long as its device clock's nc_start/nc_stop pair
+  // says (the fixture's own duration field disagrees: 620 µs).
   const hw = cli.find((r) => r.name === 'nc_exec_running');
-  assert.equal(hw.device_total_us, 2355);
+  assert.equal(hw.device_total_us, 1370.976);
   const tableText = await page.locator('.table').textContent();
   assert.match(tableText, /nc_exec_running/);
-  assert.match(tableText, /aten::mul \[trace\.json\]/);
+  // "aten::mul [trace.json]" is PyTorch's aten::mul, its source kept aside.
+  assert.match(tableText, /aten::mul/);
+  assert.doesNotMatch(tableText, /\[trace\.json\]/);
   assert.match(await page.locator('.diagnostics').textContent(), /example warning: 12 events dropped on NC 1/);
   await showTimeline(page);
   const groups = await page.locator('button.lane-group').allTextContents();
@@ -35,11 +39,11 @@ test('a Neuron Explorer system_profile.json opens: table with device time, frame
   const row = Number(await page.locator('.lane-label', { hasText: 'NC0:0' }).getAttribute('data-row'));
   const v = await timelineView(page);
   const box = await page.locator('#timeline canvas.overlay').boundingBox();
-  // nc_exec_running #1 starts 40 µs after the trace start and lasts 620 µs.
-  await page.mouse.click(box.x + (40000 + 300000 - v.start) / v.nsPerPx, box.y + row * 18 + 9);
+  // nc_exec_running #1 starts 40 µs after the trace start and lasts 228 µs.
+  await page.mouse.click(box.x + (40000 + 100000 - v.start) / v.nsPerPx, box.y + row * 18 + 9);
   await page.waitForSelector('#timeline-chain li', { timeout: 10000 });
   const chain = await page.locator('#timeline-chain li').allTextContents();
-  assert.match(chain[0], /^op\s*aten::mul \[trace\.json\]/);
+  assert.match(chain[0], /^op\s*aten::mul/);
   assert.match(chain[1], /^runtime\s*nrt_execute/);
   assert.match(chain[2], /^device\s*nc_exec_running/);
   assert.match(await page.locator('#timeline-picked .args').textContent(), /model_name/);

@@ -211,6 +211,11 @@ pub fn import_run(
             }
             p
         }
+        (None, None) if summaries.is_empty() && !mappings.is_empty() => {
+            return Err(ImportError::NotATrace {
+                reason: super::neuron_companion_reason(true),
+            })
+        }
         (None, None) => {
             return Err(ImportError::NotATrace {
                 reason: format!(
@@ -276,7 +281,15 @@ fn import_profile_json(
         bytes.get(bytes.len().saturating_sub(4)..),
     ));
     imp.push(bytes)?;
-    imp.finish()
+    // Not `finish`: a run's profile is JSON, and an importer that opens
+    // archives would link Parquet and the archive readers into the
+    // browser's import worker (the decoder worker's job).
+    match imp.finish_or_archive()? {
+        super::Finished::Trace(t) => Ok(*t),
+        super::Finished::Archive(_) => Err(ImportError::NotATrace {
+            reason: "an archive inside a run's folder; extract it".into(),
+        }),
+    }
 }
 
 /// The PyTorch trace and the profile stacked on the epoch clock, joined
