@@ -911,23 +911,19 @@ fn finish_neuron(
 /// cannot be opened alone.
 fn neuron_companion(head: &[u8]) -> Option<String> {
     if neuron::mapping::looks_like(head) {
-        return Some(neuron_companion_reason(true));
+        return Some(MAPPING_ALONE.into());
     }
     if neuron::summary::looks_like(head) {
-        return Some(neuron_companion_reason(false));
+        return Some(SUMMARY_ALONE.into());
     }
     None
 }
 
-/// What a framework mapping (`mapping`) or a summary JSON is, and what to
-/// open it with.
-fn neuron_companion_reason(mapping: bool) -> String {
-    if mapping {
-        "this is a TorchNeuron framework mapping (framework_mapping_*.json): it joins PyTorch's trace.json to the Neuron runtime's profile — open it together with them (drop the run's folder, the files at once, or a .zip / .tar of them)".into()
-    } else {
-        "this is a Neuron summary JSON (--output-format summary-json): its counters are read beside the profile they summarise — open it together with that profile (the folder, the files at once, or a .zip / .tar of them)".into()
-    }
-}
+/// A framework mapping opened alone: what it is, what to open it with.
+pub(crate) const MAPPING_ALONE: &str = "this is a TorchNeuron framework mapping (framework_mapping_*.json): it joins PyTorch's trace.json to the Neuron runtime's profile — open it together with them (drop the run's folder, the files at once, or a .zip / .tar of them)";
+
+/// A summary JSON opened alone.
+const SUMMARY_ALONE: &str = "this is a Neuron summary JSON (--output-format summary-json): its counters are read beside the profile they summarise — open it together with that profile (the folder, the files at once, or a .zip / .tar of them)";
 
 /// Imports a whole file held in memory.
 ///

@@ -213,7 +213,7 @@ pub fn import_run(
         }
         (None, None) if summaries.is_empty() && !mappings.is_empty() => {
             return Err(ImportError::NotATrace {
-                reason: super::neuron_companion_reason(true),
+                reason: super::MAPPING_ALONE.into(),
             })
         }
         (None, None) => {
