@@ -576,6 +576,7 @@ mod tests {
             collectives: Vec::new(),
             mismatched: 0,
             unmatched_calls: 0,
+            unmatched_by_kind: Default::default(),
             notes: Vec::new(),
         };
         let heat = heat_map(&r, &MEASURES[0]);

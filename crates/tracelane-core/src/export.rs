@@ -1416,6 +1416,7 @@ pub fn ranks_json(
         "collectives_matched": r.collectives.len(),
         "mismatched": r.mismatched,
         "unmatched_calls": r.unmatched_calls,
+        "unmatched_by_kind": r.unmatched_by_kind,
         "notes": r.notes,
     })
 }

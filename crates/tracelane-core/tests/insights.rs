@@ -212,7 +212,13 @@ fn pageable_copies_and_blocking_syncs_are_counted_with_their_slices() {
     assert_eq!(copies, 16);
     let s = of(&r, "blocking_sync");
     assert_eq!(s.len(), 1);
-    assert_eq!(number(s[0], "syncs"), "19");
+    // Every one in the trace, in a step or not: 16 under .cpu()'s copy.
+    assert_eq!(number(s[0], "blocking calls"), "21");
+    assert_eq!(
+        number(s[0], "calls"),
+        "cudaStreamSynchronize ×16, cudaDeviceSynchronize ×5"
+    );
+    assert!(number(s[0], "made by").starts_with("aten::copy_ (a copy to or from the host"));
     assert!(s[0]
         .evidence
         .slices
@@ -224,9 +230,12 @@ fn pageable_copies_and_blocking_syncs_are_counted_with_their_slices() {
         &Scope::Whole,
     );
     assert_eq!(number(of(&legacy, "pageable_copy")[0], "copies"), "12");
-    assert_eq!(number(of(&legacy, "blocking_sync")[0], "syncs"), "12");
+    assert_eq!(
+        number(of(&legacy, "blocking_sync")[0], "blocking calls"),
+        "13"
+    );
 
-    // Pinned copies; the one sync is outside the steps.
+    // Pinned copies; the one sync has nothing on the critical path.
     for rel in [
         "public/hta_compare_pair/base.json.gz",
         "public/hta_compare_pair/test.json.gz",
@@ -594,4 +603,62 @@ fn dynamo_frames_of_a_disabled_function_are_not_compilation() {
     assert_eq!(w.len(), 1);
     assert!(!w[0].title.contains("torch.compile"), "{}", w[0].title);
     assert!(w[0].action.starts_with("exclude warm-up"));
+}
+
+#[test]
+fn a_copy_waiting_with_nothing_queued_is_a_blocking_call_not_a_slow_host() {
+    let t = trace("edge/blocking_copy_nothing_queued.json");
+    let r = report(&t, &Scope::Whole);
+    quiet(&r, "host_bound");
+    let f = of(&r, "blocking_sync");
+    assert_eq!(f.len(), 1);
+    let f = f[0];
+    assert!(
+        f.title.contains("hipMemcpyWithStream under aten::copy_")
+            && f.title.contains("in sample (decode.py:77)")
+            && f.title.contains("nothing queued"),
+        "{}",
+        f.title
+    );
+    assert_eq!(number(f, "calls"), "hipMemcpyWithStream ×1");
+    assert_eq!(number(f, "Python callers"), "sample (decode.py:77) ×1");
+    assert!(number(f, "waiting on work not in this trace").starts_with("1 of 1"));
+    // The host waited 463,100 µs; the device idled all of it but the copy.
+    assert_eq!(number(f, "host time waiting in them"), "463,100 µs");
+    assert_eq!(number(f, "device idle while the host waited"), "463,010 µs");
+    // Evidence: the call itself, where "show on the timeline" goes.
+    assert_eq!(
+        t.slice_name(f.evidence.slices[0] as usize),
+        "hipMemcpyWithStream"
+    );
+    assert!(f.gain_ns > 0 && f.gain_ns <= 463_100_000);
+}
+
+#[test]
+fn a_graph_replay_is_one_launch_of_its_kernels_not_a_launch_bound_program() {
+    use tracelane_core::analysis::device_time::device_time;
+    use tracelane_core::analysis::frame::Mode;
+    let t = trace("edge/cuda_graph_replay.json");
+    let d = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+    assert_eq!(d.launches.launches, 10);
+    assert_eq!(
+        (d.launches.graph_launches, d.launches.graph_kernels),
+        (1, 150)
+    );
+    // Each replayed kernel is attributed through the replay to its op.
+    let k = (0..t.slices.len())
+        .find(|&i| t.slice_name(i) == "graph_captured_kernel_0")
+        .unwrap();
+    assert_eq!(t.slice_name(t.links.launch[k] as usize), "cudaGraphLaunch");
+    assert_eq!(t.slice_name(t.links.op[k] as usize), "aten::_graph_replay");
+    let r = report(&t, &Scope::Whole);
+    quiet(&r, "launch_bound");
+    let check = r.checks.iter().find(|c| c.rule == "launch_bound").unwrap();
+    assert!(
+        check
+            .why
+            .contains("150 kernels replayed by 1 graph launches"),
+        "{}",
+        check.why
+    );
 }

@@ -240,3 +240,108 @@ fn a_rank_late_in_most_steps_is_a_straggler_finding_and_one_rank_is_none() {
     assert!(found.is_empty());
     assert_eq!(why, "one rank: nothing to wait for");
 }
+
+fn gloo_kinds_set() -> Vec<RankSummary> {
+    let names: Vec<String> = (0..4)
+        .map(|r| format!("gloo_kinds_rank{r}_cpu.pt.trace.json.gz"))
+        .collect();
+    set("torch-gloo-kinds", &names)
+}
+
+#[test]
+fn every_kind_of_collective_is_matched_as_the_script_issued_it() {
+    // tools/gen_gloo_collectives.py: what each step issued, in order.
+    let expected = common::expected("torch-gloo-kinds/expected.json");
+    let per_step: Vec<&str> = expected["issued_per_step"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    let set = gloo_kinds_set();
+    for s in &set {
+        let rank = s.rank.unwrap();
+        // The ring: even ranks send first.
+        let ring: &[&str] = if rank % 2 == 0 {
+            &["send", "recv"]
+        } else {
+            &["recv", "send"]
+        };
+        let mut want: Vec<&str> = Vec::new();
+        for _ in 0..2 {
+            for k in &per_step {
+                match *k {
+                    "send/recv" => want.extend_from_slice(ring),
+                    k => want.push(k),
+                }
+            }
+        }
+        let got: Vec<&str> = s.collectives.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(got, want, "rank {rank}");
+        assert!(s.unmatched.is_empty(), "rank {rank}: {:?}", s.unmatched);
+        let peers: Vec<i64> = s
+            .collectives
+            .iter()
+            .filter(|c| c.name == "send")
+            .map(|c| c.peer.unwrap())
+            .collect();
+        assert_eq!(peers, [(rank + 1) % 4; 2], "rank {rank}");
+    }
+    let r = ranks(&set);
+    // 13 group collectives and 4 send → recv pairs a step.
+    assert_eq!(r.collectives.len(), 2 * (13 + 4));
+    assert_eq!((r.mismatched, r.unmatched_calls), (0, 0));
+    assert!(r.unmatched_by_kind.is_empty(), "{:?}", r.unmatched_by_kind);
+    let pairs: Vec<&str> = r
+        .collectives
+        .iter()
+        .filter(|c| c.name == "sendrecv")
+        .map(|c| c.group.as_str())
+        .collect();
+    for p in ["p2p 0→1", "p2p 1→2", "p2p 2→3", "p2p 3→0"] {
+        assert_eq!(pairs.iter().filter(|g| **g == p).count(), 2, "{p}");
+    }
+}
+
+#[test]
+fn the_rank_slowed_before_its_all_to_all_is_named_there() {
+    // Rank 1 computes before each all_to_all_single: the largest skews
+    // are at the all-to-alls, and rank 1 is every step's straggler.
+    let r = ranks(&gloo_kinds_set());
+    assert_eq!(r.collectives[0].name, "alltoall");
+    assert_eq!(r.collectives[0].last_rank, 1);
+    assert_eq!(r.stragglers.len(), 2);
+    assert!(r
+        .stragglers
+        .iter()
+        .all(|s| s.rank == 1 && s.by == "collectives"));
+}
+
+#[test]
+fn nccl_collectives_take_their_kind_from_the_cpu_side_not_the_kernel_name() {
+    use tracelane_core::analysis::collectives::{device_collectives, MatchedBy};
+    let t = common::load("edge/nccl_collectives_by_cpu_side.json");
+    let found = device_collectives(&t, &|i| t.slice_args_json(i).to_string());
+    let kinds: Vec<&str> = found.calls.iter().map(|c| c.kind.as_str()).collect();
+    // Two SendRecv kernels: an all-to-all and an all-reduce.
+    assert_eq!(kinds, ["alltoall", "allreduce", "allgather", "send"]);
+    assert!(found.calls.iter().all(|c| c.by == MatchedBy::CpuRange));
+    assert_eq!(found.calls[3].peer, Some(1));
+    assert_eq!(found.calls[3].bytes, Some(1024));
+    // The graph-replayed SendRecv kernel: counted, not made a send.
+    assert_eq!(
+        found.unmatched_kernels.into_iter().collect::<Vec<_>>(),
+        [("sendrecv".to_string(), 1)]
+    );
+    assert_eq!(
+        found.without_device_work.into_iter().collect::<Vec<_>>(),
+        [("broadcast".to_string(), 1)]
+    );
+    // Three calls name their kind by their op alone.
+    assert_eq!(found.without_metadata, 3);
+    let s = summary("edge/nccl_collectives_by_cpu_side.json");
+    let r = ranks(&[s]);
+    assert_eq!(r.unmatched_by_kind.get("sendrecv"), Some(&1));
+    assert_eq!(r.unmatched_by_kind.get("broadcast"), Some(&1));
+    assert_eq!(r.unmatched_by_kind.get("alltoall"), Some(&1));
+}

@@ -280,6 +280,15 @@ pub struct LaunchStats {
     pub delay_histogram: Vec<(i64, u64)>,
     /// The longest delays: (launch slice, device slice, delay ns).
     pub worst: Vec<(u32, u32, i64)>,
+    /// Graph replays (`cudaGraphLaunch`, `hipGraphLaunch`) and the device
+    /// work they replayed. Under tracelane's rules one replay is one
+    /// launch of many kernels: its kernels are not launches of their own
+    /// (not in `launches`, `short_kernels`, the delays). HTA's rules keep
+    /// its own pairs.
+    #[serde(default)]
+    pub graph_launches: u64,
+    #[serde(default)]
+    pub graph_kernels: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -692,7 +701,13 @@ fn launch_stats(t: &Trace, f: &Frame) -> LaunchStats {
     let mut s = LaunchStats::default();
     let mut buckets = [0u64; 12];
     let mut worst: Vec<(u32, u32, i64)> = Vec::new();
+    let mut replays: rustc_hash::FxHashSet<usize> = Default::default();
     for (h, d) in launch_pairs(t, f) {
+        if f.mode == Mode::Exact && t.str(f.name_id(t, h)).contains("GraphLaunch") {
+            replays.insert(h);
+            s.graph_kernels += 1;
+            continue;
+        }
         let cpu = f.end[h] - f.ts[h];
         let dev = f.end[d] - f.ts[d];
         let raw = f.ts[d] - f.ts[h] - cpu;
@@ -716,6 +731,7 @@ fn launch_stats(t: &Trace, f: &Frame) -> LaunchStats {
         buckets[k] += 1;
         worst.push((f.slice[h], f.slice[d], delay));
     }
+    s.graph_launches = replays.len() as u64;
     s.delay_histogram = buckets
         .iter()
         .enumerate()

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | [`ops`] | PyTorch's `key_averages()` table: CPU and device time per op |
 //! | [`chain`] | what a slice launched or was launched by, with launch delays |
+//! | [`collectives`] | a rank's collective calls from the CPU side, tied to their kernels, every kind |
 //! | [`compare`] | variants (traces × scopes) side by side against a baseline |
 //! | [`critical_path`] | the longest chain of dependent work, each edge labelled by what bounds it (HTA's model) |
 //! | [`data_movement`] | copies and sets by kind with bandwidth, and the ops that caused them |
@@ -27,6 +28,7 @@
 //! defines a number, which one.
 
 pub mod chain;
+pub mod collectives;
 pub mod compare;
 pub mod critical_path;
 pub mod data_movement;

@@ -28,19 +28,20 @@
 //!   whole trace when it has none). HTA's own figures for the whole trace
 //!   (`get_temporal_breakdown`, `get_comm_comp_overlap`) are given beside
 //!   them under `hta` for ranks with device work.
-//! - **Collectives**: a rank's collective calls are its collective kernels
-//!   (NCCL / RCCL / device collectives; their `Collective name`, `Process
-//!   Group Name`, message sizes and `dtype` args — on the kernel, else on
-//!   the `record_param_comms` op that launched it) or, without device
-//!   work, its backend's work ranges (`gloo:all_reduce` …, sizes from the
-//!   input shapes). A rank *arrives* when its kernel (work) starts: the
-//!   kernel then waits for its peers inside, so the ends line up. Calls are
-//!   matched across ranks by process group and sequence number (`Seq`
-//!   where the trace has it, else the order of the calls in the group on
-//!   each rank); a match whose names or sizes differ between ranks is
-//!   counted as mismatched and kept apart. Point-to-point calls (send /
-//!   recv) pair with one peer, not with the group: they are counted, not
-//!   matched.
+//! - **Collectives**: a rank's collective calls are found from the CPU
+//!   side and tied to the kernels they launched ([`collectives`]: every
+//!   kind — all-reduce, all-gather, reduce-scatter, all-to-all, broadcast,
+//!   reduce, barrier, send / recv — whatever its kernel is called) or,
+//!   without device work, its backend's work ranges (`gloo:all_reduce` …,
+//!   sizes from the input shapes). A rank *arrives* when its first kernel
+//!   (work) starts: the kernel then waits for its peers inside, so the
+//!   ends line up. Calls are matched across ranks by process group and
+//!   sequence number (`Seq` where every call has it, else the order of
+//!   the calls in the group on each rank); a send with the recv of its
+//!   peer (`Dst Rank` / `Src Rank`), in order between the two ranks. A
+//!   match whose kinds or sizes differ between ranks is counted as
+//!   mismatched and kept apart; what cannot be matched is counted per kind
+//!   (`unmatched_by_kind`), never filed under another kind.
 //! - **Skew** = latest arrival − earliest; the rank that arrived last is
 //!   named. Each rank's *wait* in a collective = latest arrival − its own.
 //! - **Bandwidth** (nccl-tests' definitions, `doc/PERFORMANCE.md`): the
@@ -61,6 +62,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+use super::collectives::{self, bus_factor, dtype_bytes, is_point_to_point};
 use super::frame::{exact_kernel_type, KernelType, Mode};
 use super::intervals::{self, Interval};
 use super::scope::{numbered_steps, step_at, Scope};
@@ -112,6 +114,9 @@ pub struct CollectiveCall {
     pub group: String,
     /// `Seq` from the args where the trace has it.
     pub seq: Option<u64>,
+    /// A send's or recv's other rank (global), where the trace says.
+    #[serde(default)]
+    pub peer: Option<i64>,
     /// Buffer size S (bytes) by nccl-tests' definition, where known.
     pub bytes: Option<u64>,
     pub arrival_ns: i64,
@@ -138,159 +143,23 @@ pub struct RankSummary {
     pub comm_comp_overlap_pct: Option<f64>,
     pub hta: Option<HtaRank>,
     pub collectives: Vec<CollectiveCall>,
-    /// Collective kernels without the metadata to match them.
+    /// Calls whose kind comes from a name only (no `Collective name`, no
+    /// group): matched by order in the group.
     pub collectives_without_metadata: u64,
+    /// Collective work tied to no call, by kind: kernels no collective
+    /// range launched and whose args do not say, host calls without their
+    /// kernels.
+    #[serde(default)]
+    pub unmatched: BTreeMap<String, u64>,
     pub notes: Vec<String>,
 }
-
-/// Names a backend's work ranges start with (`gloo:all_reduce`).
-const WORK_PREFIXES: &[&str] = &["gloo:", "nccl:", "mpi:", "ucc:", "xccl:"];
 
 /// Collective ops on the calling thread: not compute.
 fn is_collective_op(name: &str) -> bool {
     name.starts_with("c10d::")
         || name == "record_param_comms"
         || name.starts_with("c10d_functional::")
-}
-
-/// `all_reduce`, `AllReduce`, `allreduce_coalesced` → `allreduce`, … .
-pub fn normalise_collective(name: &str) -> String {
-    let lower: String = name
-        .chars()
-        .filter(|c| *c != '_' && *c != ' ')
-        .flat_map(|c| c.to_lowercase())
-        .collect();
-    for kind in [
-        "allreduce",
-        "allgather",
-        "reducescatter",
-        "alltoall",
-        "broadcast",
-        "reduce",
-        "sendrecv",
-        "send",
-        "recv",
-        "barrier",
-        "gather",
-        "scatter",
-    ] {
-        if lower.starts_with(kind) {
-            return kind.to_string();
-        }
-    }
-    lower
-}
-
-/// The collective kind in a kernel name (`ncclDevKernel_AllReduce_Sum_f32…`,
-/// `ncclKernel_Broadcast_RING_LL…`).
-fn kind_from_kernel(name: &str) -> Option<String> {
-    let lower = name.to_ascii_lowercase();
-    let kinds = [
-        ("allreduce", "allreduce"),
-        ("allgather", "allgather"),
-        ("reducescatter", "reducescatter"),
-        ("alltoall", "alltoall"),
-        ("sendrecv", "sendrecv"),
-        ("broadcast", "broadcast"),
-        ("_reduce", "reduce"),
-    ];
-    kinds
-        .iter()
-        .find(|(k, _)| lower.contains(k))
-        .map(|(_, v)| v.to_string())
-}
-
-/// Bytes per element of a `dtype` arg / an input type.
-fn dtype_bytes(dtype: &str) -> Option<u64> {
-    let d = dtype.to_ascii_lowercase();
-    Some(match d.as_str() {
-        "float" | "float32" | "int" | "int32" | "uint32" => 4,
-        "double" | "float64" | "long" | "int64" | "long int" | "uint64" => 8,
-        "half" | "float16" | "bfloat16" | "short" | "int16" | "c10::half" | "c10::bfloat16" => 2,
-        "byte" | "char" | "bool" | "int8" | "uint8" | "signed char" | "unsigned char" => 1,
-        _ if d.contains("float8") => 1,
-        _ if d.contains("complexfloat") => 8,
-        _ if d.contains("complexdouble") => 16,
-        _ => return None,
-    })
-}
-
-/// S, the buffer size nccl-tests' bandwidths are defined on.
-fn buffer_bytes(
-    kind: &str,
-    in_nelems: Option<u64>,
-    out_nelems: Option<u64>,
-    elem: Option<u64>,
-) -> Option<u64> {
-    let elem = elem?;
-    let n = match kind {
-        "allgather" => out_nelems.or(in_nelems)?,
-        "reducescatter" => in_nelems.or(out_nelems)?,
-        _ => in_nelems.or(out_nelems)?,
-    };
-    Some(n * elem)
-}
-
-/// Send, recv and their fused form: calls between two ranks.
-pub fn is_point_to_point(kind: &str) -> bool {
-    matches!(kind, "send" | "recv" | "sendrecv")
-}
-
-/// nccl-tests' bus-bandwidth factor for `n` ranks.
-pub fn bus_factor(kind: &str, n: usize) -> f64 {
-    let n = n.max(1) as f64;
-    match kind {
-        "allreduce" => 2.0 * (n - 1.0) / n,
-        "allgather" | "reducescatter" | "alltoall" => (n - 1.0) / n,
-        _ => 1.0,
-    }
-}
-
-fn arg_u64(v: &serde_json::Value, key: &str) -> Option<u64> {
-    match v.get(key)? {
-        serde_json::Value::Number(n) => n.as_u64().or_else(|| n.as_f64().map(|f| f as u64)),
-        serde_json::Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
-fn arg_str(v: &serde_json::Value, key: &str) -> Option<String> {
-    match v.get(key)? {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    }
-}
-
-/// What a kernel's or a `record_param_comms` op's args say about a
-/// collective.
-struct CommsMeta {
-    kind: String,
-    group: Option<String>,
-    seq: Option<u64>,
-    bytes: Option<u64>,
-}
-
-/// A collective's metadata from a kernel's or a `record_param_comms`
-/// op's args.
-fn comms_meta(args: &serde_json::Value) -> Option<CommsMeta> {
-    let name = arg_str(args, "Collective name")?;
-    let kind = normalise_collective(&name);
-    let group = arg_str(args, "Process Group Name");
-    let seq = arg_u64(args, "Seq");
-    let elem = arg_str(args, "dtype").and_then(|d| dtype_bytes(&d));
-    let bytes = buffer_bytes(
-        &kind,
-        arg_u64(args, "In msg nelems"),
-        arg_u64(args, "Out msg nelems"),
-        elem,
-    );
-    Some(CommsMeta {
-        kind,
-        group,
-        seq,
-        bytes,
-    })
+        || name.starts_with("_c10d_functional::")
 }
 
 impl RankSummary {
@@ -324,6 +193,7 @@ impl RankSummary {
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let mut collectives = Vec::new();
         let mut without_metadata = 0u64;
+        let mut unmatched: BTreeMap<String, u64> = BTreeMap::new();
         let group_default = dist
             .as_ref()
             .and_then(|d| match d.process_groups.as_slice() {
@@ -339,37 +209,23 @@ impl RankSummary {
                         KernelType::Computation => comp.push(iv),
                         KernelType::Memory => mem.push(iv),
                         KernelType::Other => other.push(iv),
-                        KernelType::Communication => {
-                            comm.push(iv);
-                            let meta = serde_json::from_str::<serde_json::Value>(&args(i))
-                                .ok()
-                                .and_then(|a| comms_meta(&a))
-                                .or_else(|| launching_comms_op(t, i, args));
-                            let (kind, group, seq, bytes) = match meta {
-                                Some(m) => (m.kind, m.group, m.seq, m.bytes),
-                                None => {
-                                    without_metadata += 1;
-                                    match kind_from_kernel(name) {
-                                        Some(k) => (k, None, None, None),
-                                        None => continue,
-                                    }
-                                }
-                            };
-                            collectives.push(CollectiveCall {
-                                name: kind,
-                                group: group
-                                    .or_else(|| group_default.clone())
-                                    .unwrap_or_else(|| "?".into()),
-                                seq,
-                                bytes,
-                                arrival_ns: iv.0 + off,
-                                end_ns: iv.1 + off,
-                                step: None,
-                                slice: i as u32,
-                            });
-                        }
+                        KernelType::Communication => comm.push(iv),
                     }
                 }
+                let found = collectives::device_collectives(t, args);
+                without_metadata = found.without_metadata;
+                for (kind, n) in found.unmatched_kernels {
+                    *unmatched.entry(kind).or_default() += n;
+                }
+                for (kind, n) in found.without_device_work {
+                    *unmatched.entry(kind).or_default() += n;
+                }
+                collectives.extend(
+                    found
+                        .calls
+                        .into_iter()
+                        .map(|c| call_of(c, &group_default, off)),
+                );
             }
             Basis::Host => {
                 let mut ops = Vec::new();
@@ -379,25 +235,7 @@ impl RankSummary {
                         continue;
                     }
                     let name = t.slice_name(i);
-                    let work = s.category[i] == Category::UserAnnotation
-                        && WORK_PREFIXES.iter().any(|p| name.starts_with(p));
-                    if work {
-                        let iv = (s.start_ns[i], s.end_ns(i));
-                        comm.push(iv);
-                        let kind = normalise_collective(name.split_once(':').map_or(name, |x| x.1));
-                        let bytes =
-                            host_work_bytes(t, i, &kind, dist.as_ref().and_then(|d| d.world_size));
-                        collectives.push(CollectiveCall {
-                            name: kind,
-                            group: group_default.clone().unwrap_or_else(|| "?".into()),
-                            seq: None,
-                            bytes,
-                            arrival_ns: iv.0 + off,
-                            end_ns: iv.1 + off,
-                            step: None,
-                            slice: i as u32,
-                        });
-                    } else if s.category[i] == Category::CpuOp {
+                    if s.category[i] == Category::CpuOp {
                         if is_collective_op(name) {
                             coll_ops.push((s.start_ns[i], s.end_ns(i)));
                         } else if s.parent[i] == NO_SLICE
@@ -410,8 +248,22 @@ impl RankSummary {
                 let ops = intervals::union(ops);
                 let coll_ops = intervals::union(coll_ops);
                 comp = subtract(&ops, &coll_ops);
+                let world = dist.as_ref().and_then(|d| d.world_size);
+                let found = collectives::host_collectives(t, args, &|w, kind| {
+                    host_work_bytes(t, w, kind, world)
+                });
+                comm.extend(found.works.iter().map(|&w| (s.start_ns[w], s.end_ns(w))));
+                for (kind, n) in found.unmatched_work {
+                    *unmatched.entry(kind).or_default() += n;
+                }
+                collectives.extend(
+                    found
+                        .calls
+                        .into_iter()
+                        .map(|c| call_of(c, &group_default, off)),
+                );
                 if group_default.is_none() && !collectives.is_empty() {
-                    notes.push("the trace does not say which process group each backend work range belongs to (several groups or none listed): matched by order as group \"?\"".into());
+                    notes.push("the trace does not say which process group each call belongs to (several groups or none listed): matched by order per kind as group \"?\"".into());
                 }
             }
         }
@@ -431,8 +283,7 @@ impl RankSummary {
         for c in collectives.iter_mut() {
             c.step = step_at(&numbered, c.arrival_ns - off);
         }
-        // Order per group as issued (kernels in one group run in order).
-        collectives.sort_by_key(|c| (c.arrival_ns, c.slice));
+        // In the order issued (as found).
         let (comm_total, overlapped) = if steps.is_empty() {
             let span = t.time_span_ns().unwrap_or((0, 0));
             let b = breakdown(&comp, &comm, &mem, &other, span);
@@ -459,7 +310,7 @@ impl RankSummary {
         }
         if without_metadata > 0 {
             notes.push(format!(
-                "{without_metadata} collective kernels carry no Collective name / Process Group Name (neither on the kernel nor on a record_param_comms op): matched by kind and order only"
+                "{without_metadata} collective calls carry no Collective name / Process Group Name (neither on a record_param_comms op nor on the kernel): their kind is their op's name, matched by order"
             ));
         }
         RankSummary {
@@ -474,6 +325,7 @@ impl RankSummary {
             hta,
             collectives,
             collectives_without_metadata: without_metadata,
+            unmatched,
             notes,
         }
     }
@@ -495,27 +347,6 @@ pub fn args_read_by_summary(t: &Trace) -> Vec<usize> {
         .collect()
 }
 
-/// The `record_param_comms` op above a kernel's launch, its metadata.
-fn launching_comms_op(
-    t: &Trace,
-    kernel: usize,
-    args: &dyn Fn(usize) -> String,
-) -> Option<CommsMeta> {
-    let launch = t.links.launch[kernel];
-    if launch == NO_SLICE {
-        return None;
-    }
-    let mut p = t.slices.parent[launch as usize];
-    while p != NO_SLICE {
-        if t.slice_name(p as usize) == "record_param_comms" {
-            let a: serde_json::Value = serde_json::from_str(&args(p as usize)).ok()?;
-            return comms_meta(&a);
-        }
-        p = t.slices.parent[p as usize];
-    }
-    None
-}
-
 /// A backend work range's buffer from its `Input Dims` / `Input type`
 /// (all-gather's output is `world` inputs).
 fn host_work_bytes(t: &Trace, i: usize, kind: &str, world: Option<i64>) -> Option<u64> {
@@ -530,6 +361,25 @@ fn host_work_bytes(t: &Trace, i: usize, kind: &str, world: Option<i64>) -> Optio
         elems
     };
     Some(n * elem)
+}
+
+/// A found call as the summary keeps it: on the epoch clock, its group
+/// the trace's only process group when its args do not name one.
+fn call_of(c: collectives::Call, group_default: &Option<String>, off: i64) -> CollectiveCall {
+    CollectiveCall {
+        name: c.kind,
+        group: c
+            .group
+            .or_else(|| group_default.clone())
+            .unwrap_or_else(|| "?".into()),
+        seq: c.seq,
+        peer: c.peer,
+        bytes: c.bytes,
+        arrival_ns: c.start_ns + off,
+        end_ns: c.end_ns + off,
+        step: None,
+        slice: c.slice,
+    }
 }
 
 /// `x` less `y` (both merged).
@@ -687,6 +537,11 @@ pub struct RanksReport {
     pub mismatched: u64,
     /// Calls present on only some of their group's ranks.
     pub unmatched_calls: u64,
+    /// Everything not matched, by kind: calls on one rank only, sends and
+    /// recvs without their peer, kernels tied to no call, host calls
+    /// without their kernels.
+    #[serde(default)]
+    pub unmatched_by_kind: BTreeMap<String, u64>,
     pub notes: Vec<String>,
 }
 
@@ -763,47 +618,92 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         .min()
         .unwrap_or(0);
 
-    // Match: (group, seq or index in group) → calls.
+    // Match: (group, seq or index in group) → calls; a send and its recv
+    // by (sender, receiver, index between the two).
     type Key = (String, u64);
     let mut matched: BTreeMap<Key, Vec<(usize, &CollectiveCall)>> = BTreeMap::new();
-    let use_seq = summaries
-        .iter()
-        .all(|s| s.collectives.iter().all(|c| c.seq.is_some()));
-    let mut point_to_point = 0u64;
+    let use_seq = summaries.iter().all(|s| {
+        s.collectives
+            .iter()
+            .filter(|c| !is_point_to_point(&c.name))
+            .all(|c| c.seq.is_some())
+    });
+    let mut unmatched_by_kind: BTreeMap<String, u64> = BTreeMap::new();
+    for s in summaries {
+        for (kind, n) in &s.unmatched {
+            *unmatched_by_kind.entry(kind.clone()).or_default() += n;
+        }
+    }
     for &k in &order {
-        let mut index: HashMap<&str, u64> = HashMap::new();
+        let mut index: HashMap<(String, i64, i64), u64> = HashMap::new();
         for c in &summaries[k].collectives {
-            // A send pairs with one peer's recv, not with the group's n-th
-            // call: not matched here (counted).
-            if is_point_to_point(&c.name) {
-                point_to_point += 1;
-                continue;
-            }
-            let i = index.entry(c.group.as_str()).or_default();
-            let seq = if use_seq { c.seq.unwrap_or(*i) } else { *i };
+            let key = match (c.name.as_str(), c.peer) {
+                ("send", Some(p)) => (format!("{}→{p}", ids[k]), ids[k], p),
+                ("recv", Some(p)) => (format!("{p}→{}", ids[k]), p, ids[k]),
+                (kind, _) if is_point_to_point(kind) => {
+                    // Without its peer a send cannot be told from another.
+                    *unmatched_by_kind.entry(kind.to_string()).or_default() += 1;
+                    continue;
+                }
+                // Without `Seq`, the n-th call of a kind in a group: calls of
+                // other kinds may sit in other groups the trace does not name.
+                (kind, _) if !use_seq => (format!("{}\u{1f}{kind}", c.group), -1, -1),
+                _ => (c.group.clone(), -1, -1),
+            };
+            let i = index.entry(key.clone()).or_default();
+            let seq = if use_seq && key.1 < 0 {
+                c.seq.unwrap_or(*i)
+            } else {
+                *i
+            };
             *i += 1;
-            matched
-                .entry((c.group.clone(), seq))
-                .or_default()
-                .push((k, c));
+            let group = if key.1 < 0 {
+                key.0
+            } else {
+                format!("p2p {}", key.0)
+            };
+            matched.entry((group, seq)).or_default().push((k, c));
         }
     }
     let mut collectives = Vec::new();
     let mut mismatched = 0u64;
     let mut unmatched_calls = 0u64;
+    let mut ended_before_last = 0u64;
     for ((group, seq), calls) in matched {
+        let p2p = group.starts_with("p2p ");
         if calls.len() < 2 {
             unmatched_calls += calls.len() as u64;
+            for (_, c) in &calls {
+                *unmatched_by_kind.entry(c.name.clone()).or_default() += 1;
+            }
             continue;
         }
         let first = calls[0].1;
-        if calls
-            .iter()
-            .any(|(_, c)| c.name != first.name || c.bytes != first.bytes)
-        {
+        let differ = if p2p {
+            calls.len() != 2
+                || calls[0].1.name == calls[1].1.name
+                || calls[0].1.bytes != calls[1].1.bytes
+        } else {
+            // A root's buffers differ from the others' (gather, scatter),
+            // and all-to-all may split unevenly: their sizes are not compared.
+            let sized = !matches!(first.name.as_str(), "gather" | "scatter" | "alltoall");
+            calls
+                .iter()
+                .any(|(_, c)| c.name != first.name || (sized && c.bytes != first.bytes))
+        };
+        if differ {
             mismatched += 1;
             continue;
         }
+        let name = if p2p {
+            "sendrecv".to_string()
+        } else {
+            first.name.clone()
+        };
+        let group = match group.split_once('\u{1f}') {
+            Some((g, _)) => g.to_string(),
+            None => group,
+        };
         let (last_k, last) = calls
             .iter()
             .max_by_key(|(k, c)| (c.arrival_ns, std::cmp::Reverse(ids[*k])))
@@ -817,15 +717,26 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         let n = calls.len();
         let mean_end = calls.iter().map(|(_, c)| c.end_ns as i128).sum::<i128>() / n as i128;
         let transfer = mean_end as i64 - last.arrival_ns;
+        // Only a collective every rank takes part in as an equal cannot end
+        // anywhere before the last rank arrives: a root's or a sender's
+        // part may (buffered).
+        let all_wait = matches!(
+            name.as_str(),
+            "allreduce" | "allgather" | "reducescatter" | "alltoall" | "barrier"
+        );
+        if all_wait && calls.iter().any(|(_, c)| c.end_ns < last.arrival_ns) {
+            ended_before_last += 1;
+        }
         let algbw = first
             .bytes
             .filter(|_| transfer > 0)
             .map(|b| b as f64 / transfer as f64);
         collectives.push(Collective {
-            name: first.name.clone(),
+            busbw_gbps: algbw.map(|a| a * bus_factor(&name, n)),
+            name,
             group,
             seq,
-            seq_from_args: use_seq,
+            seq_from_args: use_seq && !p2p,
             step: last.step,
             bytes: first.bytes,
             ranks: n as u32,
@@ -835,7 +746,6 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
             first_rank: ids[first_k],
             transfer_ns: transfer,
             algbw_gbps: algbw,
-            busbw_gbps: algbw.map(|a| a * bus_factor(&first.name, n)),
             calls: calls
                 .iter()
                 .map(|&(k, c)| (ids[k], c.arrival_ns, c.end_ns, c.slice))
@@ -847,15 +757,22 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
             "{mismatched} collectives differ between ranks in kind or size at the same position (ranks issued different collectives, or calls were not recorded on every rank): left out"
         ));
     }
-    if point_to_point > 0 {
+    if ended_before_last > 0 {
         notes.push(format!(
-            "{point_to_point} point-to-point calls (send / recv) are not matched across ranks: they pair with one peer, not with the group"
+            "{ended_before_last} matched collectives end on one rank before another rank's call starts: the ranks' clocks are apart, or the calls are not the same collective (the trace names no process group or sequence number to tell)"
         ));
     }
     if unmatched_calls > 0 {
         notes.push(format!(
-            "{unmatched_calls} collective calls are on one rank only: left out"
+            "{unmatched_calls} collective calls have no counterpart on another opened rank: left out"
         ));
+    }
+    if !unmatched_by_kind.is_empty() {
+        let list: Vec<String> = unmatched_by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        notes.push(format!("not matched, by kind: {}", list.join(", ")));
     }
 
     let mut step_set: Vec<u64> = summaries
@@ -975,6 +892,7 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         collectives,
         mismatched,
         unmatched_calls,
+        unmatched_by_kind,
         notes,
     }
 }
@@ -984,38 +902,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn collective_names_normalise_across_backends() {
-        assert_eq!(normalise_collective("all_reduce"), "allreduce");
-        assert_eq!(normalise_collective("allreduce_coalesced"), "allreduce");
-        assert_eq!(normalise_collective("_allgather_base"), "allgather");
-        assert_eq!(
-            normalise_collective("reduce_scatter_tensor"),
-            "reducescatter"
-        );
-        assert_eq!(normalise_collective("broadcast"), "broadcast");
-        assert_eq!(
-            kind_from_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)").as_deref(),
-            Some("allreduce")
-        );
-        assert_eq!(
-            kind_from_kernel("ncclDevKernel_Broadcast_RING_LL").as_deref(),
-            Some("broadcast")
-        );
-    }
-
-    #[test]
     fn ranks_come_from_file_names_when_distributed_info_repeats() {
         assert_eq!(rank_from_name("run/rank12.pt.trace.json"), Some(12));
         assert_eq!(rank_from_name("job_rank-3_step.json.gz"), Some(3));
         assert_eq!(rank_from_name("worker_7.json"), Some(7));
         assert_eq!(rank_from_name("trace.json"), None);
-    }
-
-    #[test]
-    fn bus_factors_are_nccl_tests() {
-        assert_eq!(bus_factor("allreduce", 4), 1.5);
-        assert_eq!(bus_factor("allgather", 4), 0.75);
-        assert_eq!(bus_factor("broadcast", 4), 1.0);
     }
 
     #[test]

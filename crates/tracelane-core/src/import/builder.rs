@@ -486,10 +486,15 @@ impl Builder {
     /// its category and the builder's args policy).
     pub(crate) fn row(&mut self, ts: i64, e: &EventIn) -> Row {
         let category = self.category(e.cat);
-        // Ops keep shapes and types; their other args stay in the source.
+        // Ops keep shapes and types; their other args stay in the source,
+        // but for `record_param_comms`: its args say what a collective was
+        // (few events; the ranks and collectives analyses read them).
         let args = match category {
             _ if e.fields.has_flops => self.store_args(e.args),
             _ if self.args_in_source => (0, 0),
+            Category::CpuOp if self.trace.strings.get(e.name) == "record_param_comms" => {
+                self.store_args(e.args)
+            }
             Category::CpuOp | Category::UserAnnotation | Category::PythonFunction
                 if !self.keep_op_args =>
             {

@@ -28,6 +28,7 @@ use super::scope::{Scope, ScopeError};
 use super::warmup::{median, WARMUP_FACTOR};
 use super::WhySlow;
 
+mod blocking;
 mod neuron_runtime;
 
 /// A finding's share of the scope's wall time at or above which it is
@@ -138,8 +139,8 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         id: "blocking_sync",
-        name: "Blocking syncs",
-        condition: "a blocking synchronisation call (cuda/hip Device-, Stream-, EventSynchronize; a synchronous cudaMemcpy) inside a ProfilerStep (anywhere without steps) after which the device sits idle (Nsight Systems' synchronous-API rule)",
+        name: "Blocking calls",
+        condition: "a call that blocks the host until the device is done (cuda/hip Device-, Stream-, EventSynchronize; synchronous copies such as cudaMemcpy, hipMemcpyWithStream), wherever it is, after or during which the device sits idle (Nsight Systems' synchronous-API rule); named by the op that made it (.item(), nonzero, .cpu()) and its Python caller; a wait with nothing queued on the device is said to be on work not in this trace",
     },
     Rule {
         id: "layout_conversion",
@@ -399,7 +400,7 @@ pub fn insights_of(
     run("host_bound", host_bound(&cx, w, launch_bound_fired));
     let copies = super::data_movement::copy_events(t, scope, args)?;
     run("pageable_copy", pageable_copies(&cx, &copies.0));
-    run("blocking_sync", blocking_syncs(&cx));
+    run("blocking_sync", blocking::blocking_syncs(&cx));
     run("layout_conversion", layout_conversions(&cx, &copies));
     run("exposed_communication", exposed_communication(&cx, w));
     run("collective_outlier", collective_outliers(&cx));
@@ -1129,11 +1130,20 @@ fn device_idle_share(cx: &Cx, w: &WhySlow) -> f64 {
 
 fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
     let l = &w.device.launches;
+    // Kernels a graph replays are not launches of their own.
+    let graphs = if l.graph_kernels > 0 {
+        format!(
+            "; {} kernels replayed by {} graph launches are not counted as launches",
+            l.graph_kernels, l.graph_launches
+        )
+    } else {
+        String::new()
+    };
     if l.launches < LAUNCH_BOUND_MIN_LAUNCHES {
         return (
             Vec::new(),
             format!(
-                "{} kernel launches in this scope (fewer than {LAUNCH_BOUND_MIN_LAUNCHES})",
+                "{} kernel launches in this scope (fewer than {LAUNCH_BOUND_MIN_LAUNCHES}){graphs}",
                 l.launches
             ),
         );
@@ -1188,7 +1198,7 @@ fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
         }
     }
     let kernels: Vec<i64> = w.device.kernels.iter().map(|k| k.mean_ns as i64).collect();
-    let numbers = vec![
+    let mut numbers = vec![
         ("launches".into(), l.launches.to_string()),
         (
             "short kernels (shorter than their launch, HTA)".into(),
@@ -1209,6 +1219,12 @@ fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
             us(on(Bound::GpuKernelKernelOverhead)),
         ),
     ];
+    if l.graph_kernels > 0 {
+        numbers.push((
+            "kernels replayed by graphs (not launches of their own)".into(),
+            format!("{} by {} graph launches", l.graph_kernels, l.graph_launches),
+        ));
+    }
     let slice_count = slices.len();
     slices.truncate(MAX_EVIDENCE);
     let finding = cx.finding(
@@ -1227,7 +1243,11 @@ fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
             slice_count,
             ranges: vec![(c.start_ns, c.end_ns)],
         },
-        "capture the step in a CUDA graph (torch.cuda.graphs, or torch.compile(mode=\"reduce-overhead\")), fuse small kernels with torch.compile, or give each launch more work (larger batches)",
+        if l.graph_kernels > 0 {
+            "the step already replays CUDA graphs: capture the launches left outside them too (the ops listed launch eagerly), fuse small kernels with torch.compile, or give each launch more work (larger batches)"
+        } else {
+            "capture the step in a CUDA graph (torch.cuda.graphs, or torch.compile(mode=\"reduce-overhead\")), fuse small kernels with torch.compile, or give each launch more work (larger batches)"
+        },
     );
     (vec![finding], String::new())
 }
@@ -1323,6 +1343,19 @@ fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec<Finding>, 
             "device idle {}, host wait {} of the idle time",
             pct(100.0 * idle_share),
             pct(100.0 * wait_share)
+        ));
+    }
+    // Idle time that blocking calls explain is theirs to report: a host
+    // stopped in a sync or a synchronous copy is not a slow host.
+    let blocked: i64 = blocking::blocking_calls(cx)
+        .iter()
+        .map(|c| c.stall_ns())
+        .sum();
+    if blocked * 2 >= wait {
+        return none(format!(
+            "the device's host-wait idle time ({}) is mostly inside or right after blocking calls ({}): the blocking-calls finding",
+            us(wait),
+            us(blocked)
         ));
     }
     let gaps: Vec<&super::device_time::Gap> = w
@@ -1524,137 +1557,6 @@ fn pageable_copies(cx: &Cx, copies: &[super::data_movement::CopyEvent]) -> (Vec<
             ranges,
         },
         "allocate the host tensors in pinned memory (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with .to(device, non_blocking=True), so the copy runs asynchronously and overlaps compute",
-    );
-    (vec![f], String::new())
-}
-
-/// Host calls that block until the device catches up.
-fn is_blocking_sync(name: &str) -> bool {
-    matches!(
-        name,
-        "cudaDeviceSynchronize"
-            | "cudaStreamSynchronize"
-            | "cudaEventSynchronize"
-            | "cudaMemcpy"
-            | "cuCtxSynchronize"
-            | "cuStreamSynchronize"
-            | "cuEventSynchronize"
-            | "hipDeviceSynchronize"
-            | "hipStreamSynchronize"
-            | "hipEventSynchronize"
-            | "hipMemcpy"
-    )
-}
-
-fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
-    let t = cx.t;
-    let s = &t.slices;
-    let steps = super::scope::profiler_steps(t);
-    let step_windows: Vec<Interval> = steps.iter().map(|o| (o.start_ns, o.end_ns)).collect();
-    let in_step = |ns: i64| steps.is_empty() || intervals::window_of(&step_windows, ns).is_some();
-    // Device work's starts, sorted, for "the next device work after".
-    let mut starts: Vec<i64> = (0..s.len())
-        .filter(|&i| s.category[i].is_device_work() && !t.on_host(i))
-        .map(|i| s.start_ns[i])
-        .collect();
-    if starts.is_empty() {
-        return (Vec::new(), "no device work".into());
-    }
-    starts.sort_unstable();
-    let mut found: Vec<(usize, i64)> = Vec::new();
-    let mut total = 0usize;
-    for i in 0..s.len() {
-        if s.category[i] != Category::Runtime || !is_blocking_sync(t.slice_name(i)) {
-            continue;
-        }
-        if !cx.inside(s.start_ns[i]) || !in_step(s.start_ns[i]) {
-            continue;
-        }
-        total += 1;
-        let end = s.end_ns(i);
-        let k = starts.partition_point(|&x| x < end);
-        // The device idles from the sync's return until the host queues
-        // the next work; no next work is the trace's end, not a wait.
-        let Some(&next) = starts.get(k) else {
-            continue;
-        };
-        // Without the sync the host would have queued that work as much
-        // earlier as it waited: the stall is the smaller of the two.
-        found.push((i, (next - end).min(s.dur_ns[i])));
-    }
-    if found.is_empty() {
-        return (
-            Vec::new(),
-            if total == 0 {
-                if steps.is_empty() {
-                    "no blocking sync calls".into()
-                } else {
-                    "no blocking sync calls inside a ProfilerStep".into()
-                }
-            } else {
-                format!("{total} blocking sync calls, none followed by device work")
-            },
-        );
-    }
-    let mut ranges = Vec::new();
-    let mut estimate = 0;
-    let mut by_op: Vec<(String, usize)> = Vec::new();
-    let mut by_call: Vec<(String, usize)> = Vec::new();
-    let mut slices = Vec::new();
-    let mut wait_ns = 0;
-    for &(i, idle) in &found {
-        estimate += idle;
-        wait_ns += s.dur_ns[i];
-        ranges.push((s.end_ns(i), s.end_ns(i) + idle));
-        slices.push(i as u32);
-        let call = t.slice_name(i).to_string();
-        tally(&mut by_call, call);
-        let op = t.links.op[i];
-        let name = if op == NO_SLICE {
-            "(no op)".to_string()
-        } else {
-            t.slice_name(top_op(t, op) as usize).to_string()
-        };
-        tally(&mut by_op, name);
-    }
-    let bounded = cx.bounded(estimate, &ranges);
-    let count = found.len();
-    let fmt = |v: &[(String, usize)]| {
-        v.iter()
-            .map(|(n, k)| format!("{n} ×{k}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let slice_count = slices.len();
-    slices.truncate(MAX_EVIDENCE);
-    // The wait's own start, for the timeline.
-    let shown: Vec<(i64, i64)> = found
-        .iter()
-        .take(MAX_EVIDENCE)
-        .map(|&(i, idle)| (s.start_ns[i], s.end_ns(i) + idle))
-        .collect();
-    let f = cx.finding(
-        "blocking_sync",
-        by_call.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join("+"),
-        format!(
-            "{count} blocking syncs{} stall the device",
-            if steps.is_empty() { "" } else { " inside steps" }
-        ),
-        bounded,
-        Evidence {
-            numbers: vec![
-                ("syncs".into(), count.to_string()),
-                ("calls".into(), fmt(&by_call)),
-                ("called from".into(), fmt(&by_op)),
-                ("host time waiting in them".into(), us(wait_ns)),
-                ("device stalled after them (at most their wait)".into(), us(estimate)),
-            ],
-            ops: by_op.into_iter().map(|(n, _)| n).collect(),
-            slices,
-            slice_count,
-            ranges: shown,
-        },
-        "remove the sync from the step: keep values on the device instead of .item() / .cpu() / printing them, copy results with non_blocking=True and read them after the step, and drop torch.cuda.synchronize() outside timing code",
     );
     (vec![f], String::new())
 }
