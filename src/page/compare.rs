@@ -496,7 +496,7 @@ fn DiffTable(diffs: Vec<Vec<DiffRow>>, candidates: Vec<String>) -> impl IntoView
     let rows = Memo::new(move |_| {
         let mut rows = diffs.with_value(|d| d.get(which.get()).cloned().unwrap_or_default());
         let (key, desc) = sort.get();
-        rows.sort_by(|a, b| {
+        tracelane_core::sort::by(&mut rows, &|a, b| {
             let o = match key {
                 DiffSort::Delta => (a.candidate_ns - a.baseline_ns)
                     .abs()

@@ -913,6 +913,6 @@ pub(crate) async fn walk_entries(entries: Vec<web_sys::FileSystemEntry>) -> Vec<
             }
         }
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    tracelane_core::sort::by(&mut out, &|a, b| a.0.cmp(&b.0));
     out
 }

@@ -380,7 +380,9 @@ fn open_traces(
     job: String,
     extra: Vec<RankEntry>,
 ) {
-    files.sort_by(|a, b| tracelane_core::model::natural_cmp(&a.0, &b.0));
+    tracelane_core::sort::by(&mut files, &|a, b| {
+        tracelane_core::model::natural_cmp(&a.0, &b.0)
+    });
     let n_workers = pool_size(files.len());
     let generation = POOL.with(|p| {
         let mut p = p.borrow_mut();

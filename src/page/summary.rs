@@ -325,7 +325,7 @@ fn median_and_slowest(g: &RegionGroup) -> Option<Vec<RegionOccurrence>> {
         return None;
     }
     let mut by: Vec<&RegionOccurrence> = g.occurrences.iter().collect();
-    by.sort_by_key(|o| o.dur_ns());
+    tracelane_core::sort::by_key(&mut by, &|o| o.dur_ns());
     let median = *by[(by.len() - 1) / 2];
     let slowest = **by.last()?;
     (median != slowest).then(|| vec![median, slowest])

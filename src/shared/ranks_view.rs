@@ -25,11 +25,11 @@ pub fn stacked_calls(c: &Collective) -> Vec<usize> {
         return (0..n).collect();
     }
     let mut by_arrival: Vec<usize> = (0..n).collect();
-    by_arrival.sort_by_key(|&k| (c.calls[k].1, c.calls[k].0));
+    tracelane_core::sort::by_key(&mut by_arrival, &|&k| (c.calls[k].1, c.calls[k].0));
     let mut out: Vec<usize> = (0..STACKED_RANKS)
         .map(|j| by_arrival[j * (n - 1) / (STACKED_RANKS - 1)])
         .collect();
-    out.sort_by_key(|&k| c.calls[k].0);
+    tracelane_core::sort::by_key(&mut out, &|&k| c.calls[k].0);
     out.dedup();
     out
 }
@@ -162,7 +162,9 @@ fn straggler_ranks(r: &RanksReport) -> ViewTable {
         e.1 += s.others_waited_ns;
     }
     let mut rows: Vec<(i64, usize, i64)> = by.into_iter().map(|(k, (n, w))| (k, n, w)).collect();
-    rows.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
+    tracelane_core::sort::by(&mut rows, &|a, b| {
+        b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0))
+    });
     let mut t = ViewTable::new(
         "straggler-ranks",
         "Stragglers",

@@ -333,7 +333,7 @@ fn counter_series(t: &Trace) -> Vec<(usize, String, Vec<usize>)> {
     by_key
         .into_iter()
         .map(|((p, s), mut ks)| {
-            ks.sort_by_key(|&k| (t.counters.ts_ns[k], k));
+            tracelane_core::sort::by_key(&mut ks, &|&k| (t.counters.ts_ns[k], k));
             (
                 p as usize,
                 t.str(tracelane_core::model::StrId(s)).to_string(),
@@ -351,7 +351,7 @@ struct FlowEdges(Vec<(u32, u32)>);
 
 impl FlowEdges {
     fn new(mut pairs: Vec<(u32, u32)>) -> FlowEdges {
-        pairs.sort_by_key(|&(from, _)| from);
+        tracelane_core::sort::by_key(&mut pairs, &|&(from, _)| from);
         FlowEdges(pairs)
     }
 
@@ -420,7 +420,9 @@ impl TimelineModel {
                 let device = track.kind == TrackKind::DeviceStream;
                 let tname = t.track_label(tr.idx());
                 let mut instants = instants;
-                instants.sort_by_key(|&i| (t.instants.ts_ns[i as usize], i));
+                tracelane_core::sort::by_key(&mut instants, &|&i| {
+                    (t.instants.ts_ns[i as usize], i)
+                });
                 let instant_ts: Vec<i64> = instants
                     .iter()
                     .map(|&i| t.instants.ts_ns[i as usize])
@@ -557,7 +559,7 @@ impl TimelineModel {
             .map(|r| r.slices.iter().copied().filter(|&s| matches(s)).collect())
             .collect();
         let mut all: Vec<u32> = per_row.iter().flatten().copied().collect();
-        all.sort_by_key(|&s| (t.slices.start_ns[s as usize], s));
+        tracelane_core::sort::by_key(&mut all, &|&s| (t.slices.start_ns[s as usize], s));
         *self.matches.borrow_mut() = Some(Matches {
             key: h.clone(),
             per_row,

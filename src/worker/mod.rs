@@ -229,7 +229,7 @@ impl Kept {
             return out;
         }
         const RUN: u64 = 4 << 20;
-        slices.sort_by_key(|&s| t.slices.source[s].0);
+        tracelane_core::sort::by_key(&mut slices, &|&s| t.slices.source[s].0);
         let mut k = 0;
         while k < slices.len() {
             let start = t.slices.source[slices[k]].0;

@@ -130,7 +130,7 @@ fn avg(total: i64, calls: u64) -> f64 {
 
 /// Sorts rows by a column; ties keep name order so the result is stable.
 pub fn sort_rows(rows: &mut [OpRow], col: Column, descending: bool) {
-    rows.sort_by(|a, b| {
+    crate::sort::by(rows, &|a, b| {
         let ord = match col {
             Column::Name => a.name.cmp(&b.name),
             Column::Shapes => a.input_shapes.cmp(&b.input_shapes),

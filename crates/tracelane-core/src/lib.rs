@@ -34,6 +34,7 @@ pub mod import;
 pub mod link;
 pub mod model;
 pub mod neuron_system;
+pub mod sort;
 pub mod stack;
 pub mod synth;
 pub mod timeline;

@@ -486,7 +486,7 @@ mod natural_tests {
             "stream 10",
             "a",
         ];
-        v.sort_by(|a, b| natural_cmp(a, b));
+        crate::sort::by(&mut v, &|a, b| natural_cmp(a, b));
         assert_eq!(
             v,
             [

@@ -61,7 +61,9 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
 
         // Processes in the part's own order, then numbered within its block.
         let mut own: Vec<usize> = (0..t.processes.len()).collect();
-        own.sort_by_key(|&p| (t.processes[p].sort_index.unwrap_or(i64::MAX), p));
+        crate::sort::by_key(&mut own, &|&p| {
+            (t.processes[p].sort_index.unwrap_or(i64::MAX), p)
+        });
         let mut rank_in_part = vec![0i64; t.processes.len()];
         for (j, &p) in own.iter().enumerate() {
             rank_in_part[p] = j as i64;

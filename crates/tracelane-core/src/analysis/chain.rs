@@ -169,7 +169,7 @@ pub fn dependency_chain(t: &Trace, s: usize) -> Chain {
                     _ => {}
                 }
             }
-            runtime.sort_by_key(|&k| (t.slices.start_ns[k], k));
+            crate::sort::by_key(&mut runtime, &|&k| (t.slices.start_ns[k], k));
             let mut device_of: std::collections::HashMap<u32, Vec<usize>> =
                 std::collections::HashMap::new();
             // Device work this op owns through a launch that is not its own
@@ -190,16 +190,18 @@ pub fn dependency_chain(t: &Trace, s: usize) -> Chain {
             for r in runtime {
                 items.push(item(t, r));
                 if let Some(ds) = device_of.get_mut(&(r as u32)) {
-                    ds.sort_by_key(|&d| (t.slices.start_ns[d], d));
+                    crate::sort::by_key(ds, &|&d| (t.slices.start_ns[d], d));
                     items.extend(ds.iter().map(|&d| device_item(t, d)));
                 }
             }
-            launched_elsewhere.sort_by_key(|&(_, d)| (t.slices.start_ns[d], d));
+            crate::sort::by_key(&mut launched_elsewhere, &|&(_, d)| {
+                (t.slices.start_ns[d], d)
+            });
             for (l, d) in launched_elsewhere {
                 items.push(item(t, l));
                 items.push(device_item(t, d));
             }
-            unlaunched.sort_by_key(|&d| (t.slices.start_ns[d], d));
+            crate::sort::by_key(&mut unlaunched, &|&d| (t.slices.start_ns[d], d));
             items.extend(unlaunched.into_iter().map(|d| device_item(t, d)));
         }
     }
@@ -213,7 +215,7 @@ fn launched_by(t: &Trace, r: usize) -> impl Iterator<Item = usize> {
     let mut ds: Vec<usize> = (0..t.slices.len())
         .filter(|&d| t.links.launch[d] == r as u32 && t.slices.category[d].is_device())
         .collect();
-    ds.sort_by_key(|&d| (t.slices.start_ns[d], d));
+    crate::sort::by_key(&mut ds, &|&d| (t.slices.start_ns[d], d));
     ds.into_iter()
 }
 

@@ -351,7 +351,7 @@ fn gather_ranges(
             _ => rpc.push(i),
         }
     }
-    rpc.sort_by_key(|&i| (s.start_ns[i], s.depth[i]));
+    crate::sort::by_key(&mut rpc, &|&i| (s.start_ns[i], s.depth[i]));
     for i in rpc {
         let top = outermost_range(t, i as u32, kinds);
         let g = calls.entry(top).or_default();
@@ -453,7 +453,7 @@ pub fn device_collectives(t: &Trace, args: &dyn Fn(usize) -> String) -> DeviceCo
     }
     // In the order issued: a host call's start (streams may run calls of
     // different groups out of that order); a kernel alone, its start.
-    out.calls.sort_by_key(|c| {
+    crate::sort::by_key(&mut out.calls, &|c| {
         let issued = if c.range == NO_SLICE {
             c.start_ns
         } else {
@@ -504,8 +504,8 @@ pub fn host_collectives(
         ..Default::default()
     };
     let mut order: Vec<u32> = calls.keys().copied().collect();
-    order.sort_by_key(|&c| (s.start_ns[c as usize], c));
-    out.works.sort_by_key(|&w| (s.start_ns[w], w));
+    crate::sort::by_key(&mut order, &|&c| (s.start_ns[c as usize], c));
+    crate::sort::by_key(&mut out.works, &|&w| (s.start_ns[w], w));
     let mut works_of: HashMap<u32, Vec<usize>> = HashMap::new();
     for &w in &out.works {
         let k = order.partition_point(|&c| s.start_ns[c as usize] <= s.start_ns[w]);

@@ -365,7 +365,7 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
 
 fn sorted_stats(m: HashMap<u32, NameStat>) -> Vec<NameStat> {
     let mut v: Vec<NameStat> = m.into_values().collect();
-    v.sort_by(|a, b| {
+    crate::sort::by(&mut v, &|a, b| {
         b.total_ns
             .cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
@@ -377,7 +377,7 @@ fn sorted_stats(m: HashMap<u32, NameStat>) -> Vec<NameStat> {
 /// middle one for an even count, the earlier of equal values.
 fn median_index(v: &[i64]) -> usize {
     let mut order: Vec<usize> = (0..v.len()).collect();
-    order.sort_by_key(|&k| (v[k], k));
+    crate::sort::by_key(&mut order, &|&k| (v[k], k));
     order
         .get(v.len().saturating_sub(1) / 2)
         .copied()
@@ -417,7 +417,7 @@ fn op_map(t: &Trace, k: usize, member: &[u32], device_of: &[Vec<usize>]) -> Vec<
                 && top_of(s) == Some(s)
         })
         .collect();
-    tops.sort_by_key(|&s| (t.slices.start_ns[s], s));
+    crate::sort::by_key(&mut tops, &|&s| (t.slices.start_ns[s], s));
     tops.truncate(MAX_OPS);
     let index: HashMap<usize, usize> = tops.iter().enumerate().map(|(k, &s)| (s, k)).collect();
     let mut map: Vec<MappedOp> = tops
@@ -439,7 +439,7 @@ fn op_map(t: &Trace, k: usize, member: &[u32], device_of: &[Vec<usize>]) -> Vec<
         }
     }
     let mut devices = devices.clone();
-    devices.sort_by_key(|&d| (t.slices.start_ns[d], d));
+    crate::sort::by_key(&mut devices, &|&d| (t.slices.start_ns[d], d));
     for d in devices {
         let op = t.links.op[d];
         let op = if op != NO_SLICE {
@@ -631,7 +631,7 @@ pub fn diff(baseline: &Variant, candidate: &Variant) -> Vec<DiffRow> {
             });
         }
     }
-    rows.sort_by(|a, b| {
+    crate::sort::by(&mut rows, &|a, b| {
         let da = (a.candidate_ns - a.baseline_ns).abs();
         let db = (b.candidate_ns - b.baseline_ns).abs();
         db.total_cmp(&da).then_with(|| a.name.cmp(&b.name))

@@ -422,7 +422,7 @@ pub fn critical_path_of(
         .collect();
     if mode == Mode::Hta {
         // By index, once each (HTA's filter may repeat a device row).
-        clipped.sort_by_key(|&r| (f.index[r], r));
+        crate::sort::by_key(&mut clipped, &|&r| (f.index[r], r));
         clipped.dedup_by_key(|r| f.index[*r]);
     }
     let mut in_clip = vec![false; f.len()];
@@ -481,7 +481,7 @@ pub fn critical_path_of(
                     .enumerate()
                     .map(|(k, &r)| (f.end[r], events.len() + k, r)),
             );
-            order.sort_unstable_by_key(|x| (x.0, x.1));
+            crate::sort::unstable_by_key(&mut order, &|x| (x.0, x.1));
             for (ts, k, r) in order {
                 push(&mut g, r, ts, k < events.len());
             }
@@ -579,7 +579,9 @@ pub fn critical_path_of(
                 ns,
             })
             .collect();
-        v.sort_by(|a, b| b.ns.cmp(&a.ns).then_with(|| a.name.cmp(&b.name)));
+        crate::sort::by(&mut v, &|a, b| {
+            b.ns.cmp(&a.ns).then_with(|| a.name.cmp(&b.name))
+        });
         v
     };
     Ok(CriticalPathReport {
@@ -683,7 +685,9 @@ fn call_stack_edges(t: &Trace, f: &Frame, clipped: &[usize], mode: Mode, g: &mut
             ev.push((f.index[r], f.ts[r], d, true, k as u32));
             ev.push((f.index[r], f.ts[r] + d, d, false, k as u32));
         }
-        ev.sort_by(|x, y| compare_events(&(x.0, x.1, x.2, x.3), &(y.0, y.1, y.2, y.3)));
+        crate::sort::by(&mut ev, &|x, y| {
+            compare_events(&(x.0, x.1, x.2, x.3), &(y.0, y.1, y.2, y.3))
+        });
         // The tree as first-child / next-sibling links; the root is `n`.
         let n = rows.len();
         let root = n as u32;
@@ -753,7 +757,9 @@ fn exact_call_stack_edges(t: &Trace, f: &Frame, clipped: &[usize], g: &mut Graph
     keys.sort_unstable();
     for key in keys {
         let mut rows = threads.remove(&key).unwrap_or_default();
-        rows.sort_unstable_by_key(|&r| (f.ts[r], std::cmp::Reverse(f.end[r]), f.index[r]));
+        crate::sort::unstable_by_key(&mut rows, &|&r| {
+            (f.ts[r], std::cmp::Reverse(f.end[r]), f.index[r])
+        });
         let mut walk = StackWalk::default();
         let mut stack: Vec<usize> = Vec::new();
         for r in rows {
@@ -833,7 +839,7 @@ fn queue_at(t: &Trace, f: &Frame) -> Option<FxHashMap<i64, i64>> {
     }
     let mut out = FxHashMap::default();
     for (_, mut ev) in by_lane {
-        ev.sort_by_key(|e| (e.0, e.1));
+        crate::sort::by_key(&mut ev, &|e| (e.0, e.1));
         let mut q = 0;
         for (_, _, d, r) in ev {
             q += d;
@@ -853,7 +859,7 @@ fn launches(t: &Trace, f: &Frame, rows: &Rows) -> Vec<(usize, i64, u32, usize)> 
     let mut calls: Vec<usize> = (0..f.len())
         .filter(|&r| f.partner_positive[r] && names.contains(&f.name_id(t, r)))
         .collect();
-    calls.sort_by_key(|&r| f.ts[r]);
+    crate::sort::by_key(&mut calls, &|&r| f.ts[r]);
     let mut out = Vec::new();
     for r in calls {
         if let Some(k) = rows.at(f.index_corr[r]) {
@@ -910,7 +916,7 @@ fn kernel_edges(
         })
         .collect();
     let sort_by = |r: usize| if is_sync(r) { f.end[r] } else { f.ts[r] };
-    kernels.sort_by_key(|&r| sort_by(r));
+    crate::sort::by_key(&mut kernels, &|&r| sort_by(r));
 
     // Event-based syncs: the kernel each cudaEventRecord recorded (the
     // launch before it on its stream), and the kernel each
@@ -945,7 +951,7 @@ fn kernel_edges(
                 name(r) == Some(record) && stream_of_record.contains_key(&f.correlation[r])
             })
             .collect();
-        records.sort_by_key(|&r| f.ts[r]);
+        crate::sort::by_key(&mut records, &|&r| f.ts[r]);
         // Launches per (stream, device), in start order.
         let mut by_stream: FxHashMap<(i64, u32), Vec<(i64, usize)>> = FxHashMap::default();
         for l in &launch_list {

@@ -271,7 +271,9 @@ pub fn data_movement(
     for k in &mut by_kind {
         k.gbps = (k.bytes > 0 && k.time_ns > 0).then(|| k.bytes as f64 / k.time_ns as f64);
     }
-    by_kind.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.kind.cmp(&b.kind)));
+    crate::sort::by(&mut by_kind, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.kind.cmp(&b.kind))
+    });
     let mut by_cause: Vec<CauseRow> = causes.into_values().collect();
     for c in &mut by_cause {
         c.device_share_pct = if device_ns > 0 {
@@ -280,7 +282,9 @@ pub fn data_movement(
             0.0
         };
     }
-    by_cause.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.op.cmp(&b.op)));
+    crate::sort::by(&mut by_cause, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.op.cmp(&b.op))
+    });
     let copy_ns: i64 = by_kind.iter().map(|k| k.time_ns).sum();
     Ok(DataMovementReport {
         scope: scope.label(),

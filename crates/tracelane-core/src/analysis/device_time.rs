@@ -110,7 +110,7 @@ pub fn counter_series(t: &Trace, args: &dyn Fn(usize) -> String) -> Vec<CounterS
     devices.sort_unstable();
     for d in devices {
         let mut ev = copies.remove(&d).unwrap_or_default();
-        ev.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        crate::sort::by(&mut ev, &|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         let mut points: Vec<(i64, f64)> = Vec::with_capacity(ev.len());
         let mut bw = 0f64;
         for (at, delta) in ev {
@@ -403,7 +403,7 @@ fn device_rows(f: &Frame) -> impl Iterator<Item = usize> + '_ {
 /// start lies after every earlier end; zero-length events stay (they move
 /// the span).
 fn merge_groups(mut v: Vec<Interval>) -> Vec<Interval> {
-    v.sort_by_key(|&(a, _)| a);
+    crate::sort::by_key(&mut v, &|&(a, _)| a);
     let mut out: Vec<Interval> = Vec::new();
     let mut max_end = i64::MIN;
     for (a, b) in v {
@@ -522,7 +522,7 @@ fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
             time_ns,
         })
         .collect();
-    out.sort_by(|a, b| {
+    crate::sort::by(&mut out, &|a, b| {
         b.time_ns
             .cmp(&a.time_ns)
             .then(a.kernel_type.cmp(&b.kernel_type))
@@ -559,7 +559,7 @@ fn kernel_stats(t: &Trace, f: &Frame) -> Vec<KernelStats> {
             }
         })
         .collect();
-    out.sort_by(|a, b| {
+    crate::sort::by(&mut out, &|a, b| {
         b.total_ns
             .cmp(&a.total_ns)
             .then_with(|| a.name.cmp(&b.name))
@@ -587,7 +587,7 @@ fn idle_breakdown(t: &Trace, f: &Frame) -> (Option<Vec<IdleRow>>, Vec<Gap>) {
     let mut gaps: Vec<Gap> = Vec::new();
     for lane in lanes {
         let mut ks = by_lane.remove(&lane).unwrap();
-        ks.sort_by_key(|&r| (f.ts[r], r));
+        crate::sort::by_key(&mut ks, &|&r| (f.ts[r], r));
         // category -> (time, gaps); a category exists once a kernel has it.
         let mut acc: HashMap<IdleCategory, (i64, u64)> = HashMap::default();
         let mut prev_end: Option<i64> = None;
@@ -628,7 +628,7 @@ fn idle_breakdown(t: &Trace, f: &Frame) -> (Option<Vec<IdleRow>>, Vec<Gap>) {
         }
         let total: i64 = acc.values().map(|v| v.0).sum();
         let mut cats: Vec<_> = acc.into_iter().collect();
-        cats.sort_by_key(|(c, _)| *c);
+        crate::sort::by_key(&mut cats, &|(c, _)| *c);
         for (category, (idle_ns, n)) in cats {
             // HTA lists a category once a kernel has it (the first kernel
             // of a lane has "other" with no gap); the exact mode lists gaps.
@@ -645,7 +645,7 @@ fn idle_breakdown(t: &Trace, f: &Frame) -> (Option<Vec<IdleRow>>, Vec<Gap>) {
             });
         }
     }
-    gaps.sort_by(|a, b| {
+    crate::sort::by(&mut gaps, &|a, b| {
         (b.end_ns - b.start_ns)
             .cmp(&(a.end_ns - a.start_ns))
             .then(a.start_ns.cmp(&b.start_ns))
@@ -744,7 +744,7 @@ fn launch_stats(t: &Trace, f: &Frame) -> LaunchStats {
             (upper, n)
         })
         .collect();
-    worst.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
+    crate::sort::by(&mut worst, &|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
     worst.truncate(LISTED);
     s.worst = worst;
     s

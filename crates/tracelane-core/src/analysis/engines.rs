@@ -388,7 +388,7 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
                 instruction_ns: ns,
             })
             .collect();
-        opcodes.sort_by(|a, b| {
+        crate::sort::by(&mut opcodes, &|a, b| {
             b.instruction_ns
                 .cmp(&a.instruction_ns)
                 .then(a.opcode.cmp(&b.opcode))
@@ -422,7 +422,7 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
             .position(|x| x.eq_ignore_ascii_case(e))
             .unwrap_or(99)
     };
-    engines.sort_by(|a, b| {
+    crate::sort::by(&mut engines, &|a, b| {
         rank(&a.engine)
             .cmp(&rank(&b.engine))
             .then(a.engine.cmp(&b.engine))
@@ -508,7 +508,9 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
             dma_row(q.to_string(), &list, None)
         })
         .collect();
-    dma_queues.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(b.busy_ns.cmp(&a.busy_ns)));
+    crate::sort::by(&mut dma_queues, &|a, b| {
+        b.bytes.cmp(&a.bytes).then(b.busy_ns.cmp(&a.busy_ns))
+    });
     let mut engine_ids: Vec<i64> = packets.iter().map(|p| p.engine).collect();
     engine_ids.sort_unstable();
     engine_ids.dedup();
@@ -557,7 +559,9 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
                 }
             })
             .collect();
-        rows.sort_by(|a, b| b.busy_ns.cmp(&a.busy_ns).then(a.name.cmp(&b.name)));
+        crate::sort::by(&mut rows, &|a, b| {
+            b.busy_ns.cmp(&a.busy_ns).then(a.name.cmp(&b.name))
+        });
         rows
     };
     let by_hlo = group(&|i| i.hlo.clone());

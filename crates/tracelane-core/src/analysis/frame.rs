@@ -421,7 +421,7 @@ fn hta(t: &Trace) -> Frame {
             c != trace_cat && c != empty
         })
         .collect();
-    order.sort_by_key(|&i| s.file_order[i as usize]);
+    crate::sort::by_key(&mut order, &|&i| s.file_order[i as usize]);
 
     let mut f = Frame {
         mode: Mode::Hta,

@@ -282,8 +282,8 @@ pub fn gate(
         }
     }
     let by = |d: &Delta| (d.candidate_ns - d.baseline_ns).abs();
-    slower.sort_by(|x, y| by(y).total_cmp(&by(x)));
-    faster.sort_by(|x, y| by(y).total_cmp(&by(x)));
+    crate::sort::by(&mut slower, &|x, y| by(y).total_cmp(&by(x)));
+    crate::sort::by(&mut faster, &|x, y| by(y).total_cmp(&by(x)));
     // Regions by name.
     let (rb, rc) = (regions(baseline), regions(candidate));
     let mut names: Vec<&str> = rb.iter().chain(&rc).map(|r| r.0.as_str()).collect();
@@ -319,7 +319,7 @@ pub fn gate(
             }
         })
         .collect();
-    region_rows.sort_by(|x, y| by(y).total_cmp(&by(x)));
+    crate::sort::by(&mut region_rows, &|x, y| by(y).total_cmp(&by(x)));
     let base_keys: Vec<&str> = base_insights
         .findings
         .iter()

@@ -292,7 +292,7 @@ fn family_report(t: &Trace, f: &Family, mut list: Vec<usize>, executions: u64) -
     }
     let total_ns: i64 = names.iter().map(|n| n.total_ns).sum();
     let count = list.len() as u64;
-    list.sort_by_key(|&i| (std::cmp::Reverse(s.dur_ns[i]), i));
+    crate::sort::by_key(&mut list, &|&i| (std::cmp::Reverse(s.dur_ns[i]), i));
     let slice_count = list.len();
     list.truncate(MAX_SLICES);
     FamilyReport {

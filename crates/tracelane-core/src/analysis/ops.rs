@@ -236,7 +236,7 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
             order.extend(own.map(|i| (k as u32, i)));
         } else {
             let mut all: Vec<u32> = own.chain(moved[k].iter().copied()).collect();
-            all.sort_by_key(|&i| sort_key(i));
+            crate::sort::by_key(&mut all, &|&i| sort_key(i));
             order.extend(all.into_iter().map(|i| (k as u32, i)));
         }
     }
@@ -558,7 +558,7 @@ impl Attribution {
             );
         }
         let mut order: Vec<usize> = (0..table.rows.len()).collect();
-        order.sort_by_key(|&r| first[r]);
+        crate::sort::by_key(&mut order, &|&r| first[r]);
         let mut rows: Vec<Option<OpRow>> = std::mem::take(&mut table.rows)
             .into_iter()
             .map(Some)
@@ -790,11 +790,9 @@ pub fn op_details(t: &Trace, row: &OpRow) -> OpDetails {
             add_count(&mut d.parents, rewrite_name(parent));
         }
     }
-    d.device_events
-        .sort_by_key(|s| std::cmp::Reverse(s.total_ns));
-    d.runtime_calls
-        .sort_by_key(|s| std::cmp::Reverse(s.total_ns));
-    d.parents.sort_by_key(|p| std::cmp::Reverse(p.1));
-    d.input_types.sort_by_key(|t| std::cmp::Reverse(t.1));
+    crate::sort::by_key(&mut d.device_events, &|s| std::cmp::Reverse(s.total_ns));
+    crate::sort::by_key(&mut d.runtime_calls, &|s| std::cmp::Reverse(s.total_ns));
+    crate::sort::by_key(&mut d.parents, &|p| std::cmp::Reverse(p.1));
+    crate::sort::by_key(&mut d.input_types, &|t| std::cmp::Reverse(t.1));
     d
 }

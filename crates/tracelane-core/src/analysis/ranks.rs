@@ -597,7 +597,7 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         ((0..summaries.len() as i64).collect(), RankSource::Order)
     };
     let mut order: Vec<usize> = (0..summaries.len()).collect();
-    order.sort_by_key(|&k| ids[k]);
+    crate::sort::by_key(&mut order, &|&k| ids[k]);
     let worlds: Vec<i64> = summaries.iter().filter_map(|s| s.world_size).collect();
     if let Some(&w) = worlds.iter().max() {
         if (summaries.len() as i64) < w {
@@ -878,7 +878,7 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         };
         stragglers.push(s);
     }
-    collectives.sort_by(|a, b| {
+    crate::sort::by(&mut collectives, &|a, b| {
         b.skew_ns
             .cmp(&a.skew_ns)
             .then(a.group.cmp(&b.group))

@@ -109,7 +109,7 @@ fn quantile(sorted: &[i64], q: f64) -> f64 {
 }
 
 fn group(kind: RegionKind, name: String, mut occ: Vec<RegionOccurrence>) -> RegionGroup {
-    occ.sort_by_key(|o| (o.start_ns, o.end_ns));
+    crate::sort::by_key(&mut occ, &|o| (o.start_ns, o.end_ns));
     let durs: Vec<i64> = occ.iter().map(|o| o.dur_ns()).collect();
     let mut sorted = durs.clone();
     sorted.sort_unstable();
@@ -202,7 +202,9 @@ pub fn regions(t: &Trace) -> RegionsReport {
     // Collectives per thread, in start order.
     let mut collectives: rustc_hash::FxHashMap<u32, Vec<usize>> = Default::default();
     let mut order: Vec<usize> = (0..s.len()).filter(|&i| t.on_host(i)).collect();
-    order.sort_by_key(|&i| (s.start_ns[i], std::cmp::Reverse(s.dur_ns[i])));
+    crate::sort::by_key(&mut order, &|&i| {
+        (s.start_ns[i], std::cmp::Reverse(s.dur_ns[i]))
+    });
     // The calls when the trace has them, else the labels.
     let by_op = order.iter().any(|&i| is_collective_op(t, i));
     let is_collective = |i: usize| {

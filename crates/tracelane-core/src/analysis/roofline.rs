@@ -300,7 +300,9 @@ pub fn kernel_efficiency(
             }
         })
         .collect();
-    out.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
+    crate::sort::by(&mut out, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
     Ok(out)
 }
 
@@ -549,7 +551,9 @@ pub fn roofline(
             None => {}
         }
     }
-    points.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
+    crate::sort::by(&mut points, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
     let mut kernel_points: Vec<Point> = by_kernel
         .into_iter()
         .map(|(name, (a, calls, time_ns))| {
@@ -575,9 +579,13 @@ pub fn roofline(
             p
         })
         .collect();
-    kernel_points.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
+    crate::sort::by(&mut kernel_points, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
     let mut unplaced: Vec<Unplaced> = unplaced.into_values().collect();
-    unplaced.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
+    crate::sort::by(&mut unplaced, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
     // The device's roofs for both dtypes, also when no point needed them.
     for dtype in ["bf16", "fp32"] {
         if let Some(p) = device.as_deref().and_then(|d| known_peak(d, dtype)) {
@@ -698,8 +706,12 @@ fn hlo_roofline(
         place(&mut pt, peak.as_ref());
         points.push(pt);
     }
-    points.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
-    unplaced.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name)));
+    crate::sort::by(&mut points, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
+    crate::sort::by(&mut unplaced, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
     let no_roofs = peak.is_none().then(|| {
         if profile.is_none() {
             "the Perfetto export carries no FLOP or byte counters and no device metadata: open the Parquet profile directory".to_string()

@@ -204,7 +204,7 @@ fn outermost(t: &Trace, wanted: impl Fn(StrId) -> bool) -> Vec<Occurrence> {
             end_ns: t.slices.end_ns(s),
         })
         .collect();
-    occ.sort_by_key(|o| (o.start_ns, o.slice));
+    crate::sort::by_key(&mut occ, &|o| (o.start_ns, o.slice));
     let mut kept: Vec<Occurrence> = Vec::new();
     // Those that may still contain a later one (sorted by start, a kept
     // occurrence ending before `o` starts cannot).
@@ -236,7 +236,7 @@ pub fn region_names(t: &Trace) -> Vec<(String, u64)> {
         .into_iter()
         .map(|(id, n)| (t.str(StrId(id)).to_string(), n))
         .collect();
-    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    crate::sort::by(&mut out, &|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     out
 }
 

@@ -123,7 +123,7 @@ pub fn import_run(
         .into_iter()
         .map(|(n, b)| (part_of(&n, &b), n, b))
         .collect();
-    by.sort_by_key(|(p, n, _)| (*p as u8, n.clone()));
+    crate::sort::by_key(&mut by, &|(p, n, _)| (*p as u8, n.clone()));
     let take = |by: &mut Vec<(Part, String, Vec<u8>)>, p: Part| -> Vec<(String, Vec<u8>)> {
         let (hit, rest): (Vec<_>, Vec<_>) = std::mem::take(by).into_iter().partition(|x| x.0 == p);
         *by = rest;
@@ -181,7 +181,7 @@ pub fn import_run(
         mapping.unreadable += m.unreadable;
         mapping.entries.extend(m.entries);
     }
-    mapping.entries.sort_by_key(|e| e.nrta_seq_id);
+    crate::sort::by_key(&mut mapping.entries, &|e| e.nrta_seq_id);
 
     let mut trace = match (kineto_trace, profile) {
         (Some(k), Some(p)) => joined(k, p, &mapping, &mut notes),

@@ -241,7 +241,7 @@ pub(super) fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
     }
     // The longest first: it is the one to look at.
     let mut order: Vec<&&BlockingCall> = found.iter().collect();
-    order.sort_by_key(|c| (-c.stall_ns(), c.call));
+    crate::sort::by_key(&mut order, &|c| (-c.stall_ns(), c.call));
     let top = order[0];
     let fmt = |v: &[(String, usize)]| {
         v.iter()

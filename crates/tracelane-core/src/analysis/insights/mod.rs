@@ -420,7 +420,9 @@ pub fn insights_of(
     for (id, r) in neuron_runtime::rules(&cx, w.neuron.as_ref()) {
         run(id, r);
     }
-    findings.sort_by(|a, b| b.gain_ns.cmp(&a.gain_ns).then(a.key.cmp(&b.key)));
+    crate::sort::by(&mut findings, &|a, b| {
+        b.gain_ns.cmp(&a.gain_ns).then(a.key.cmp(&b.key))
+    });
     let key = key_numbers(w, wall_ns, engines.as_ref());
     Ok(InsightsReport {
         scope: scope.label(),
@@ -1298,7 +1300,7 @@ fn host_work_in(cx: &Cx, gaps: &[Interval]) -> (Vec<(String, i64)>, i64) {
             }
         }
     }
-    by_name.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    crate::sort::by(&mut by_name, &|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     (by_name, intervals::union_len(&mut covered))
 }
 
@@ -1604,7 +1606,7 @@ fn layout_conversions(
             None => by.push((name, 1, d)),
         }
     }
-    by.sort_by_key(|x| std::cmp::Reverse(x.2));
+    crate::sort::by_key(&mut by, &|x| std::cmp::Reverse(x.2));
     let ranges: Vec<Interval> = layout
         .iter()
         .map(|c| (s.start_ns[c.slice as usize], s.end_ns(c.slice as usize)))
@@ -2026,7 +2028,7 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
                     .map(|g| (g.engine.clone(), g.semaphore_ns + g.evt_wait_ns.unwrap_or(0) + g.dma_wait_ns.unwrap_or(0)))
                     .filter(|x| x.1 > 0)
                     .collect();
-                waits.sort_by_key(|x| std::cmp::Reverse(x.1));
+                crate::sort::by_key(&mut waits, &|x| std::cmp::Reverse(x.1));
                 let idle = e
                     .engines
                     .iter()

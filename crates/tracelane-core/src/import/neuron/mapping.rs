@@ -107,7 +107,7 @@ pub fn read(bytes: &[u8]) -> Result<Mapping, ImportError> {
             ops,
         });
     }
-    m.entries.sort_by_key(|e| e.nrta_seq_id);
+    crate::sort::by_key(&mut m.entries, &|e| e.nrta_seq_id);
     Ok(m)
 }
 
