@@ -149,12 +149,13 @@ const HTA_LAUNCH_STAT_NAMES: [&str; 5] = [
 ];
 
 /// Runtime calls HTA's queue length counts (`get_runtime_launch_events_query`).
-pub(crate) const HTA_QUEUE_NAMES: [&str; 11] = [
+pub(crate) const HTA_QUEUE_NAMES: [&str; 12] = [
     "cudaMemsetAsync",
     "cudaMemcpyAsync",
     "cudaLaunchKernel",
     "cudaLaunchKernelExC",
     "cuLaunchKernel",
+    "cuLaunchKernelEx",
     "runFunction - job_prep_and_submit_for_execution",
     "hipLaunchKernel",
     "hipExtModuleLaunchKernel",
@@ -300,6 +301,14 @@ pub struct QueueRow {
     /// Mean over change points (HTA's).
     pub mean: f64,
     pub max: i64,
+    /// `mean` with the launches and device starts that share a timestamp
+    /// ordered starts first (`mean`) and launches first: HTA's mean is in
+    /// between, its tie order undefined.
+    #[serde(default)]
+    pub mean_at_ties: (f64, f64),
+    /// `max` likewise.
+    #[serde(default)]
+    pub max_at_ties: (i64, i64),
     /// Mean over time, from the lane's first change to its last.
     pub time_weighted_mean: f64,
     /// Time with the queue at least [`FULL_QUEUE`] deep: launches then
@@ -491,11 +500,21 @@ fn temporal(t: &Trace, f: &Frame) -> Vec<TemporalBreakdown> {
 }
 
 fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
-    let types: &[KernelType] = match f.mode {
+    if f.mode == Mode::Hta {
         // include_memory_kernels=True, HTA's default.
-        Mode::Hta => &KernelType::ALL[..3],
-        Mode::Exact => &KernelType::ALL,
-    };
+        let types: Vec<(&str, Vec<Interval>)> = KernelType::ALL[..3]
+            .iter()
+            .map(|&k| {
+                let kernels = device_rows(f)
+                    .filter(|&r| f.kernel_type[r] == k)
+                    .map(|r| (f.ts[r], f.end[r]))
+                    .collect();
+                (k.as_str(), kernels)
+            })
+            .collect();
+        return super::hta_kernel_types::kernel_types(&types);
+    }
+    let types = &KernelType::ALL;
     let sets: Vec<Vec<Interval>> = types
         .iter()
         .map(|&k| {
@@ -522,12 +541,17 @@ fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
             time_ns,
         })
         .collect();
-    crate::sort::by(&mut out, &|a, b| {
+    by_time(&mut out);
+    out
+}
+
+/// Kernel-type rows longest first, then by name.
+pub(crate) fn by_time(rows: &mut [KernelTypeTime]) {
+    crate::sort::by(rows, &|a, b| {
         b.time_ns
             .cmp(&a.time_ns)
             .then(a.kernel_type.cmp(&b.kernel_type))
     });
-    out
 }
 
 fn kernel_stats(t: &Trace, f: &Frame) -> Vec<KernelStats> {
@@ -752,15 +776,23 @@ fn launch_stats(t: &Trace, f: &Frame) -> LaunchStats {
 
 fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<QueueEvent>) -> QueueRow {
     // (time, order at a tie, ±1). At one timestamp device starts count
-    // before launches: HTA's numpy sort leaves ties in no defined order, and
-    // this is the order its answers show on the public traces.
+    // before launches: what the device did by then is done.
     ev.sort();
-    let mut q = 0i64;
-    let mut sum = 0f64;
-    let mut max = i64::MIN;
+    let (mean, max) = change_point_stats(&ev);
+    // HTA sorts its launches and starts by time alone with numpy's
+    // unstable sort, so the order of a launch and a start at the same
+    // timestamp is not defined (on one machine it depends on the array's
+    // size and the CPU's SIMD sort): its mean and max lie between those of
+    // the two orders, starts first and launches first.
+    let launches_first = {
+        let mut v = ev.clone();
+        v.sort_by_key(|&(at, tie, d, r)| (at, 1 - tie, d, r));
+        change_point_stats(&v)
+    };
     let mut weighted = 0f64;
-    let mut last_t = ev.first().map_or(0, |e| e.0);
     let mut full = 0i64;
+    let mut q = 0i64;
+    let mut last_t = ev.first().map_or(0, |e| e.0);
     for &(at, _, d, _) in &ev {
         weighted += q as f64 * (at - last_t) as f64;
         if q >= FULL_QUEUE {
@@ -768,16 +800,16 @@ fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<QueueEvent>) -> QueueR
         }
         last_t = at;
         q += d;
-        sum += q as f64;
-        max = max.max(q);
     }
     let span = ev.last().map_or(0, |e| e.0) - ev.first().map_or(0, |e| e.0);
     QueueRow {
         lane,
         lane_label: lane_label(t, f, lane),
         samples: ev.len() as u64,
-        mean: sum / ev.len().max(1) as f64,
+        mean,
         max,
+        mean_at_ties: (mean, launches_first.0),
+        max_at_ties: (max, launches_first.1),
         time_weighted_mean: if span > 0 {
             weighted / span as f64
         } else {
@@ -785,6 +817,20 @@ fn queue_row(t: &Trace, f: &Frame, lane: i64, mut ev: Vec<QueueEvent>) -> QueueR
         },
         full_queue_ns: full,
     }
+}
+
+/// The mean and max of the queue length over its change points, in
+/// `ev`'s order.
+fn change_point_stats(ev: &[QueueEvent]) -> (f64, i64) {
+    let mut q = 0i64;
+    let mut sum = 0f64;
+    let mut max = i64::MIN;
+    for &(_, _, d, _) in ev {
+        q += d;
+        sum += q as f64;
+        max = max.max(q);
+    }
+    (sum / ev.len().max(1) as f64, max)
 }
 
 /// One change of a lane's queue: (time, 0 for a device start / 1 for a
@@ -936,7 +982,15 @@ impl DeviceTimeReport {
         let l = &self.launches;
         let queues = self.queues.as_ref().map(|qs| {
             qs.iter()
-                .map(|q| json!({"stream": q.lane, "mean": q.mean, "max": q.max}))
+                .map(|q| {
+                    json!({
+                        "stream": q.lane,
+                        "mean": q.mean,
+                        "max": q.max,
+                        "mean_at_ties": [q.mean_at_ties.0, q.mean_at_ties.1],
+                        "max_at_ties": [q.max_at_ties.0, q.max_at_ties.1],
+                    })
+                })
                 .collect::<Vec<_>>()
         });
         json!({

@@ -37,6 +37,7 @@ pub mod engines;
 pub mod flops;
 pub mod frame;
 pub mod gate;
+pub mod hta_kernel_types;
 pub mod info;
 pub mod insights;
 pub mod intervals;
