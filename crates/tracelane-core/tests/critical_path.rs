@@ -91,3 +91,37 @@ fn a_scope_limits_the_path_to_its_window() {
     );
     assert!(cp.length_ns <= cp.wall_ns);
 }
+
+/// Kernels a `cudaGraphLaunch` replays are its device work: the path runs
+/// through them (HTA's own path leaves them out, HTA issue #290), and the
+/// graph's launch is the launch edge before the first of a replay.
+#[test]
+fn kernels_replayed_by_a_graph_launch_are_on_the_path() {
+    let t = common::load("edge/cuda_graph_replay.json");
+    let cp = critical_path(&t, &Scope::Whole, Mode::Exact, &|_| String::new()).unwrap();
+    let on_path: Vec<&str> = cp
+        .edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Span && e.slice != u32::MAX)
+        .map(|e| t.slice_name(e.slice as usize))
+        .collect();
+    let replayed = on_path
+        .iter()
+        .filter(|n| n.starts_with("graph_captured_kernel_"))
+        .count();
+    assert!(
+        replayed >= 5,
+        "graph kernels on the path: {replayed} of {on_path:?}"
+    );
+    let launch_edges_from_graph = cp
+        .edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::LaunchDelay)
+        .count();
+    assert!(launch_edges_from_graph >= 1);
+    assert!(
+        cp.notes.iter().any(|n| n.contains("HTA issue #290")),
+        "{:?}",
+        cp.notes
+    );
+}

@@ -567,6 +567,9 @@ pub fn critical_path_of(
         });
     }
     let length_ns: i64 = edges.iter().map(|e| e.weight_ns).sum();
+    if mode == Mode::Exact {
+        notes.extend(graph_replay_note(t, &edges));
+    }
     let mut totals: FxHashMap<u32, i64> = FxHashMap::default();
     for &r in &events {
         *totals.entry(s.name[f.slice[r] as usize].0).or_default() += dur(r);
@@ -609,6 +612,29 @@ pub fn critical_path_of(
         graph_edges: g.edges.len(),
         notes,
     })
+}
+
+/// Kernels replayed by a CUDA / HIP graph launch on the path, said: HTA's
+/// critical path leaves them out (HTA issue #290), so there the two modes
+/// differ by design.
+fn graph_replay_note(t: &Trace, edges: &[PathEdge]) -> Option<String> {
+    let replayed: Vec<&PathEdge> = edges
+        .iter()
+        .filter(|e| e.kind == EdgeKind::Span && e.slice != NO_SLICE)
+        .filter(|e| {
+            let launch = t.links.launch[e.slice as usize];
+            launch != NO_SLICE && t.slice_name(launch as usize).contains("GraphLaunch")
+        })
+        .collect();
+    if replayed.is_empty() {
+        return None;
+    }
+    let ns: i64 = replayed.iter().map(|e| e.weight_ns).sum();
+    Some(format!(
+        "{} kernels replayed by graph launches are on the path ({:.3} ms): HTA's critical path leaves graph-replayed kernels out (HTA issue #290), so its path differs here",
+        replayed.len(),
+        ns as f64 / 1e6
+    ))
 }
 
 /// HTA's `compare_events`: the order of start and end events on a thread.

@@ -30,6 +30,7 @@ use super::WhySlow;
 
 mod blocking;
 mod neuron_runtime;
+mod verify;
 
 /// A finding's share of the scope's wall time at or above which it is
 /// `high`, and `medium` (our own cut-offs: a tenth of the run is worth a
@@ -423,6 +424,9 @@ pub fn insights_of(
     crate::sort::by(&mut findings, &|a, b| {
         b.gain_ns.cmp(&a.gain_ns).then(a.key.cmp(&b.key))
     });
+    for f in &findings {
+        notes.extend(verify::check(t, wall_ns, cx.path.as_ref(), f));
+    }
     let key = key_numbers(w, wall_ns, engines.as_ref());
     Ok(InsightsReport {
         scope: scope.label(),
@@ -1419,6 +1423,21 @@ fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec<Finding>, 
                 us(wait)
             ),
         ),
+    };
+    // Only the path's time inside the gaps is the host's to give back:
+    // what it spends elsewhere overlaps device work.
+    let (gain, basis) = match &cx.path {
+        Some(p) if p.time_in(&ranges) < gain => {
+            let on = p.time_in(&ranges);
+            (
+                on,
+                format!(
+                    "{basis}, cut to the {} of the critical path inside the host-wait gaps",
+                    us(on)
+                ),
+            )
+        }
+        _ => (gain, basis),
     };
     let mut numbers = vec![
         ("device idle".into(), pct(100.0 * idle_share)),
