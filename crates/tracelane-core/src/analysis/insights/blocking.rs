@@ -187,6 +187,15 @@ pub(crate) fn blocking_calls(cx: &Cx) -> Vec<BlockingCall> {
     out
 }
 
+/// "1 blocking call", "3 blocking calls".
+fn count_calls(n: usize) -> String {
+    if n == 1 {
+        "1 blocking call".into()
+    } else {
+        format!("{n} blocking calls")
+    }
+}
+
 /// How an op reads in a finding: `aten::copy_ (.cpu() / .to())`.
 fn op_words(t: &Trace, op: u32) -> String {
     if op == NO_SLICE {
@@ -278,10 +287,15 @@ pub(super) fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
             ),
         ));
     }
+    // A call made outside any op (straight from Python) is named alone.
+    let under = if top.op == NO_SLICE {
+        String::new()
+    } else {
+        format!(" under {}", op_words(t, top.op))
+    };
     let top_words = format!(
-        "{} under {}{}",
+        "{}{under}{}",
         t.slice_name(top.call),
-        op_words(t, top.op),
         if top.caller != NO_SLICE {
             format!(" in {}", t.slice_name(top.caller as usize))
         } else {
@@ -290,14 +304,14 @@ pub(super) fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
     );
     let title = if top.waits_elsewhere() {
         format!(
-            "{} blocking calls stall host and device; the longest, {top_words}, waits {} while the device has nothing queued",
-            found.len(),
+            "{} stall host and device; the longest, {top_words}, waits {} while the device has nothing queued",
+            count_calls(found.len()),
             us(top.wait_ns)
         )
     } else {
         format!(
-            "{} blocking calls stall the device; the longest, {top_words}, stalls it {}",
-            found.len(),
+            "{} stall the device; the longest, {top_words}, stalls it {}",
+            count_calls(found.len()),
             us(top.stall_ns())
         )
     };

@@ -1474,6 +1474,9 @@ fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec<Finding>, 
     }
     if listed > 0 && (recorded as f64) < 0.5 * listed as f64 {
         action.push_str("most of the host's time in the gaps is in no recorded op (Python, data loading outside torch ops): wrap it in record_function or profile with with_stack=True to name it; load data in DataLoader workers with pin_memory and prefetching");
+    } else if w.device.launches.graph_kernels > 0 {
+        // Never recommend what the trace already does.
+        action.push_str("make the host ops listed cheaper or overlap them with device work (prefetch the next batch, preprocess on the device or in DataLoader workers); the step already replays CUDA graphs: capture the work still launched outside them");
     } else {
         action.push_str("make the host ops listed cheaper or overlap them with device work (prefetch the next batch, preprocess on the device or in DataLoader workers), or capture the step in a graph (CUDA graphs, torch.compile)");
     }
