@@ -345,3 +345,49 @@ fn nccl_collectives_take_their_kind_from_the_cpu_side_not_the_kernel_name() {
     assert_eq!(r.unmatched_by_kind.get("broadcast"), Some(&1));
     assert_eq!(r.unmatched_by_kind.get("alltoall"), Some(&1));
 }
+
+/// Skews, last ranks and stragglers equal what an independent script
+/// computes from the kernel starts alone (`tools/ranks_skew_oracle.py`,
+/// `synth-ranks/skew_oracle.json`), to the nanosecond.
+#[test]
+fn skews_and_stragglers_equal_the_independent_script_from_kernel_starts() {
+    let report = ranks(&synth_set());
+    let oracle = common::expected("synth-ranks/skew_oracle.json");
+    let key = |step: Option<u64>, skew: i64, last: i64| (step, skew, last);
+    let mut ours: Vec<_> = report
+        .collectives
+        .iter()
+        .map(|c| key(c.step, c.skew_ns, c.last_rank))
+        .collect();
+    let mut theirs: Vec<_> = oracle["collectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            key(
+                c["step"].as_u64(),
+                c["skew_ns"].as_i64().unwrap(),
+                c["last_rank"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    ours.sort();
+    theirs.sort();
+    assert_eq!(ours.len(), theirs.len());
+    for (o, t) in ours.iter().zip(&theirs) {
+        assert_eq!((o.0, o.2), (t.0, t.2));
+        assert!((o.1 - t.1).abs() <= 1, "skew {o:?} vs {t:?}");
+    }
+    let stragglers = oracle["stragglers"].as_array().unwrap();
+    assert_eq!(stragglers.len(), report.stragglers.len());
+    for t in stragglers {
+        let s = report
+            .stragglers
+            .iter()
+            .find(|s| Some(s.step) == t["step"].as_u64())
+            .unwrap();
+        assert_eq!(s.rank, t["rank"].as_i64().unwrap(), "step {}", s.step);
+        assert!((s.blame_ns - t["blame_ns"].as_i64().unwrap()).abs() <= 1);
+        assert!((s.others_waited_ns - t["others_waited_ns"].as_i64().unwrap()).abs() <= 1);
+    }
+}
