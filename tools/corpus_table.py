@@ -22,7 +22,7 @@ def device_of(path):
     props = d.get("deviceProperties") or []
     names = sorted({p.get("name", "?") for p in props if isinstance(p, dict)})
     if names:
-        return ", ".join(names) + (f" ×{len(props)}" if len(props) > 1 else "")
+        return ", ".join(names) + (f" (node of {len(props)})" if len(props) > 1 else "")
     cats = {e.get("cat") for e in d.get("traceEvents", []) if isinstance(e, dict)}
     if "mtia_ccp_events" in cats or any("mtia" in str(c) for c in cats):
         return "MTIA"

@@ -672,27 +672,6 @@ fn a_graph_replay_is_one_launch_of_its_kernels_not_a_launch_bound_program() {
     }
 }
 
-/// Every trace file under `dir` (sub-directories included) that imports.
-fn traces_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        let name = p.to_string_lossy().to_string();
-        if p.is_dir() {
-            traces_under(&p, out);
-        } else if name.ends_with(".json.gz")
-            || name.ends_with(".trace.json")
-            || name.ends_with(".pftrace")
-            || (name.ends_with(".json") && name.contains("/edge/"))
-        {
-            out.push(p);
-        }
-    }
-}
-
 /// Findings that fail their own evidence check (`insights::verify`), on
 /// the whole trace and on each step.
 fn evidence_failures(name: &str, t: &Trace) -> Vec<String> {
@@ -716,11 +695,7 @@ fn evidence_failures(name: &str, t: &Trace) -> Vec<String> {
 
 #[test]
 fn every_finding_on_every_fixture_passes_its_evidence_check() {
-    let mut files = Vec::new();
-    traces_under(&common::fixtures(), &mut files);
-    if let Some(dir) = std::env::var_os("TRACELANE_HTA_CORPUS") {
-        traces_under(std::path::Path::new(&dir), &mut files);
-    }
+    let files = common::real_trace_files();
     let mut bad = Vec::new();
     let mut checked = 0;
     for p in &files {

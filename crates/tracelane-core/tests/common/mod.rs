@@ -77,3 +77,35 @@ pub fn tree_files(rel: &str) -> Vec<(String, Vec<u8>)> {
     );
     out
 }
+
+/// Every trace file of the fixtures and, when `TRACELANE_HTA_CORPUS`
+/// names a folder, of the local corpus (`tests/corpus.md`).
+pub fn real_trace_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    traces_under(&fixtures(), &mut files);
+    if let Some(dir) = std::env::var_os("TRACELANE_HTA_CORPUS") {
+        traces_under(std::path::Path::new(&dir), &mut files);
+    }
+    files
+}
+
+/// Every file under `dir` (sub-directories included) named like a trace.
+fn traces_under(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = p.to_string_lossy().to_string();
+        if p.is_dir() {
+            traces_under(&p, out);
+        } else if name.ends_with(".json.gz")
+            || name.ends_with(".trace.json")
+            || name.ends_with(".pftrace")
+            || (name.ends_with(".json") && name.contains("/edge/"))
+        {
+            out.push(p);
+        }
+    }
+}

@@ -187,15 +187,6 @@ pub(crate) fn blocking_calls(cx: &Cx) -> Vec<BlockingCall> {
     out
 }
 
-/// "1 blocking call", "3 blocking calls".
-fn count_calls(n: usize) -> String {
-    if n == 1 {
-        "1 blocking call".into()
-    } else {
-        format!("{n} blocking calls")
-    }
-}
-
 /// How an op reads in a finding: `aten::copy_ (.cpu() / .to())`.
 fn op_words(t: &Trace, op: u32) -> String {
     if op == NO_SLICE {
@@ -302,18 +293,23 @@ pub(super) fn blocking_syncs(cx: &Cx) -> (Vec<Finding>, String) {
             String::new()
         }
     );
-    let title = if top.waits_elsewhere() {
-        format!(
-            "{} stall host and device; the longest, {top_words}, waits {} while the device has nothing queued",
-            count_calls(found.len()),
+    let title = match (found.len(), top.waits_elsewhere()) {
+        (1, true) => format!(
+            "A blocking call, {top_words}, stalls host and device: it waits {} while the device has nothing queued",
             us(top.wait_ns)
-        )
-    } else {
-        format!(
-            "{} stall the device; the longest, {top_words}, stalls it {}",
-            count_calls(found.len()),
+        ),
+        (1, false) => format!(
+            "A blocking call, {top_words}, stalls the device {}",
             us(top.stall_ns())
-        )
+        ),
+        (n, true) => format!(
+            "{n} blocking calls stall host and device; the longest, {top_words}, waits {} while the device has nothing queued",
+            us(top.wait_ns)
+        ),
+        (n, false) => format!(
+            "{n} blocking calls stall the device; the longest, {top_words}, stalls it {}",
+            us(top.stall_ns())
+        ),
     };
     let bounded = cx.bounded(stall, &ranges);
     let mut slices: Vec<u32> = order.iter().map(|c| c.call as u32).collect();
