@@ -54,7 +54,7 @@ def hta_unanswered(dir_, stem):
 
 def main():
     tracelane, dirs = sys.argv[1], sys.argv[2:]
-    print("| trace | device | top finding (tracelane insights) | analyze --hta vs HTA 0.5.0 |")
+    print("| trace | device | top finding (tracelane insights) | analyze --hta vs HTA 0.6.1 and 0.5.0 |")
     print("|---|---|---|---|")
     for d in dirs:
         for name in sorted(os.listdir(d)):

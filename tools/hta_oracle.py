@@ -2,16 +2,18 @@
 """HTA's own answers for a trace: the golden files `tracelane analyze --hta`
 is checked against.
 
-Usage:
+Usage (HTA 0.6.1, PyPI's `traceinsight`, which `--hta` follows):
+    python -m venv /tmp/hta6 && /tmp/hta6/bin/pip install traceinsight==0.6.1 'pandas<3'
+    /tmp/hta6/bin/python tools/hta_oracle.py OUT_DIR TRACE...
+or HolisticTraceAnalysis 0.5.0 (`--hta-version 0.5`):
     python -m venv /tmp/hta && /tmp/hta/bin/pip install HolisticTraceAnalysis==0.5.0 'pandas<3'
-    /tmp/hta/bin/python tools/hta_oracle.py OUT_DIR TRACE...
 
 For each TRACE (Kineto JSON, `.json` or `.json.gz`) this writes
 OUT_DIR/<name>.hta.json:
     {"meta": {...}, "expected": <the object `tracelane analyze --hta --format json`
      prints, field for field>, "detail": {...more of HTA's tables, for diagnosis}}
 
-Every value comes from HTA 0.5.0's public API on the trace's own rank, with
+Every value comes from HTA's public API on the trace's own rank, with
 its defaults: get_temporal_breakdown, get_gpu_kernel_breakdown,
 get_idle_time_breakdown (consecutive_kernel_delay=30),
 get_cuda_kernel_launch_stats (runtime_cutoff=50, launch_delay_cutoff=100;

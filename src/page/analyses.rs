@@ -1,7 +1,7 @@
 //! The *Analyses* view of a trace: where device time goes (the core's
 //! `analysis::device_time`), for the whole trace, a region or the timeline's
 //! selection. Both rule sets are asked every time: the summary shows
-//! tracelane's and HTA 0.5's numbers side by side with the reasons they
+//! tracelane's and HTA 0.6's numbers side by side with the reasons they
 //! differ; the toggle chooses whose tables are shown in detail. Gaps and
 //! launches jump to the timeline.
 //!
@@ -129,9 +129,9 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             data-counter-lanes=move || ui.lanes.with(|l| l.iter().any(|(t, _)| *t == id)).to_string()>
             <div class="analyses-controls">
                 {picker}
-                <label title="Show the detailed tables under Holistic Trace Analysis 0.5's definitions (its rounding, its last-step drop, its kernel and launch predicates)">
+                <label title="Show the detailed tables under Holistic Trace Analysis 0.6's definitions (its rounding, its last-step drop, its kernel and launch predicates)">
                     <input type="checkbox" id="hta-mode" on:change=move |ev| hta_detail.set(event_target_checked(&ev))/>
-                    " HTA 0.5 rules in the tables"
+                    " HTA 0.6 rules in the tables"
                 </label>
             </div>
             {move || match (exact.get(), hta.get()) {
@@ -265,7 +265,7 @@ fn Overview(
             </div>
         </div>
         <table class="both-modes" id="both-modes">
-            <thead><tr><th></th><th>"tracelane (exact)"</th><th>"HTA 0.5"</th></tr></thead>
+            <thead><tr><th></th><th>"tracelane (exact)"</th><th>"HTA 0.6"</th></tr></thead>
             <tbody>
                 {match (first, h) {
                     (Some(x), Some(h)) => view! {
@@ -285,8 +285,8 @@ fn Overview(
         </table>
         <ul class="why-differ">
             <li>"tracelane: exact nanoseconds; device work = kernels, copies, sets and device windows; every launch the import linked (Triton, CUDA graphs, HIP, Neuron)."</li>
-            <li>"HTA 0.5: any event with a stream is device work (annotations and syncs too); launches only through cudaLaunchKernel/ExC and cudaMemcpy/MemsetAsync."</li>
-            <li>"Critical path: HTA counts only cpu_op and CUDA runtime/driver events and lets a sync edge run back in time (its path can outlast the trace); tracelane takes every runtime, keeps the path moving forward, and counts what it leaves out."</li>
+            <li>"HTA 0.6: any event with a stream is device work (annotations and syncs too); launches only through cudaLaunchKernel/ExC and cudaMemcpy/MemsetAsync."</li>
+            <li>"Critical path: HTA counts only cpu_op and CUDA runtime/driver events, lets a sync edge run back in time (its path can outlast the trace), chains cudaLaunchKernel, cudaMemcpyAsync and cudaHostAlloc across threads (the runtime's lock), walks the backward thread as the forward one and drops kernel–kernel gaps of 1.5 ms or more; tracelane takes every runtime, keeps the path moving forward, and counts what it leaves out."</li>
             {(if pending { Vec::new() } else { hta.notes.clone() }).into_iter().chain(exact.notes.iter().cloned()).map(|n| view! { <li>{n}</li> }).collect_view()}
             {hta_cp.as_ref().err().filter(|e| !e.is_empty()).map(|e| view! { <li>{format!("HTA critical path: {e}")}</li> })}
         </ul>

@@ -1329,7 +1329,7 @@ fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                     .as_ref()
                     .filter(|a| a.scope == scope)
                     .map(|a| (a.report.clone(), a.marks.clone())),
-                Mode::Hta => None,
+                Mode::Hta | Mode::Hta05 => None,
             };
             let (report, marks) = match cached {
                 Some(x) => x,

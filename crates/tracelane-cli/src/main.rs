@@ -4,7 +4,7 @@
 //! tracelane ops FILE [--by-shape] [--sort KEY] [--top N] [--format table|csv|json|md]
 //! tracelane info FILE [--format text|json]
 //! tracelane compare FILE... [--region NAME]... [--format table|md|json]
-//! tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta] [--format table|md|json]
+//! tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta [--hta-version 0.6|0.5]] [--format table|md|json]
 //! tracelane roofline FILE [--scope …] [--peak-tflops X --peak-gbps Y] [--format table|md|json]
 //! tracelane engines DIR_OR_FILE [--scope …] [--format table|md|json]
 //! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use tracelane_core::analysis::compare::{self, measure};
+use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::ops::{op_table, OpRow, OpTableOptions};
 use tracelane_core::analysis::Scope;
 use tracelane_core::export;
@@ -34,10 +35,11 @@ const USAGE: &str = "usage:
                      the first variant is the baseline; one file with several --region: one
                      variant per region; several files with as many --region: the i-th region
                      of the i-th file; one --region: it in every file; none: whole traces
-  tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta] [--top N]
-                     [--format table|md|json]
+  tracelane analyze FILE [--scope whole|steps|region:NAME|occurrences:NAME] [--hta]
+                     [--hta-version 0.6|0.5] [--top N] [--format table|md|json]
                      where device time goes: breakdowns, idle gaps, launch delays, queues;
-                     --hta: Holistic Trace Analysis 0.5's definitions (its JSON fields with
+                     --hta: Holistic Trace Analysis's definitions, 0.6.1 unless
+                     --hta-version 0.5 asks for 0.5.0's (its JSON fields with
                      --format json); steps: one report per ProfilerStep#N; occurrences:NAME:
                      one per occurrence of a region (region:NAME: all of them together)
   tracelane roofline FILE [--scope whole|region:NAME] [--peak-tflops X --peak-gbps Y]
@@ -100,7 +102,8 @@ struct Flags {
     seed: u64,
     regions: Vec<String>,
     scope: Option<String>,
-    hta: bool,
+    /// HTA's rules (`--hta`, `--hta-version`), if asked for.
+    hta: Option<Mode>,
     peak_tflops: Option<f64>,
     peak_gbps: Option<f64>,
     ranks: Option<usize>,
@@ -122,7 +125,7 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         seed: 1,
         regions: Vec::new(),
         scope: None,
-        hta: false,
+        hta: None,
         peak_tflops: None,
         peak_gbps: None,
         ranks: None,
@@ -151,7 +154,14 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
             "--format" => f.format = Some(value("--format")?),
             "--region" => f.regions.push(value("--region")?),
             "--scope" => f.scope = Some(value("--scope")?),
-            "--hta" => f.hta = true,
+            "--hta" => f.hta = f.hta.or(Some(Mode::Hta)),
+            "--hta-version" => {
+                f.hta = Some(match value("--hta-version")?.as_str() {
+                    "0.6" | "0.6.1" => Mode::Hta,
+                    "0.5" | "0.5.0" => Mode::Hta05,
+                    v => return Err(format!("--hta-version takes 0.6 or 0.5, not {v:?}")),
+                })
+            }
             "--peak-tflops" | "--peak-gbps" => {
                 let v: f64 = value(a.as_str())?
                     .parse()
@@ -641,11 +651,10 @@ fn file_name(path: &str) -> &str {
 }
 
 fn cmd_analyze(flags: &Flags) -> Result<(), String> {
-    use tracelane_core::analysis::frame::Mode;
     use tracelane_core::analysis::WhySlow;
     let path = one_file(flags)?;
     let trace = load(path, flags)?;
-    let mode = if flags.hta { Mode::Hta } else { Mode::Exact };
+    let mode = flags.hta.unwrap_or(Mode::Exact);
     let mut reports = Vec::new();
     let args = |s: usize| trace.slice_args_json(s).to_string();
     for (label, scope) in analyze_scopes(&trace, flags.scope.as_deref())? {
@@ -658,7 +667,7 @@ fn cmd_analyze(flags: &Flags) -> Result<(), String> {
     let text = match flags.format.as_deref().unwrap_or("table") {
         "json" => {
             let one = |w: &WhySlow| {
-                if flags.hta {
+                if flags.hta.is_some() {
                     w.device.hta_json(w.critical_path.as_ref().ok())
                 } else {
                     // The device-time report's fields, then each other
@@ -1376,7 +1385,6 @@ fn cmd_bench(flags: &Flags) -> Result<(), String> {
             }
             Ok(best)
         };
-        use tracelane_core::analysis::frame::Mode;
         let (analyze_s, analyze_hta_s) = (analyze(Mode::Exact)?, analyze(Mode::Hta)?);
         let json = trace.diagnostics.bytes_read as f64;
         let model = trace.heap_bytes() as f64;

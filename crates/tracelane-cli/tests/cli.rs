@@ -272,9 +272,32 @@ fn analyze_hta_json_has_exactly_the_issue_fields_and_htas_numbers() {
             "short_kernels"
         ]
     );
-    // HTA 0.5.0 on this file: 435,586 µs of kernel span, 77.78% idle.
+    // HTA on this file: 435,586 µs of kernel span, 77.78% idle; a critical
+    // path of 379,819 µs under 0.6.1 (the backward thread walked with the
+    // forward one), 203,044 µs under 0.5.0.
     assert_eq!(v["temporal_breakdown"]["kernel_span_us"], 435586.0);
     assert_eq!(v["temporal_breakdown"]["idle_pct"], 77.78);
+    assert_eq!(v["critical_path"]["length_us"], 379819.0);
+    let (code, out, err) = tracelane(&[
+        "analyze",
+        &fixture("public/hta_nccl_2rank_rank0.json.gz"),
+        "--hta-version",
+        "0.5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v05: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v05["critical_path"]["length_us"], 203044.0);
+    assert_eq!(v05["temporal_breakdown"], v["temporal_breakdown"]);
+    let (code, _, err) = tracelane(&[
+        "analyze",
+        &fixture("public/hta_nccl_2rank_rank0.json.gz"),
+        "--hta-version",
+        "0.4",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--hta-version takes 0.6 or 0.5"), "{err}");
 }
 
 #[test]

@@ -476,18 +476,10 @@ pub fn device_time_sections(
     r: &crate::analysis::device_time::DeviceTimeReport,
     top: usize,
 ) -> Vec<Section> {
-    use crate::analysis::frame::Mode;
     let t = |ns: i64| fmt_ns(ns as f64);
     let mut out = Vec::new();
     let mut s = Section::new(
-        &format!(
-            "Device time — {} ({})",
-            r.scope,
-            match r.mode {
-                Mode::Exact => "exact",
-                Mode::Hta => "HTA 0.5 rules",
-            }
-        ),
+        &format!("Device time — {} ({})", r.scope, r.mode.describe()),
         &[
             ("device", false),
             ("span", true),

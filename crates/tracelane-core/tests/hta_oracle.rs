@@ -1,5 +1,6 @@
-//! `Mode::Hta` against HTA 0.5.0's own answers for the public traces
-//! (`tests/fixtures/hta/*.hta.json`, written by `tools/hta_oracle.py`):
+//! `Mode::Hta` against HTA 0.6.1's own answers for the public traces
+//! (`tests/fixtures/hta06/*.hta.json`) and `Mode::Hta05` against 0.5.0's
+//! (`tests/fixtures/hta/*.hta.json`), both written by `tools/hta_oracle.py`:
 //! times within 1 µs, percentages within 0.1 points, counts exact.
 //!
 //! Rows with a zero sum (an overlap state that lasts no time, which
@@ -14,6 +15,7 @@ use tracelane_core::analysis::critical_path::critical_path;
 use tracelane_core::analysis::device_time::device_time;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::Scope;
+use tracelane_core::Trace;
 
 const CASES: [(&str, &str); 10] = [
     ("public/hta_simple_add_a100.json.gz", "hta_simple_add_a100"),
@@ -228,19 +230,35 @@ fn compare(name: &str, ours: &Value, hta: &Value) -> Vec<String> {
     errs.into_iter().map(|s| format!("{name}: {s}")).collect()
 }
 
+/// Our `--hta` answers under `mode` against one oracle file's.
+fn differences(name: &str, t: &Trace, mode: Mode, oracle: &Value) -> Vec<String> {
+    let cp = critical_path(t, &Scope::Whole, mode, &|s| {
+        t.slice_args_json(s).to_string()
+    });
+    let ours = device_time(t, &Scope::Whole, mode)
+        .unwrap()
+        .hta_json(cp.as_ref().ok());
+    compare(name, &ours, &oracle["expected"])
+}
+
+/// The rules an oracle file was written under (its `meta.version`).
+fn mode_of(oracle: &Value) -> Mode {
+    match oracle["meta"]["version"].as_str() {
+        Some(v) if v.starts_with("0.5") => Mode::Hta05,
+        _ => Mode::Hta,
+    }
+}
+
 #[test]
 fn hta_mode_equals_hta_on_every_public_trace() {
     let mut errs = Vec::new();
-    for (rel, golden) in CASES {
-        let t = common::load(rel);
-        let cp = critical_path(&t, &Scope::Whole, Mode::Hta, &|s| {
-            t.slice_args_json(s).to_string()
-        });
-        let ours = device_time(&t, &Scope::Whole, Mode::Hta)
-            .unwrap()
-            .hta_json(cp.as_ref().ok());
-        let hta = common::expected(&format!("hta/{golden}.hta.json"));
-        errs.extend(compare(golden, &ours, &hta["expected"]));
+    for (dir, mode) in [("hta", Mode::Hta05), ("hta06", Mode::Hta)] {
+        for (rel, golden) in CASES {
+            let t = common::load(rel);
+            let oracle = common::expected(&format!("{dir}/{golden}.hta.json"));
+            assert_eq!(mode_of(&oracle), mode, "{dir}/{golden}");
+            errs.extend(differences(&format!("{dir}/{golden}"), &t, mode, &oracle));
+        }
     }
     assert!(
         errs.is_empty(),
@@ -253,7 +271,8 @@ fn hta_mode_equals_hta_on_every_public_trace() {
 /// The same comparison over a corpus kept outside the repository (public
 /// traces we may read but not redistribute): `TRACELANE_HTA_CORPUS=DIR`
 /// with DIR holding the traces and `DIR/hta/<stem>.hta.json` from
-/// `tools/hta_oracle.py DIR/hta DIR/*.json.gz`. Without the variable it
+/// `tools/hta_oracle.py DIR/hta DIR/*.json.gz` — under HTA 0.6.1 or 0.5.0,
+/// whichever wrote them (their `meta.version`). Without the variable it
 /// checks nothing.
 #[test]
 fn hta_mode_equals_hta_on_a_local_corpus() {
@@ -279,14 +298,8 @@ fn hta_mode_equals_hta_on_a_local_corpus() {
             continue;
         }
         let t = common::load(p.to_str().unwrap());
-        let cp = critical_path(&t, &Scope::Whole, Mode::Hta, &|s| {
-            t.slice_args_json(s).to_string()
-        });
-        let ours = device_time(&t, &Scope::Whole, Mode::Hta)
-            .unwrap()
-            .hta_json(cp.as_ref().ok());
-        let hta = common::expected(oracle.to_str().unwrap());
-        errs.extend(compare(&stem, &ours, &hta["expected"]));
+        let oracle = common::expected(oracle.to_str().unwrap());
+        errs.extend(differences(&stem, &t, mode_of(&oracle), &oracle));
     }
     assert!(
         errs.is_empty(),

@@ -153,8 +153,10 @@ fn every_analysis_on_every_real_trace_holds_its_invariants() {
         checked += 1;
         let name = p.to_string_lossy().to_string();
         let args = |i: usize| t.slice_args_json(i).to_string();
-        let mut breaks = why_slow_breaks(&t, Mode::Exact, &args);
-        breaks.extend(why_slow_breaks(&t, Mode::Hta, &args));
+        let mut breaks = Vec::new();
+        for mode in [Mode::Exact, Mode::Hta, Mode::Hta05] {
+            breaks.extend(why_slow_breaks(&t, mode, &args));
+        }
         let (kernels, collective) = collective_breaks(&t, &args);
         communication_kernels += kernels;
         breaks.extend(collective);

@@ -55,7 +55,7 @@ fn every_sections_rows_are_as_wide_as_its_header() {
     ];
     for (what, t) in &traces {
         let args = |i: usize| t.slice_args_json(i).to_string();
-        for mode in [Mode::Exact, Mode::Hta] {
+        for mode in [Mode::Exact, Mode::Hta, Mode::Hta05] {
             let w = why_slow(t, &Scope::Whole, mode, &args).unwrap();
             rows_fit(what, &export::analysis_sections(&w, 20));
         }

@@ -23,7 +23,7 @@
 //!   (a kernel span), `gpu_kernel_launch_overhead`, `gpu_kernel_kernel_overhead`,
 //!   or no label (a dependency or sync edge, which weighs nothing).
 //!
-//! Under [`Mode::Hta`] every HTA 0.5.0 rule holds, quirks included: only
+//! Under [`Mode::Hta05`] every HTA 0.5.0 rule holds, quirks included: only
 //! `cpu_op`, `cuda_runtime` and `cuda_driver` events are CPU nodes; a thread
 //! with any stream ≥ 0 (a Triton op) builds no call stack; dependency edges
 //! between top-level ops weigh nothing, so host time between ops is not on
@@ -31,6 +31,15 @@
 //! longer than the trace; weights ≤ −1 µs count as 0 in the search but keep
 //! their value in the breakdown; networkx's tie-breaking between equally
 //! long paths.
+//!
+//! Under [`Mode::Hta`], HTA 0.6.1's (`traceinsight`): the same, and
+//! nodes numbered by time then event (a start before its own end); the
+//! calls that hold the CUDA runtime's lock (`cudaLaunchKernel`,
+//! `cudaMemcpyAsync`, `cudaHostAlloc`) chained across threads in the order
+//! they end, the call stack not joining two of them; the one thread with a
+//! "forward" op and the one with an "autograd" op walked as one call
+//! stack; consecutive top-level ops joined wherever they are; no
+//! kernel–kernel edge across a gap of 1.5 ms or more.
 //!
 //! Under [`Mode::Exact`]: every op, runtime call (any runtime: Neuron's
 //! dispatch too) and device event the model knows — annotations shape the
@@ -188,12 +197,24 @@ const BLOCKING_SYNC_CALLS: [&str; 6] = [
     "cudaMemcpyAsync",
 ];
 
+/// HTA 0.6's `CUDA_RUNTIME_EVENTS`: calls that hold the CUDA runtime's
+/// lock, so only one of them, on any thread, makes progress at a time.
+const RUNTIME_LOCK_CALLS: [&str; 3] = ["cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"];
+
+/// HTA 0.6's `KERNEL_KERNEL_DELAY_THRESHOLD_US`: a gap between kernels on a
+/// stream this long or longer is taken for a dependency it cannot see, not
+/// kernel–kernel overhead.
+const KERNEL_KERNEL_DELAY_THRESHOLD_NS: i64 = 1_500_000;
+
 #[derive(Clone, Copy, Debug)]
 struct Node {
     row: usize,
     ts: i64,
     is_start: bool,
     blocking: bool,
+    /// HTA 0.6: a call that takes the CUDA runtime's lock
+    /// ([`RUNTIME_LOCK_CALLS`]).
+    lock: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -279,7 +300,7 @@ impl Graph {
             search: weight,
             kind,
         };
-        if mode == Mode::Hta {
+        if mode.is_hta() {
             if let Some(&k) = self.edge_at.get(&(u, v)) {
                 self.edges[k] = e;
                 return Some(k);
@@ -405,7 +426,7 @@ pub fn critical_path_of(
     let cpu_in = |r: usize| !f.is_device(r) && f.ts[r] >= lo && f.ts[r] <= hi && dur(r) > 0;
     let mut launched_in: FxHashSet<i64> = FxHashSet::default();
     for r in 0..f.len() {
-        if mode == Mode::Hta && cpu_in(r) {
+        if mode.is_hta() && cpu_in(r) {
             launched_in.insert(f.index_corr[r]);
         }
     }
@@ -420,7 +441,7 @@ pub fn critical_path_of(
             }
         })
         .collect();
-    if mode == Mode::Hta {
+    if mode.is_hta() {
         // By index, once each (HTA's filter may repeat a device row).
         crate::sort::by_key(&mut clipped, &|&r| (f.index[r], r));
         clipped.dedup_by_key(|r| f.index[*r]);
@@ -432,7 +453,7 @@ pub fn critical_path_of(
     // Nodes.
     let node_row = |r: usize| -> bool {
         match mode {
-            Mode::Hta => {
+            Mode::Hta | Mode::Hta05 => {
                 node_cats.contains(&Some(s.cat[f.slice[r] as usize]))
                     || (f.is_device(r) && f.index_corr[r] >= 0)
             }
@@ -451,6 +472,12 @@ pub fn critical_path_of(
         ..Graph::default()
     };
     let blocking_name = |r: usize| blocking.contains(&Some(s.name[f.slice[r] as usize]));
+    let lock_names: Vec<_> = RUNTIME_LOCK_CALLS
+        .iter()
+        .filter_map(|n| t.strings.lookup(n))
+        .collect();
+    let lock_name =
+        |r: usize| mode == Mode::Hta && lock_names.contains(&s.name[f.slice[r] as usize]);
     let push = |g: &mut Graph, r: usize, ts: i64, is_start: bool| {
         let id = g.nodes.len() as u32;
         g.nodes.push(Node {
@@ -458,6 +485,7 @@ pub fn critical_path_of(
             ts,
             is_start,
             blocking: is_start && blocking_name(r),
+            lock: lock_name(r),
         });
         if is_start {
             g.start_of[r] = id;
@@ -467,9 +495,26 @@ pub fn critical_path_of(
     };
     g.nodes.reserve(events.len() * 2);
     match mode {
-        // HTA numbers nodes by time: starts (in index order), then ends;
-        // a tie keeps that order (networkx's tie-breaking follows it).
+        // HTA 0.6 numbers nodes by time, then the event's index; a start
+        // before its own end.
         Mode::Hta => {
+            let mut order: Vec<(i64, i64, bool, usize)> = events
+                .iter()
+                .flat_map(|&r| {
+                    [
+                        (f.ts[r], f.index[r], false, r),
+                        (f.end[r], f.index[r], true, r),
+                    ]
+                })
+                .collect();
+            crate::sort::unstable_by_key(&mut order, &|x| (x.0, x.1, x.2));
+            for (ts, _, is_end, r) in order {
+                push(&mut g, r, ts, !is_end);
+            }
+        }
+        // HTA 0.5 numbers nodes by time: starts (in index order), then
+        // ends; a tie keeps that order (networkx's tie-breaking follows it).
+        Mode::Hta05 => {
             let mut order: Vec<(i64, usize, usize)> = events
                 .iter()
                 .enumerate()
@@ -495,12 +540,16 @@ pub fn critical_path_of(
         }
     }
     match mode {
-        Mode::Hta => call_stack_edges(t, f, &clipped, mode, &mut g),
+        Mode::Hta => {
+            runtime_lock_edges(&mut g);
+            call_stack_edges(t, f, &clipped, mode, &mut g);
+        }
+        Mode::Hta05 => call_stack_edges(t, f, &clipped, mode, &mut g),
         Mode::Exact => exact_call_stack_edges(t, f, &clipped, &mut g),
     }
     kernel_edges(t, f, &rows, &clipped, &in_clip, mode, args, &mut g)?;
 
-    if mode == Mode::Hta {
+    if mode.is_hta() {
         // `_validate_graph`: weights ≤ −1 µs count as 0 in the search;
         // a sync between kernels of one stream, or a cycle, fails.
         for e in g.edges.iter_mut() {
@@ -679,14 +728,91 @@ fn compare_events(x: &(i64, i64, i64, bool), y: &(i64, i64, i64, bool)) -> std::
     }
 }
 
+/// HTA 0.6's `_construct_graph_from_cuda_runtime_events`: calls holding
+/// the runtime lock, on any thread, in node order. At each one's end, every
+/// lock call started and not yet closed points to it (its own start as its
+/// span, another's as a dependency), and the previous lock call's end
+/// points to it: the lock passes from call to call in the order they end.
+fn runtime_lock_edges(g: &mut Graph) {
+    let mut open: Vec<u32> = Vec::new();
+    let mut last: Option<u32> = None;
+    for id in 0..g.nodes.len() as u32 {
+        let n = g.nodes[id as usize];
+        if !n.lock {
+            continue;
+        }
+        if n.is_start {
+            open.push(id);
+        } else {
+            while let Some(p) = open.pop() {
+                if g.nodes[p as usize].row == n.row {
+                    if let Some(k) = g.add(Mode::Hta, p, id, EdgeKind::Span, false) {
+                        g.attribute(k, Some(n.row));
+                    }
+                } else {
+                    g.add(Mode::Hta, p, id, EdgeKind::Dependency, false);
+                }
+            }
+            if let Some(l) = last.filter(|&l| !g.nodes[l as usize].is_start) {
+                g.add(Mode::Hta, l, id, EdgeKind::Dependency, false);
+            }
+        }
+        last = Some(id);
+    }
+}
+
+/// HTA 0.6's `_shares_cuda_runtime_lock`: two nodes in a row of lock calls
+/// that are not one call's end and the next one's start; the lock edges
+/// join them, the call stack does not.
+fn shares_lock(g: &Graph, a: u32, b: u32) -> bool {
+    let (a, b) = (g.nodes[a as usize], g.nodes[b as usize]);
+    a.lock && b.lock && (a.is_start || !b.is_start)
+}
+
+/// HTA 0.6 walks the backward thread's ops as if on the forward thread
+/// (`_get_fwd_tid` / `_get_bwd_tid`): the one thread with a `cpu_op` or
+/// `user_annotation` whose name contains "forward", and the one with one
+/// containing "autograd", when each is a single thread and they differ.
+fn backward_thread_remap(t: &Trace, f: &Frame, clipped: &[usize]) -> Option<(LaneId, LaneId)> {
+    let s = &t.slices;
+    let cats: Vec<_> = ["cpu_op", "user_annotation"]
+        .iter()
+        .filter_map(|c| t.strings.lookup(c))
+        .collect();
+    let tid_of = |word: &str| -> Option<LaneId> {
+        let mut tids: Vec<LaneId> = clipped
+            .iter()
+            .filter(|&&r| {
+                let i = f.slice[r] as usize;
+                cats.contains(&s.cat[i]) && t.str(s.name[i]).contains(word)
+            })
+            .map(|&r| t.track_of(f.slice[r] as usize).tid)
+            .collect();
+        tids.sort_unstable();
+        tids.dedup();
+        (tids.len() == 1).then(|| tids[0])
+    };
+    let (fwd, bwd) = (tid_of("forward")?, tid_of("autograd")?);
+    (fwd != bwd).then_some((bwd, fwd))
+}
+
 /// Per CPU thread: HTA's call stack (`CallStackGraph`) and its traversal
 /// (`_construct_graph_from_call_stack`).
 fn call_stack_edges(t: &Trace, f: &Frame, clipped: &[usize], mode: Mode, g: &mut Graph) {
+    let remap = if mode == Mode::Hta {
+        backward_thread_remap(t, f, clipped)
+    } else {
+        None
+    };
     let mut threads: FxHashMap<(LaneId, LaneId), Vec<usize>> = FxHashMap::default();
     for &r in clipped {
         let tr = t.track_of(f.slice[r] as usize);
         let pid = t.processes[tr.process.0 as usize].pid;
-        threads.entry((pid, tr.tid)).or_default().push(r);
+        let tid = match remap {
+            Some((bwd, fwd)) if tr.tid == bwd => fwd,
+            _ => tr.tid,
+        };
+        threads.entry((pid, tid)).or_default().push(r);
     }
     let mut keys: Vec<(LaneId, LaneId)> = threads.keys().copied().collect();
     keys.sort();
@@ -698,7 +824,7 @@ fn call_stack_edges(t: &Trace, f: &Frame, clipped: &[usize], mode: Mode, g: &mut
             // CallGraph: a thread with a stream > 0 is a GPU stream; one
             // whose streams are not all < 0 is of unknown type; neither
             // builds a CPU stack.
-            Mode::Hta => rows.iter().all(|&r| f.lane[r] < 0),
+            Mode::Hta | Mode::Hta05 => rows.iter().all(|&r| f.lane[r] < 0),
             Mode::Exact => rows.iter().all(|&r| !f.is_device(r)),
         };
         if !cpu {
@@ -819,6 +945,25 @@ impl StackWalk {
         let Some((start, _)) = g.nodes_of(r) else {
             return;
         };
+        if mode == Mode::Hta {
+            // 0.6: the last node links to this one wherever it is (a
+            // dependency from a top-level op's end), unless the lock edges
+            // join them.
+            if let Some(l) = self.last_node.filter(|&l| !shares_lock(g, l, start)) {
+                let kind = if self.depth == 0 {
+                    EdgeKind::Dependency
+                } else {
+                    EdgeKind::Span
+                };
+                if let Some(k) = g.add(mode, l, start, kind, false) {
+                    g.attribute(k, self.last_parent);
+                }
+            }
+            self.last_node = Some(start);
+            self.last_parent = parent;
+            self.depth += 1;
+            return;
+        }
         if self.depth == 0 {
             if let Some(h) = self.last_high {
                 g.add(mode, h, start, EdgeKind::Dependency, false);
@@ -838,6 +983,18 @@ impl StackWalk {
         let Some((start, end)) = g.nodes_of(r) else {
             return;
         };
+        if mode == Mode::Hta {
+            if let Some(l) = self.last_node.filter(|&l| !shares_lock(g, l, end)) {
+                let zero = g.nodes[start as usize].blocking;
+                if let Some(k) = g.add(mode, l, end, EdgeKind::Span, zero) {
+                    g.attribute(k, self.last_parent);
+                }
+            }
+            self.last_node = Some(end);
+            self.last_parent = parent;
+            self.depth -= 1;
+            return;
+        }
         self.depth -= 1;
         if let Some(l) = self.last_node {
             let zero = g.nodes[start as usize].blocking;
@@ -878,7 +1035,7 @@ fn queue_at(t: &Trace, f: &Frame) -> Option<FxHashMap<i64, i64>> {
 /// The launches HTA numbers in start order (`_get_cuda_runtime_calls_df`):
 /// (runtime row, its kernel's stream, its kernel's process, launch id).
 fn launches(t: &Trace, f: &Frame, rows: &Rows) -> Vec<(usize, i64, u32, usize)> {
-    let names: Vec<_> = super::device_time::HTA_QUEUE_NAMES
+    let names: Vec<_> = super::device_time::hta_queue_names(f.mode)
         .iter()
         .filter_map(|n| t.strings.lookup(n))
         .collect();
@@ -924,11 +1081,11 @@ fn kernel_edges(
     );
     let name = |r: usize| Some(s.name[f.slice[r] as usize]);
     let is_sync = |r: usize| match mode {
-        Mode::Hta => t.str(s.cat[f.slice[r] as usize]) == "cuda_sync",
+        Mode::Hta | Mode::Hta05 => t.str(s.cat[f.slice[r] as usize]) == "cuda_sync",
         Mode::Exact => s.category[f.slice[r] as usize] == Category::DeviceSync,
     };
     let queue = match mode {
-        Mode::Hta => Some(queue_at(t, f).ok_or(
+        Mode::Hta | Mode::Hta05 => Some(queue_at(t, f).ok_or(
             "HTA's critical path fails: it needs a queue-length series (a CUDA launch matched to one kernel, each)",
         )?),
         Mode::Exact => None,
@@ -1098,7 +1255,7 @@ fn kernel_edges(
             (Some(_), None) => false,
         };
         let empty_at_launch = match mode {
-            Mode::Hta => {
+            Mode::Hta | Mode::Hta05 => {
                 let q = queue.as_ref().unwrap();
                 runtime.and_then(|x| q.get(&f.index[x])) == Some(&1)
                     && q.get(&f.index[r]) == Some(&0)
@@ -1114,7 +1271,10 @@ fn kernel_edges(
             };
             g.add(mode, rs, start, EdgeKind::LaunchDelay, false);
         } else if let Some(p) = prev {
-            if sync_end.is_none_or(|e| g.nodes[e as usize].ts < g.nodes[p as usize].ts) {
+            let within = mode != Mode::Hta
+                || g.nodes[start as usize].ts - g.nodes[p as usize].ts
+                    < KERNEL_KERNEL_DELAY_THRESHOLD_NS;
+            if within && sync_end.is_none_or(|e| g.nodes[e as usize].ts < g.nodes[p as usize].ts) {
                 if let Some(uv) = g.add(mode, p, start, EdgeKind::KernelKernelDelay, false) {
                     g.attribute(uv, None);
                 }

@@ -148,20 +148,29 @@ const HTA_LAUNCH_STAT_NAMES: [&str; 5] = [
     "cudaMemcpyAsync",
 ];
 
-/// Runtime calls HTA's queue length counts (`get_runtime_launch_events_query`).
-pub(crate) const HTA_QUEUE_NAMES: [&str; 12] = [
+/// Runtime calls HTA's queue length and critical path count as launches
+/// (`get_runtime_launch_events_query`; 0.6's `..._mask` adds
+/// `cuLaunchKernelEx`, the last).
+pub(crate) fn hta_queue_names(mode: Mode) -> &'static [&'static str] {
+    match mode {
+        Mode::Hta05 => &HTA_QUEUE_NAMES[..11],
+        _ => &HTA_QUEUE_NAMES,
+    }
+}
+
+const HTA_QUEUE_NAMES: [&str; 12] = [
     "cudaMemsetAsync",
     "cudaMemcpyAsync",
     "cudaLaunchKernel",
     "cudaLaunchKernelExC",
     "cuLaunchKernel",
-    "cuLaunchKernelEx",
     "runFunction - job_prep_and_submit_for_execution",
     "hipLaunchKernel",
     "hipExtModuleLaunchKernel",
     "hipMemcpyAsync",
     "hipMemsetAsync",
     "hipMemcpyWithStream",
+    "cuLaunchKernelEx",
 ];
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -367,7 +376,7 @@ pub fn device_time_of(t: &Trace, f: &Frame, scope: &Scope) -> DeviceTimeReport {
             f.outside_host, f.outside_device
         ));
     }
-    if mode == Mode::Hta && f.rounded_to_us {
+    if mode.is_hta() && f.rounded_to_us {
         notes.push("HTA rounds each start up and each end down to whole µs in this trace".into());
     }
     let devices = temporal(t, f);
@@ -380,7 +389,7 @@ pub fn device_time_of(t: &Trace, f: &Frame, scope: &Scope) -> DeviceTimeReport {
         .collect();
     let (idle, longest_gaps) = idle_breakdown(t, f);
     let queues = match mode {
-        Mode::Hta => hta_queues(t, f),
+        Mode::Hta | Mode::Hta05 => hta_queues(t, f),
         Mode::Exact => Some(exact_queues(t, f)),
     };
     if queues.is_none() {
@@ -429,14 +438,14 @@ fn merge_groups(mut v: Vec<Interval>) -> Vec<Interval> {
 
 fn device_label(t: &Trace, f: &Frame, device: u32) -> String {
     match f.mode {
-        Mode::Hta => "rank".into(),
+        Mode::Hta | Mode::Hta05 => "rank".into(),
         Mode::Exact => t.process_label(device as usize),
     }
 }
 
 fn lane_label(t: &Trace, f: &Frame, lane: i64) -> String {
     match f.mode {
-        Mode::Hta => format!("stream {lane}"),
+        Mode::Hta | Mode::Hta05 => format!("stream {lane}"),
         Mode::Exact => {
             let process = t.tracks[lane as usize].process.0 as usize;
             format!(
@@ -500,7 +509,7 @@ fn temporal(t: &Trace, f: &Frame) -> Vec<TemporalBreakdown> {
 }
 
 fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
-    if f.mode == Mode::Hta {
+    if f.mode.is_hta() {
         // include_memory_kernels=True, HTA's default.
         let types: Vec<(&str, Vec<Interval>)> = KernelType::ALL[..3]
             .iter()
@@ -630,7 +639,7 @@ fn idle_breakdown(t: &Trace, f: &Frame) -> (Option<Vec<IdleRow>>, Vec<Gap>) {
                 let gap = f.ts[r] - pe;
                 // HTA sums every interval, overlaps as negative waits; the
                 // exact mode counts only time the lane stood idle.
-                if f.mode == Mode::Hta || gap > 0 {
+                if f.mode.is_hta() || gap > 0 {
                     e.0 += gap;
                     e.1 += 1;
                 }
@@ -688,7 +697,7 @@ fn launch_pairs(t: &Trace, f: &Frame) -> Vec<(usize, usize)> {
             .filter(|&r| f.partner[r] != NO_ROW)
             .map(|r| (f.partner[r] as usize, r))
             .collect(),
-        Mode::Hta => {
+        Mode::Hta | Mode::Hta05 => {
             let names: Vec<_> = HTA_LAUNCH_STAT_NAMES
                 .iter()
                 .filter_map(|n| t.strings.lookup(n))
@@ -842,7 +851,7 @@ pub(crate) type QueueEvent = (i64, u8, i64, usize);
 /// stream, −1 at each kernel start, by lane; `None` where HTA's check that
 /// the two sides are as many fails.
 pub(crate) fn hta_queue_events(t: &Trace, f: &Frame) -> Option<HashMap<i64, Vec<QueueEvent>>> {
-    let names: Vec<_> = HTA_QUEUE_NAMES
+    let names: Vec<_> = hta_queue_names(f.mode)
         .iter()
         .filter_map(|n| t.strings.lookup(n))
         .collect();
@@ -1033,7 +1042,7 @@ mod tests {
     #[test]
     fn breakdown_parts_add_up_to_the_span() {
         let t = trace(TWO_KERNELS);
-        for mode in [Mode::Exact, Mode::Hta] {
+        for mode in [Mode::Exact, Mode::Hta05] {
             let r = device_time(&t, &Scope::Whole, mode).unwrap();
             let d = &r.devices[0];
             assert_eq!(d.span_ns, 75_000, "{mode:?}");
@@ -1080,7 +1089,7 @@ mod tests {
           {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":70,"dur":10,"args":{"stream":7,"correlation":2}}
         "#,
         );
-        let hta = device_time(&t, &Scope::Whole, Mode::Hta).unwrap();
+        let hta = device_time(&t, &Scope::Whole, Mode::Hta05).unwrap();
         assert_eq!(hta.devices[0].span_ns, 10_000);
         assert!(hta.notes[0].contains("ProfilerStep#2"), "{:?}", hta.notes);
         let exact = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
@@ -1138,7 +1147,7 @@ mod tests {
           {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":10,"args":{"stream":7,"correlation":2}}
         "#,
         );
-        for mode in [Mode::Exact, Mode::Hta] {
+        for mode in [Mode::Exact, Mode::Hta05] {
             let q = device_time(&t, &Scope::Whole, mode)
                 .unwrap()
                 .queues

@@ -11,8 +11,9 @@
 //! TorchNeuron's `privateuse1_runtime` dispatch all count); kernel types by
 //! category first, then name.
 //!
-//! **Hta**: Holistic Trace Analysis 0.5.0's dataframe, quirks included
-//! (`hta/common/trace_parser.py`, `hta/common/trace.py`):
+//! **Hta** and **Hta05**: Holistic Trace Analysis's dataframe, quirks
+//! included, the same in 0.6.1 and 0.5.0 but for the kernel types
+//! ([`hta_kernel_type`]) (`hta/common/trace_parser.py`, `hta/common/trace.py`):
 //! - a row per event with a `dur` and a `cat` other than `Trace`;
 //! - when any timestamp in the file has a fraction of a µs, `ts` is rounded
 //!   up and `ts + dur` down to whole µs (`round_down_time_stamps`), in
@@ -46,8 +47,28 @@ pub enum Mode {
     /// tracelane's: exact nanoseconds, every launch the import linked.
     #[default]
     Exact,
-    /// Holistic Trace Analysis 0.5.0's, quirks included.
+    /// Holistic Trace Analysis 0.6.1's (`traceinsight`, HTA's current
+    /// release), quirks included.
     Hta,
+    /// HolisticTraceAnalysis 0.5.0's, quirks included: the rules 0.6
+    /// changed (kernel types, the critical path) as 0.5.0 had them.
+    Hta05,
+}
+
+impl Mode {
+    /// Either release of HTA's rules.
+    pub fn is_hta(self) -> bool {
+        matches!(self, Mode::Hta | Mode::Hta05)
+    }
+
+    /// The rules in words, for a report's title.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mode::Exact => "exact",
+            Mode::Hta => "HTA 0.6 rules",
+            Mode::Hta05 => "HTA 0.5 rules",
+        }
+    }
 }
 
 /// "No row" in row-index columns.
@@ -87,11 +108,19 @@ fn first_line(name: &str) -> &str {
     name.split('\n').next().unwrap_or("")
 }
 
+/// HTA's `get_kernel_type` under either release's patterns.
+pub fn hta_kernel_type(mode: Mode, name: &str) -> KernelType {
+    match mode {
+        Mode::Hta05 => hta05_kernel_type(name),
+        _ => hta06_kernel_type(name),
+    }
+}
+
 /// HTA 0.5.0 `get_kernel_type`: `^nccl.*Kernel` is communication;
 /// `^Memcpy|^Memset|^dma` memory; anything matching
 /// `(^nccl.*Kernel)|(.*Memcpy)|(Memset)|(.*Sync)` (anchored at the start,
 /// first line only) is not computation, so it is other.
-pub fn hta_kernel_type(name: &str) -> KernelType {
+fn hta05_kernel_type(name: &str) -> KernelType {
     let line = first_line(name);
     let nccl_kernel = line.starts_with("nccl") && line[4..].contains("Kernel");
     if nccl_kernel {
@@ -104,6 +133,47 @@ pub fn hta_kernel_type(name: &str) -> KernelType {
         return KernelType::Other;
     }
     KernelType::Computation
+}
+
+/// HTA 0.6.1 `get_kernel_type` (`hta/common/types.py`'s grouping patterns,
+/// matched with `re.match`, so anchored at the start; `.` stops at a
+/// newline): communication `(^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*)`
+/// (so every `hip*` name, copies too, is communication); memory
+/// `(^(hip)?Memcpy)|(^(hip)?Memset)|(^dma)`; computation whatever does not
+/// match `(^nccl)|(.*Memcpy)|(.*Memset)|(.*dma)|(^.*Sync)|(^Stream Wait
+/// Event)|(cuda.*LaunchKernel)|(^runFunction)|(^hip)|(^job_exe)|(^packet)|
+/// (^pe_exe)|(^cpum_exe_subgraph)|(^hccl)|(^collective_subgraph_execution)`;
+/// the rest other.
+fn hta06_kernel_type(name: &str) -> KernelType {
+    let line = first_line(name);
+    let starts = |p: &str| name.starts_with(p);
+    if starts("nccl") || starts("hip") || starts("hccl") || line.contains("ncclKernel") {
+        return KernelType::Communication;
+    }
+    if starts("Memcpy") || starts("Memset") || starts("dma") {
+        return KernelType::Memory;
+    }
+    let cuda_launch = starts("cuda") && line[4..].contains("LaunchKernel");
+    let not_compute = ["Memcpy", "Memset", "dma", "Sync"]
+        .iter()
+        .any(|p| line.contains(p))
+        || cuda_launch
+        || [
+            "Stream Wait Event",
+            "runFunction",
+            "job_exe",
+            "packet",
+            "pe_exe",
+            "cpum_exe_subgraph",
+            "collective_subgraph_execution",
+        ]
+        .iter()
+        .any(|p| starts(p));
+    if not_compute {
+        KernelType::Other
+    } else {
+        KernelType::Computation
+    }
 }
 
 /// Collective kernels by name: NCCL / RCCL kernels and the collective
@@ -210,7 +280,7 @@ impl Frame {
     pub fn build(t: &Trace, scope: &Scope, mode: Mode) -> Result<Frame, ScopeError> {
         let whole = match mode {
             Mode::Exact => exact(t),
-            Mode::Hta => hta(t),
+            Mode::Hta | Mode::Hta05 => hta(t, mode),
         };
         whole.scoped(t, scope)
     }
@@ -407,7 +477,7 @@ fn stream_is_a_number(args: &str) -> bool {
         .starts_with(|c: char| c.is_ascii_digit() || c == '-')
 }
 
-fn hta(t: &Trace) -> Frame {
+fn hta(t: &Trace, mode: Mode) -> Frame {
     let s = &t.slices;
     let clock = HtaClock::new(t);
     let trace_cat = t.strings.lookup("Trace");
@@ -424,7 +494,7 @@ fn hta(t: &Trace) -> Frame {
     crate::sort::by_key(&mut order, &|&i| s.file_order[i as usize]);
 
     let mut f = Frame {
-        mode: Mode::Hta,
+        mode,
         rounded_to_us: clock.rounded,
         ..Frame::default()
     };
@@ -466,7 +536,7 @@ fn hta(t: &Trace) -> Frame {
         f.index.push(s.file_order[i] as i64);
         f.index_corr.push(corr.min(0));
         f.device.push(0);
-        f.kernel_type.push(hta_kernel_type(t.slice_name(i)));
+        f.kernel_type.push(hta_kernel_type(mode, t.slice_name(i)));
         f.idle_lane
             .push(stream != -1 && kernel_cats.contains(&Some(s.cat[i])));
         let name = Some(s.name[i]);
@@ -541,7 +611,7 @@ fn hta(t: &Trace) -> Frame {
         }
     }
     let mut out = Frame {
-        mode: Mode::Hta,
+        mode: f.mode,
         rounded_to_us: f.rounded_to_us,
         dropped_from_step: f.dropped_from_step.clone(),
         ..Frame::default()
@@ -586,23 +656,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hta_kernel_types_follow_its_regexes() {
-        assert_eq!(
-            hta_kernel_type("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)"),
-            KernelType::Communication
-        );
-        assert_eq!(hta_kernel_type("ncclAllReduce"), KernelType::Computation);
-        assert_eq!(
-            hta_kernel_type("Memcpy HtoD (Pageable -> Device)"),
-            KernelType::Memory
-        );
-        assert_eq!(hta_kernel_type("Memset (Device)"), KernelType::Memory);
-        assert_eq!(hta_kernel_type("dma_copy"), KernelType::Memory);
-        assert_eq!(hta_kernel_type("hipMemcpyAsync"), KernelType::Other);
-        assert_eq!(hta_kernel_type("Stream Sync"), KernelType::Other);
-        assert_eq!(hta_kernel_type("ProfilerStep#2"), KernelType::Computation);
-        // `.` stops at a newline: a Sync on the second line does not count.
-        assert_eq!(hta_kernel_type("gemm\nSync"), KernelType::Computation);
+    fn hta_kernel_types_follow_each_releases_regexes() {
+        use KernelType::*;
+        // (name, 0.5.0, 0.6.1)
+        for (name, v05, v06) in [
+            (
+                "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)",
+                Communication,
+                Communication,
+            ),
+            ("ncclAllReduce", Computation, Communication),
+            ("void ncclKernel_AllGather(x)", Computation, Communication),
+            ("Memcpy HtoD (Pageable -> Device)", Memory, Memory),
+            ("Memset (Device)", Memory, Memory),
+            ("dma_copy", Memory, Memory),
+            ("hipMemcpyAsync", Other, Communication),
+            ("hccl_all_reduce", Computation, Communication),
+            ("Stream Sync", Other, Other),
+            ("Stream Wait Event", Computation, Other),
+            ("pe_exe_42", Computation, Other),
+            ("job_exe", Computation, Other),
+            ("cudaLaunchKernel", Computation, Other),
+            ("ProfilerStep#2", Computation, Computation),
+            // `.` stops at a newline: a Sync on the second line does not count.
+            ("gemm\nSync", Computation, Computation),
+        ] {
+            assert_eq!(hta_kernel_type(Mode::Hta05, name), v05, "0.5 {name}");
+            assert_eq!(hta_kernel_type(Mode::Hta, name), v06, "0.6 {name}");
+        }
     }
 
     #[test]

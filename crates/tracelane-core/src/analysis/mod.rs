@@ -10,7 +10,7 @@
 //! | [`compare`] | variants (traces × scopes) side by side against a baseline |
 //! | [`critical_path`] | the longest chain of dependent work, each edge labelled by what bounds it (HTA's model) |
 //! | [`data_movement`] | copies and sets by kind with bandwidth, and the ops that caused them |
-//! | [`device_time`] | where device time goes: idle, kernel types, launch delays, queues (HTA's numbers under `Mode::Hta`) |
+//! | [`device_time`] | where device time goes: idle, kernel types, launch delays, queues (HTA's numbers under `Mode::Hta` and `Mode::Hta05`) |
 //! | [`frame`] | the event table the time analyses read, under tracelane's or HTA's rules |
 //! | [`info`] | what was imported: counts, lanes, links, warnings |
 //! | [`neuron_runtime`] | what the Neuron runtime's events say: submission, host waits, copies, model switches, barriers, clock alignment, HBM spill |
