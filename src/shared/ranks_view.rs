@@ -431,7 +431,7 @@ fn collectives(r: &RanksReport) -> ViewTable {
             num(c.bytes.map_or("—".to_string(), table::fmt_bytes)),
             num(fmt(c.skew_ns)),
             num(c.last_rank.to_string()),
-            num(fmt(c.transfer_ns)),
+            num(c.transfer_ns.map_or("—".to_string(), fmt)),
             num(c
                 .busbw_gbps
                 .map_or("—".to_string(), |b| format!("{b:.1} GB/s"))),
@@ -662,7 +662,7 @@ mod tests {
             skew_ns: 0,
             last_rank: 0,
             first_rank: 0,
-            transfer_ns: 0,
+            transfer_ns: None,
             algbw_gbps: None,
             busbw_gbps: None,
             // Rank k arrives at (k * 37) % 64: rank 0 first, rank 19 last.

@@ -1383,7 +1383,7 @@ pub fn ranks_json(
                 "skew_us": us(c.skew_ns),
                 "last_rank": c.last_rank,
                 "first_rank": c.first_rank,
-                "transfer_us": us(c.transfer_ns),
+                "transfer_us": c.transfer_ns.map(us),
                 "algbw_gbps": c.algbw_gbps,
                 "busbw_gbps": c.busbw_gbps,
             })
@@ -1558,7 +1558,7 @@ pub fn ranks_sections(r: &crate::analysis::ranks::RanksReport, top: usize) -> Ve
                 .map_or("—".into(), |b| format!("{}B", fmt_si(b as f64))),
             f(c.skew_ns),
             c.last_rank.to_string(),
-            f(c.transfer_ns),
+            c.transfer_ns.map_or("—".into(), f),
             c.busbw_gbps.map_or("—".into(), |b| format!("{b:.1} GB/s")),
         ]);
     }

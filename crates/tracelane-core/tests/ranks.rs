@@ -391,3 +391,36 @@ fn skews_and_stragglers_equal_the_independent_script_from_kernel_starts() {
         assert!((s.others_waited_ns - t["others_waited_ns"].as_i64().unwrap()).abs() <= 1);
     }
 }
+
+/// Calls matched into one collective whose mean end comes before the last
+/// rank arrives (clocks apart, or calls matched by order that are not one
+/// collective) have no transfer time and no bandwidth, rather than a
+/// negative one; every other collective's transfer is positive.
+#[test]
+fn a_collective_ending_before_its_last_arrival_has_no_transfer_time() {
+    let mut set = synth_set();
+    let first = set[0].collectives[0].clone();
+    let late = set.iter().map(|s| s.collectives[0].end_ns).max().unwrap() + 5_000_000;
+    set[0].collectives[0].arrival_ns = late;
+    set[0].collectives[0].end_ns = late + 1_000;
+    let r = ranks(&set);
+    let moved = r
+        .collectives
+        .iter()
+        .find(|c| {
+            c.group == first.group
+                && c.name == first.name
+                && c.last_rank == 0
+                && c.skew_ns > 5_000_000
+        })
+        .expect("the moved collective");
+    assert_eq!(moved.transfer_ns, None);
+    assert_eq!((moved.algbw_gbps, moved.busbw_gbps), (None, None));
+    let others: Vec<_> = r
+        .collectives
+        .iter()
+        .filter(|c| !std::ptr::eq(*c, moved))
+        .collect();
+    assert!(!others.is_empty());
+    assert!(others.iter().all(|c| c.transfer_ns.is_some_and(|t| t > 0)));
+}

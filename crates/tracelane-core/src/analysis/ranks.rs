@@ -497,8 +497,10 @@ pub struct Collective {
     pub skew_ns: i64,
     pub last_rank: i64,
     pub first_rank: i64,
-    /// Last arrival → mean end.
-    pub transfer_ns: i64,
+    /// Last arrival → mean end; `None` where the mean end is not after the
+    /// last arrival (the ranks' clocks apart, or calls matched by order
+    /// that are not one collective): no transfer time to speak of.
+    pub transfer_ns: Option<i64>,
     pub algbw_gbps: Option<f64>,
     pub busbw_gbps: Option<f64>,
     /// Per rank in the report's rank order: (rank, arrival ns, end ns, slice).
@@ -744,7 +746,7 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
             skew_ns: last.arrival_ns - early.arrival_ns,
             last_rank: ids[last_k],
             first_rank: ids[first_k],
-            transfer_ns: transfer,
+            transfer_ns: (transfer > 0).then_some(transfer),
             algbw_gbps: algbw,
             calls: calls
                 .iter()
