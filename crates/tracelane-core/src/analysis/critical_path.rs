@@ -1016,7 +1016,7 @@ impl StackWalk {
 /// by `index`, over the whole frame; `None` where HTA has no series (its
 /// critical path then fails indexing it) or its length check fails.
 fn queue_at(t: &Trace, f: &Frame) -> Option<FxHashMap<i64, i64>> {
-    let by_lane = super::device_time::hta_queue_events(t, f)?;
+    let by_lane = super::hta_queue::hta_queue_events(t, f)?;
     if by_lane.is_empty() {
         return None;
     }
@@ -1035,7 +1035,7 @@ fn queue_at(t: &Trace, f: &Frame) -> Option<FxHashMap<i64, i64>> {
 /// The launches HTA numbers in start order (`_get_cuda_runtime_calls_df`):
 /// (runtime row, its kernel's stream, its kernel's process, launch id).
 fn launches(t: &Trace, f: &Frame, rows: &Rows) -> Vec<(usize, i64, u32, usize)> {
-    let names: Vec<_> = super::device_time::hta_queue_names(f.mode)
+    let names: Vec<_> = super::hta_queue::hta_queue_names(f.mode)
         .iter()
         .filter_map(|n| t.strings.lookup(n))
         .collect();

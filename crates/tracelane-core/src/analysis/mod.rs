@@ -38,6 +38,7 @@ pub mod flops;
 pub mod frame;
 pub mod gate;
 pub mod hta_kernel_types;
+pub(crate) mod hta_queue;
 pub mod info;
 pub mod insights;
 pub mod intervals;
