@@ -348,11 +348,12 @@ fn nccl_collectives_take_their_kind_from_the_cpu_side_not_the_kernel_name() {
 
 /// Skews, last ranks and stragglers equal what an independent script
 /// computes from the kernel starts alone (`tools/ranks_skew_oracle.py`,
-/// `synth-ranks/skew_oracle.json`), to the nanosecond.
+/// `ranks-oracles/synth-ranks.skew.json`, kept out of the set's folder,
+/// which holds only the run), to the nanosecond.
 #[test]
 fn skews_and_stragglers_equal_the_independent_script_from_kernel_starts() {
     let report = ranks(&synth_set());
-    let oracle = common::expected("synth-ranks/skew_oracle.json");
+    let oracle = common::expected("ranks-oracles/synth-ranks.skew.json");
     let key = |step: Option<u64>, skew: i64, last: i64| (step, skew, last);
     let mut ours: Vec<_> = report
         .collectives
