@@ -1,8 +1,8 @@
 //! Where device time goes: temporal breakdown, kernel types and their
 //! overlap, per-kernel statistics, idle gaps per lane, launch statistics,
 //! queue length and communication/computation overlap — one report, under
-//! either set of rules in [`frame`](super::frame) (tracelane's exact one or
-//! HTA 0.5.0's).
+//! any set of rules in [`frame`](super::frame) (tracelane's exact one,
+//! HTA 0.6.1's or HTA 0.5.0's).
 //!
 //! The definitions, each from HTA where HTA has the number
 //! (`hta/analyzers/breakdown_analysis.py`, `cuda_kernel_analysis.py`,
