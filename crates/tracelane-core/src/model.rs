@@ -323,6 +323,15 @@ impl Trace {
         }
         (lo <= hi).then_some((lo, hi))
     }
+
+    /// The first of a list of slices as `[start, end)` (where a view opens
+    /// the timeline on them).
+    pub fn first_span(&self, slices: &[u32]) -> Option<(i64, i64)> {
+        let &s = slices.first()?;
+        let s = s as usize;
+        Some((self.slices.start_ns[s], self.slices.end_ns(s)))
+    }
+
     /// Whether a slice is host-side work. Its category decides where that
     /// is definite (ops, annotations, runtime and driver calls, Python
     /// frames, profiler overhead are CPU events in PyTorch whatever lane

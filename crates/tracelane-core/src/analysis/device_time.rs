@@ -497,7 +497,13 @@ fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
                 (k.as_str(), kernels)
             })
             .collect();
-        return super::hta_kernel_types::kernel_types(&types);
+        return super::hta_kernel_types::kernel_types(&types)
+            .into_iter()
+            .map(|(kernel_type, time_ns)| KernelTypeTime {
+                kernel_type,
+                time_ns,
+            })
+            .collect();
     }
     let types = &KernelType::ALL;
     let sets: Vec<Vec<Interval>> = types

@@ -545,7 +545,7 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
                     .map(|i| i.slice)
                     .collect();
                 GroupRow {
-                    first_ns: super::roofline::first_span(t, &slices),
+                    first_ns: t.first_span(&slices),
                     name,
                     instructions: list.len() as u64,
                     instruction_ns: list.iter().map(|i| i.span.1 - i.span.0).sum(),

@@ -14,11 +14,10 @@
 //! sort leaves their order undefined; this keeps the order they were added
 //! in (what numpy's sort does on small arrays).
 
-use super::device_time::KernelTypeTime;
-
 /// `(start, end)` per kernel, by type in HTA's order (computation,
-/// communication, memory).
-pub fn kernel_types(types: &[(&str, Vec<(i64, i64)>)]) -> Vec<KernelTypeTime> {
+/// communication, memory) → `(label, time)` per running total, longest
+/// first, then by label.
+pub fn kernel_types(types: &[(&str, Vec<(i64, i64)>)]) -> Vec<(String, i64)> {
     // (time, ±bit), in the order numpy's stable sort would leave them.
     let mut edges: Vec<(i64, i64)> = Vec::new();
     for (k, (_, kernels)) in types.iter().enumerate() {
@@ -51,15 +50,8 @@ pub fn kernel_types(types: &[(&str, Vec<(i64, i64)>)]) -> Vec<KernelTypeTime> {
             None => sums.push((name, next - at)),
         }
     }
-    let mut out: Vec<KernelTypeTime> = sums
-        .into_iter()
-        .map(|(kernel_type, time_ns)| KernelTypeTime {
-            kernel_type,
-            time_ns,
-        })
-        .collect();
-    super::device_time::by_time(&mut out);
-    out
+    crate::sort::by(&mut sums, &|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    sums
 }
 
 /// HTA's `merge_kernel_intervals`: sorted by start, a new group where a
@@ -88,9 +80,6 @@ mod tests {
 
     fn rows(types: &[(&str, Vec<(i64, i64)>)]) -> Vec<(String, i64)> {
         kernel_types(types)
-            .into_iter()
-            .map(|k| (k.kernel_type, k.time_ns))
-            .collect()
     }
 
     #[test]

@@ -138,13 +138,6 @@ pub struct Point {
     pub first_ns: Option<(i64, i64)>,
 }
 
-/// The first slice's `[start, end)` of a list.
-pub(crate) fn first_span(t: &Trace, slices: &[u32]) -> Option<(i64, i64)> {
-    let &s = slices.first()?;
-    let s = s as usize;
-    Some((t.slices.start_ns[s], t.slices.end_ns(s)))
-}
-
 /// An op the roofline cannot place: no formula and no `flops` arg.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Unplaced {
@@ -534,7 +527,7 @@ pub fn roofline(
                     bound: None,
                     headroom: None,
                     slices: a.slices.clone(),
-                    first_ns: first_span(t, &a.slices),
+                    first_ns: t.first_span(&a.slices),
                 };
                 place(&mut p, peak.as_ref());
                 points.push(p);
@@ -572,7 +565,7 @@ pub fn roofline(
                 intensity: None,
                 bound: None,
                 headroom: None,
-                first_ns: first_span(t, &a.slices),
+                first_ns: t.first_span(&a.slices),
                 slices: a.slices,
             };
             place(&mut p, peak_of(a.dtype.as_deref()).as_ref());
