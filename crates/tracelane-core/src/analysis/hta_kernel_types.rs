@@ -78,13 +78,9 @@ fn merge_kernel_intervals(mut v: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
 mod tests {
     use super::*;
 
-    fn rows(types: &[(&str, Vec<(i64, i64)>)]) -> Vec<(String, i64)> {
-        kernel_types(types)
-    }
-
     #[test]
     fn overlap_of_two_types_is_its_own_row() {
-        let r = rows(&[
+        let r = kernel_types(&[
             ("COMPUTATION", vec![(0, 10)]),
             ("COMMUNICATION", vec![(5, 20)]),
             ("MEMORY", vec![]),
@@ -103,7 +99,7 @@ mod tests {
     fn a_state_that_lasts_no_time_is_a_zero_row() {
         // Computation starts where memory ends; computation's edges were
         // added first, so its start comes first: for no time both are on.
-        let r = rows(&[
+        let r = kernel_types(&[
             ("COMPUTATION", vec![(10, 15)]),
             ("COMMUNICATION", vec![]),
             ("MEMORY", vec![(0, 10)]),
@@ -122,7 +118,7 @@ mod tests {
     fn a_negative_duration_kernel_makes_the_total_hta_makes() {
         // A memory copy 0–10 and a computation kernel "ending" at 4 after
         // starting at 5: the running total is 4 − 1 = 3 from 4 to 5.
-        let r = rows(&[
+        let r = kernel_types(&[
             ("COMPUTATION", vec![(5, 4)]),
             ("COMMUNICATION", vec![]),
             ("MEMORY", vec![(0, 10)]),
