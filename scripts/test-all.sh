@@ -21,6 +21,9 @@ cargo fmt --all -- --check
 step "core has no web dependency"
 bash scripts/check-core-deps.sh
 
+step "no import circles between source files"
+python3 tools/import_circles.py
+
 step "clippy (native, all targets)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 

@@ -16,6 +16,7 @@ use leptos::prelude::*;
 use crate::page::client::{self, Latest};
 use crate::page::dom::{performance_span, window};
 use crate::page::state::{Focus, Ui};
+use crate::page::widgets::{scope_picker, share, stacked_bar};
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table;
 use tracelane_core::analysis::critical_path::{Bound, CriticalPathReport};
@@ -29,14 +30,6 @@ type Reply = Option<Result<WhySlow, String>>;
 
 fn fmt(ns: i64) -> String {
     table::fmt_ns(ns as f64)
-}
-
-fn share(part: i64, whole: i64) -> f64 {
-    if whole <= 0 {
-        0.0
-    } else {
-        100.0 * part as f64 / whole as f64
-    }
 }
 
 #[component]
@@ -111,7 +104,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
             },
         );
     });
-    let picker = crate::page::device::scope_picker(ui, &summary, scope, "analyses-scope");
+    let picker = scope_picker(ui, &summary, scope, "analyses-scope");
     let jump = move |slice: u32, start_ns: i64, end_ns: i64| {
         ui.focus.set(Some(Focus {
             trace: id,
@@ -167,31 +160,6 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 _ => view! { <p class="muted">"Analysing…"</p> }.into_any(),
             }}
         </section>
-    }
-}
-
-/// A bar cut into parts in proportion to their time, for a whole that is
-/// their sum: (CSS class, what the part is, ns). Empty parts are left out.
-pub(crate) fn stacked_bar(
-    extra_class: &str,
-    label: &str,
-    parts: Vec<(String, &'static str, i64)>,
-) -> impl IntoView {
-    let total: i64 = parts.iter().map(|p| p.2).sum();
-    view! {
-        <div class=format!("stack {extra_class}") role="img" aria-label=label.to_string()>
-            {parts
-                .into_iter()
-                .filter(|p| p.2 > 0)
-                .map(|(class, what, ns)| {
-                    view! {
-                        <span class=format!("part {class}")
-                            style=format!("width:{:.3}%", share(ns, total))
-                            title=format!("{what}: {} ({:.2}%)", fmt(ns), share(ns, total))></span>
-                    }
-                })
-                .collect_view()}
-        </div>
     }
 }
 

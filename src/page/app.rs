@@ -36,43 +36,6 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
-/// Opens the built-in demo traces, on the comparison of the TorchNeuron
-/// article's example (unless the visitor opened a trace meanwhile).
-pub(crate) fn open_demo(ui: Ui) {
-    ui.demo.set(true);
-    ui.ranks_open.set(false);
-    let sources = crate::DEMO_TRACES
-        .iter()
-        .map(|name| Source::Demo(name.to_string()))
-        .collect();
-    imports::enqueue_then(
-        ui,
-        sources,
-        Box::new(|ui, ids| {
-            let k = crate::DEMO_TRACES
-                .iter()
-                .position(|n| *n == crate::DEMO_NEURON);
-            let Some(trace) = k.and_then(|k| ids.get(k).copied().flatten()) else {
-                return;
-            };
-            ui.variants.set(
-                crate::DEMO_NEURON_REGIONS
-                    .iter()
-                    .map(|r| crate::shared::compare_view::VariantSpec {
-                        trace,
-                        file: crate::DEMO_NEURON.into(),
-                        region: tracelane_core::analysis::Scope::named(r),
-                    })
-                    .collect(),
-            );
-            if ui.demo.get_untracked() {
-                ui.ranks_open.set(false);
-                ui.compare_open.set(true);
-            }
-        }),
-    );
-}
-
 #[component]
 fn App() -> impl IntoView {
     let ui = Ui {
@@ -114,7 +77,7 @@ fn App() -> impl IntoView {
     if crate::page::link::open_from_location(ui) {
         crate::page::library::start(ui, false);
     } else if !crate::page::library::start(ui, true) {
-        open_demo(ui);
+        imports::open_demo(ui);
     }
 
     let picker: NodeRef<leptos::html::Input> = NodeRef::new();

@@ -53,7 +53,7 @@ fn region_value(r: &Scope) -> String {
 /// A variant's device span as the Analyses view's stacked bar: compute,
 /// exposed communication, exposed copies, idle.
 fn busy_split(v: &Variant) -> impl IntoView {
-    crate::page::analyses::stacked_bar(
+    crate::page::widgets::stacked_bar(
         "small",
         "device time split",
         vec![

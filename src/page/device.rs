@@ -11,12 +11,12 @@
 use leptos::prelude::*;
 
 use crate::page::client::Latest;
-use crate::page::state::{Focus, Ui};
+use crate::page::state::Ui;
+use crate::page::widgets::{jump, scope_picker};
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table;
 use tracelane_core::analysis::engines::{DmaRow, EngineReport, GroupRow};
 use tracelane_core::analysis::roofline::{Bound, Peak, Point, RooflineReport};
-use tracelane_core::analysis::Scope;
 use tracelane_core::export::fmt_si;
 
 fn fmt(ns: i64) -> String {
@@ -25,89 +25,6 @@ fn fmt(ns: i64) -> String {
 
 fn opt_fmt(ns: Option<i64>) -> String {
     ns.map_or("—".into(), fmt)
-}
-
-/// Opens the timeline on a slice (and the window around it).
-pub(crate) fn jump(
-    ui: Ui,
-    id: u32,
-    show_timeline: RwSignal<u8>,
-    slice: Option<u32>,
-    at: Option<(i64, i64)>,
-) {
-    let (start_ns, end_ns) = at.unwrap_or((0, 0));
-    ui.focus.set(Some(Focus {
-        trace: id,
-        slice,
-        start_ns,
-        end_ns,
-    }));
-    show_timeline.set(1);
-}
-
-/// The scope picker the analysis views share: the whole trace, a named
-/// region, the timeline's selection.
-pub(crate) fn scope_picker(
-    ui: Ui,
-    summary: &Summary,
-    scope: RwSignal<Scope>,
-    id_attr: &'static str,
-) -> impl IntoView {
-    let id = summary.id;
-    let regions = summary.regions.clone();
-    // The scope chosen goes into the trace's view state (and the link).
-    Effect::new(move |_| {
-        let now = scope.get();
-        ui.update_state(id, |s| s.scope = now);
-    });
-    let options = move || {
-        let now = scope.get();
-        // The selection's range, or the range a link asked for.
-        let range = match now {
-            Scope::Range { start_ns, end_ns } => Some((start_ns, end_ns)),
-            _ => ui
-                .ranges
-                .with(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r)),
-        };
-        let mut opts = vec![view! { <option value="whole">"whole trace"</option> }.into_any()];
-        for (name, n) in regions.iter() {
-            let v = format!("name:{name}");
-            let on = Scope::named(name) == now;
-            opts.push(
-                view! { <option value=v selected=on>{format!("{name} ({n}×)")}</option> }
-                    .into_any(),
-            );
-        }
-        if let Some((a, b)) = range {
-            let on = matches!(now, Scope::Range { .. });
-            opts.push(
-                view! { <option value="range" selected=on>{format!("timeline selection ({})", table::fmt_ns((b - a) as f64))}</option> }
-                    .into_any(),
-            );
-        }
-        opts
-    };
-    let set = move |v: String| {
-        let next = if let Some(name) = v.strip_prefix("name:") {
-            Scope::named(name)
-        } else if v == "range" {
-            match ui
-                .ranges
-                .with_untracked(|r| r.iter().find(|(t, _)| *t == id).map(|(_, r)| *r))
-            {
-                Some((start_ns, end_ns)) => Scope::Range { start_ns, end_ns },
-                None => scope.get_untracked(),
-            }
-        } else {
-            Scope::Whole
-        };
-        scope.set(next);
-    };
-    view! {
-        <label>"Scope "
-            <select id=id_attr on:change=move |ev| set(event_target_value(&ev))>{options}</select>
-        </label>
-    }
 }
 
 #[component]

@@ -15,6 +15,7 @@ use web_sys::{File, MessageEvent, Worker};
 use crate::page::client;
 use crate::page::dom::{performance_mark, performance_measure, performance_span, window};
 use crate::page::state::{Status, Ui};
+use crate::shared::link::TraceRef;
 use crate::shared::protocol::{FromWorker, ToWorker};
 use crate::transfer::Transfer;
 
@@ -328,8 +329,8 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             layout_ms,
             paint_ms,
             renderer,
-        } => crate::page::timeline::on_painted(frame, frame_ms, layout_ms, paint_ms, &renderer),
-        FromWorker::Shown { frame } => crate::page::timeline::on_shown(frame),
+        } => crate::page::frames::on_painted(frame, frame_ms, layout_ms, paint_ms, &renderer),
+        FromWorker::Shown { frame } => crate::page::frames::on_shown(frame),
         FromWorker::Answer { request, answer } => client::answered(request, answer),
         FromWorker::Failed { id, message } => fail_current(ui, id, message),
         FromWorker::Closed {
@@ -611,7 +612,7 @@ fn pump(ui: Ui) {
     let Some((src, id, worker)) = next else {
         return;
     };
-    if let Some(origin) = crate::page::link::origin(&src) {
+    if let Some(origin) = origin(&src) {
         ui.origins.update(|o| o.push((id, origin)));
     }
     leptos::task::spawn_local(async move {
@@ -915,4 +916,52 @@ pub(crate) async fn walk_entries(entries: Vec<web_sys::FileSystemEntry>) -> Vec<
     }
     tracelane_core::sort::by(&mut out, &|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// Opens the built-in demo traces, on the comparison of the TorchNeuron
+/// article's example (unless the visitor opened a trace meanwhile).
+pub(crate) fn open_demo(ui: Ui) {
+    ui.demo.set(true);
+    ui.ranks_open.set(false);
+    let sources = crate::DEMO_TRACES
+        .iter()
+        .map(|name| Source::Demo(name.to_string()))
+        .collect();
+    enqueue_then(
+        ui,
+        sources,
+        Box::new(|ui, ids| {
+            let k = crate::DEMO_TRACES
+                .iter()
+                .position(|n| *n == crate::DEMO_NEURON);
+            let Some(trace) = k.and_then(|k| ids.get(k).copied().flatten()) else {
+                return;
+            };
+            ui.variants.set(
+                crate::DEMO_NEURON_REGIONS
+                    .iter()
+                    .map(|r| crate::shared::compare_view::VariantSpec {
+                        trace,
+                        file: crate::DEMO_NEURON.into(),
+                        region: tracelane_core::analysis::Scope::named(r),
+                    })
+                    .collect(),
+            );
+            if ui.demo.get_untracked() {
+                ui.ranks_open.set(false);
+                ui.compare_open.set(true);
+            }
+        }),
+    );
+}
+
+/// What a link calls an import's source (`None`: a link cannot name it —
+/// a stack of ranks).
+pub(crate) fn origin(src: &Source) -> Option<TraceRef> {
+    Some(match src {
+        Source::Url(u) => TraceRef::Url(u.clone()),
+        Source::Demo(name) => TraceRef::Demo(name.clone()),
+        Source::Stack { .. } => return None,
+        other => TraceRef::File(other.name()),
+    })
 }

@@ -140,7 +140,7 @@ pub fn LibraryPanel() -> impl IntoView {
                     }>"Open as ranks"</button>
                 <button id="library-demo" on:click=move |_| {
                     ui.library_open.set(false);
-                    crate::page::app::open_demo(ui);
+                    crate::page::imports::open_demo(ui);
                 }>"Open the built-in demo"</button>
             </div>
             <table class="library-list">

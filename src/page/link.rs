@@ -19,19 +19,9 @@ use wasm_bindgen::JsCast;
 
 use crate::page::dom::window;
 use crate::page::imports::{self, Source};
-use crate::page::state::Ui;
+use crate::page::state::{Note, Ui};
 use crate::shared::compare_view::VariantSpec;
 use crate::shared::link::{Link, TraceRef, View};
-
-/// What the page says about a link.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Note {
-    /// The link names files the sender opened from disk: the receiver
-    /// drops their copies (`names`), or opens the demo instead.
-    NeedsFiles { names: Vec<String> },
-    /// Parts of the link that could not be reopened.
-    Dropped(Vec<String>),
-}
 
 #[derive(Default)]
 struct LinkState {
@@ -52,17 +42,6 @@ struct LinkState {
 
 thread_local! {
     static LINK: RefCell<LinkState> = RefCell::new(LinkState::default());
-}
-
-/// What a link calls an import's source (`None`: a link cannot name it —
-/// a stack of ranks).
-pub(crate) fn origin(src: &Source) -> Option<TraceRef> {
-    Some(match src {
-        Source::Url(u) => TraceRef::Url(u.clone()),
-        Source::Demo(name) => TraceRef::Demo(name.clone()),
-        Source::Stack { .. } => return None,
-        other => TraceRef::File(other.name()),
-    })
 }
 
 /// A trace's views by `Ui::view`'s number.
@@ -516,7 +495,7 @@ pub fn LinkNotice() -> impl IntoView {
                     <button id="link-open-demo" on:click=move |_| {
                         LINK.with(|l| { let mut l = l.borrow_mut(); l.waiting = None; l.ready = true; });
                         ui.link_note.set(None);
-                        crate::page::app::open_demo(ui);
+                        crate::page::imports::open_demo(ui);
                     }>"Open the demo instead"</button>
                 </div>
             }

@@ -21,6 +21,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{File, MessageEvent, Worker};
 
 use crate::page::dom::{download, window};
+use crate::page::rank_set::{ExportState, RankEntry, RankSet, RankState};
 use crate::page::state::Ui;
 use crate::shared::protocol::{FromRanks, ToRanks};
 use crate::shared::report_view::ReportView;
@@ -30,81 +31,6 @@ use crate::transfer::Transfer;
 /// Workers in the pool at most: each holds one rank's model while it
 /// imports it (its wasm memory stays at that peak until the run is in).
 const MAX_WORKERS: usize = 8;
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum RankState {
-    Queued,
-    Importing,
-    /// An archive being read: traces found so far.
-    Unpacking(usize),
-    Done,
-    Failed(String),
-    /// A file of a picked folder that is not a trace (an oracle, a config
-    /// beside the traces): passed over, and listed.
-    Skipped(String),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct RankEntry {
-    pub name: String,
-    pub size: u64,
-    pub bytes: u64,
-    pub state: RankState,
-    /// The worker's wasm memory when it finished this rank.
-    pub memory: u64,
-}
-
-/// The run the Ranks view shows.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RankSet {
-    pub entries: Vec<RankEntry>,
-    pub workers: usize,
-    pub started_ms: f64,
-    /// Every rank is in (summarised, failed or passed over).
-    pub imported_ms: Option<f64>,
-    pub view: Option<ReportView>,
-    /// The report as JSON (`tracelane ranks --format json`'s object).
-    pub json: Option<String>,
-    /// The run's name in the columnar export (the folder's, else `run`).
-    pub job: String,
-    pub export: Option<ExportState>,
-}
-
-impl RankSet {
-    /// A run starting now on `workers` workers.
-    fn new(entries: Vec<RankEntry>, workers: usize, job: String) -> RankSet {
-        RankSet {
-            entries,
-            workers,
-            started_ms: now_ms(),
-            imported_ms: None,
-            view: None,
-            json: None,
-            job,
-            export: None,
-        }
-    }
-
-    /// Files in (summarised, failed or passed over), and ranks summarised.
-    fn counts(&self) -> (usize, usize) {
-        let done = self
-            .entries
-            .iter()
-            .filter(|e| {
-                !matches!(
-                    e.state,
-                    RankState::Queued | RankState::Importing | RankState::Unpacking(_)
-                )
-            })
-            .count();
-        let summarised = self
-            .entries
-            .iter()
-            .filter(|e| e.state == RankState::Done)
-            .count();
-        (done, summarised)
-    }
-}
 
 struct PoolWorker {
     worker: Worker,
@@ -678,15 +604,6 @@ fn entry_name(ui: Ui, k: usize) -> String {
             .and_then(|s| s.entries.get(k))
             .map_or(String::new(), |e| e.name.clone())
     })
-}
-
-/// Where the Parquet download stands.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ExportState {
-    /// Rank files written, of all.
-    Writing((usize, usize)),
-    Done(String),
-    Failed(String),
 }
 
 fn set_export(ui: Ui, state: ExportState) {

@@ -44,7 +44,7 @@ pub struct Ui {
     /// analyses' counter lanes added.
     pub lanes: RwSignal<Vec<(u32, Vec<crate::shared::timeline_view::LaneView>)>>,
     /// The distributed run opened as ranks, and whether its view shows.
-    pub rank_set: RwSignal<Option<crate::page::ranks::RankSet>>,
+    pub rank_set: RwSignal<Option<crate::page::rank_set::RankSet>>,
     pub ranks_open: RwSignal<bool>,
     /// The trace last closed and the worker's live heap bytes before and
     /// after it dropped the model.
@@ -66,7 +66,7 @@ pub struct Ui {
     /// Bumped to mount the views again from `states` (a link applied).
     pub remount: RwSignal<u32>,
     /// A link that waits for files, or what a link could not reopen.
-    pub link_note: RwSignal<Option<crate::page::link::Note>>,
+    pub link_note: RwSignal<Option<Note>>,
     /// The deployment's trace library (once read), and whether it shows.
     pub library: RwSignal<Option<Result<Vec<crate::shared::library::Entry>, String>>>,
     pub library_open: RwSignal<bool>,
@@ -112,4 +112,14 @@ pub struct Focus {
     pub slice: Option<u32>,
     pub start_ns: i64,
     pub end_ns: i64,
+}
+
+/// What the page says about a link.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Note {
+    /// The link names files the sender opened from disk: the receiver
+    /// drops their copies (`names`), or opens the demo instead.
+    NeedsFiles { names: Vec<String> },
+    /// Parts of the link that could not be reopened.
+    Dropped(Vec<String>),
 }

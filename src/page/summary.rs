@@ -61,13 +61,13 @@ pub fn SummaryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVi
             answered.set(k);
         });
     });
-    let picker = crate::page::device::scope_picker(ui, &summary, scope, "summary-scope");
+    let picker = crate::page::widgets::scope_picker(ui, &summary, scope, "summary-scope");
     let file = summary.name.clone();
     let show = move |f: &Finding| {
         let (start_ns, end_ns) = f.evidence.ranges.first().copied()?;
         let slice = f.evidence.slices.first().copied();
         Some(move || {
-            crate::page::device::jump(ui, id, show_timeline, slice, Some((start_ns, end_ns)))
+            crate::page::widgets::jump(ui, id, show_timeline, slice, Some((start_ns, end_ns)))
         })
     };
     view! {

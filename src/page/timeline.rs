@@ -29,7 +29,8 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 
 use crate::page::client::{self, Latest};
-use crate::page::dom::{performance_span, window};
+use crate::page::dom::window;
+use crate::page::frames::{with_frames, Frames, FRAMES};
 use crate::page::op_table::OpTable;
 use crate::page::state::Ui;
 use crate::shared::protocol::{Answer, Ask, RangeOps, Summary, ToWorker};
@@ -44,58 +45,9 @@ use tracelane_core::timeline::{ruler_ticks, TimeAxis};
 /// Width of the lane-label column, in CSS pixels.
 const LABELS_PX: f64 = 240.0;
 
-/// The page's side of the mounted timeline (one at a time): the scene to
-/// send next and whether the worker is still painting the last one.
-struct Frames {
-    trace_id: u32,
-    rects_canvas: HtmlCanvasElement,
-    wanted: Option<(u32, Scene)>,
-    /// The number of the latest scene wanted.
-    scene_seq: u32,
-    /// When the scene being painted was sent (`performance.now()`).
-    in_flight_since: Option<f64>,
-}
-
 thread_local! {
-    static FRAMES: RefCell<Option<Frames>> = const { RefCell::new(None) };
     /// The shown timeline's window-resize listener (trace id, function).
     static RESIZE: RefCell<Option<(u32, js_sys::Function)>> = const { RefCell::new(None) };
-}
-
-fn with_frames<R>(f: impl FnOnce(&mut Frames) -> R) -> Option<R> {
-    FRAMES.with(|p| p.borrow_mut().as_mut().map(f))
-}
-
-/// Records a painted frame's measures (durations as the worker timed
-/// them) and lets the next scene go.
-pub fn on_painted(frame: u32, frame_ms: f64, layout_ms: f64, paint_ms: f64, renderer: &str) {
-    let Some(perf) = window().performance() else {
-        return;
-    };
-    let now = perf.now();
-    for (name, ms) in [
-        ("tracelane:frame", frame_ms),
-        ("tracelane:layout", layout_ms),
-        ("tracelane:paint", paint_ms),
-    ] {
-        performance_span(name, now - ms, now);
-    }
-    with_frames(|f| {
-        f.in_flight_since = None;
-        let _ = f.rects_canvas.set_attribute("data-renderer", renderer);
-        let _ = f
-            .rects_canvas
-            .set_attribute("data-painted", &frame.to_string());
-    });
-}
-
-/// Scene `frame` is on screen.
-pub fn on_shown(frame: u32) {
-    with_frames(|f| {
-        let _ = f
-            .rects_canvas
-            .set_attribute("data-shown", &frame.to_string());
-    });
 }
 
 /// A worker that has not answered for this long is assumed busy with

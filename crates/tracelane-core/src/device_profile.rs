@@ -12,7 +12,7 @@
 //!
 //! [`lane_of`] reads them back for both importers.
 
-use crate::model::{StrId, NONE_I64};
+use crate::ids::{StrId, NONE_I64};
 
 /// The profile schema this reader was written against
 /// (AWS `profile-schema-reference.rst`).
@@ -80,7 +80,7 @@ pub struct TableInfo {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Instructions {
     /// The instruction's slice in the trace
-    /// ([`NO_SLICE`](crate::model::NO_SLICE) when it has none).
+    /// ([`NO_SLICE`](crate::ids::NO_SLICE) when it has none).
     pub slice: Vec<u32>,
     pub start_ns: Vec<i64>,
     pub end_ns: Vec<i64>,

@@ -6,75 +6,10 @@
 //! nanoseconds on the trace's own clock (`Trace::clock_offset_ns` turns it
 //! into epoch nanoseconds where the file says how).
 
-use rustc_hash::FxHashMap;
 use std::ops::Range;
 
 use crate::category::Category;
-
-/// Index into [`Interner`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct StrId(pub u32);
-
-/// Index into [`Slices`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SliceIdx(pub u32);
-
-/// Index into [`Trace::tracks`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TrackIdx(pub u32);
-
-/// Index into [`Trace::processes`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ProcessIdx(pub u32);
-
-impl SliceIdx {
-    pub fn idx(self) -> usize {
-        self.0 as usize
-    }
-}
-impl TrackIdx {
-    pub fn idx(self) -> usize {
-        self.0 as usize
-    }
-}
-
-/// One string table for names, categories, lane names and shapes.
-#[derive(Default, Debug, Clone)]
-pub struct Interner {
-    strings: Vec<Box<str>>,
-    ids: FxHashMap<Box<str>, StrId>,
-    bytes: usize,
-}
-
-impl Interner {
-    pub fn intern(&mut self, s: &str) -> StrId {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = StrId(self.strings.len() as u32);
-        let boxed: Box<str> = s.into();
-        self.bytes += boxed.len();
-        self.strings.push(boxed.clone());
-        self.ids.insert(boxed, id);
-        id
-    }
-    pub fn lookup(&self, s: &str) -> Option<StrId> {
-        self.ids.get(s).copied()
-    }
-    pub fn get(&self, id: StrId) -> &str {
-        &self.strings[id.0 as usize]
-    }
-    pub fn len(&self) -> usize {
-        self.strings.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
-    }
-    /// Approximate heap bytes held (both copies of each string plus tables).
-    pub fn heap_bytes(&self) -> usize {
-        self.bytes * 2 + self.strings.capacity() * 16 + self.ids.capacity() * 24
-    }
-}
+pub use crate::ids::{Interner, ProcessIdx, SliceIdx, StrId, TrackIdx, NONE_I64, NO_SLICE, NO_STR};
 
 /// A `pid` or `tid` as the file wrote it: an integer, or a string that is not
 /// one (`"Spans"`, `"stream 7"`). A string holding only an integer (`"25738"`
@@ -120,13 +55,6 @@ pub struct Track {
     /// nests tracks under tracks; 0 everywhere else).
     pub nesting: u8,
 }
-
-/// Value of `args.stream` / `args.device` etc. when absent.
-pub const NONE_I64: i64 = i64::MIN;
-/// "No slice" in index columns.
-pub const NO_SLICE: u32 = u32::MAX;
-/// "No string" in string columns.
-pub const NO_STR: StrId = StrId(u32::MAX);
 
 /// All duration events (`X` and matched `B`/`E`), struct-of-arrays.
 #[derive(Default, Debug, Clone)]

@@ -147,10 +147,26 @@ pub(crate) struct Builder {
     pub(crate) neuron_system: Option<crate::neuron_system::NeuronSystemInfo>,
 }
 
+/// How a later part's ids become the merged model's ([`Builder::absorb`]).
+pub(super) struct Remap<'a> {
+    pub(super) strings: &'a [StrId],
+    pub(super) tracks: &'a [TrackIdx],
+    pub(super) processes: &'a [ProcessIdx],
+    pub(super) arena_base: u64,
+    pub(super) order_base: u32,
+}
+
+/// A later part's rows kept in another form than a builder's columns (the
+/// bytes of a part parsed in another worker), appended straight into the
+/// model's columns as [`Builder::absorb`] re-numbers them.
+pub(super) trait PartRows {
+    fn append_to(self, t: &mut Trace, m: &Remap);
+}
+
 impl Builder {
     /// Appends another builder's rows (parsed from later bytes of the same
     /// file), re-interning its strings and re-numbering its lanes.
-    pub(super) fn absorb(&mut self, o: Builder, raw: Option<super::part::RawColumns>) {
+    pub(super) fn absorb(&mut self, o: Builder, raw: Option<impl PartRows>) {
         let ids: Vec<StrId> = (0..o.trace.strings.len())
             .map(|k| {
                 self.trace
@@ -203,7 +219,7 @@ impl Builder {
         if let Some(raw) = raw {
             raw.append_to(
                 &mut self.trace,
-                &super::part::Remap {
+                &Remap {
                     strings: &ids,
                     tracks: &tracks,
                     processes: &procs,

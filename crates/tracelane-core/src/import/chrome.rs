@@ -11,7 +11,7 @@
 //! each complete event is turned into model rows at once, and only the
 //! incomplete tail of the input is kept between chunks.
 
-use super::builder::{Builder, EventIn, Fields, FlowEvent};
+use super::builder::{Builder, EventIn, Fields, FlowEvent, PartRows};
 use super::scan::{self, decode, int_text, micros_text_to_ns, Scan, StrSpan};
 use crate::error::{excerpt, ImportError};
 use crate::model::*;
@@ -97,6 +97,40 @@ impl Default for ChromeParser {
     }
 }
 
+/// Where a parser stands in its file — what a part parsed elsewhere carries
+/// so that it resumes there ([`ChromeParser::position`], [`ChromeParser::resume`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Position {
+    /// The state, as a code that survives a byte encoding.
+    pub(super) state: u8,
+    pub(super) consumed: u64,
+    pub(super) saw_trace_events: bool,
+}
+
+impl State {
+    fn code(self) -> u8 {
+        match self {
+            State::Start => 0,
+            State::ObjectKey => 1,
+            State::Events { bare } => 2 + bare as u8,
+            State::Done => 4,
+            State::Abandoned => 5,
+        }
+    }
+
+    fn of_code(code: u8) -> Option<State> {
+        Some(match code {
+            0 => State::Start,
+            1 => State::ObjectKey,
+            2 => State::Events { bare: false },
+            3 => State::Events { bare: true },
+            4 => State::Done,
+            5 => State::Abandoned,
+            _ => return None,
+        })
+    }
+}
+
 impl ChromeParser {
     pub fn new() -> Self {
         ChromeParser {
@@ -152,6 +186,26 @@ impl ChromeParser {
         }
     }
 
+    /// Where this parser stands, for [`ChromeParser::resume`].
+    pub(super) fn position(&self) -> Position {
+        Position {
+            state: self.state.code(),
+            consumed: self.consumed,
+            saw_trace_events: self.saw_trace_events,
+        }
+    }
+
+    /// A parser that goes on from `at` with what `b` holds; `None` when
+    /// `at` is not a position a parser can stand at.
+    pub(super) fn resume(b: Builder, at: Position) -> Option<ChromeParser> {
+        Some(ChromeParser {
+            state: State::of_code(at.state)?,
+            b,
+            consumed: at.consumed,
+            saw_trace_events: at.saw_trace_events,
+        })
+    }
+
     /// Whether the parser stands between events of the event list.
     pub(crate) fn between_events(&self) -> bool {
         matches!(self.state, State::Events { .. }) && self.b.open_b.values().all(|v| v.is_empty())
@@ -161,11 +215,7 @@ impl ChromeParser {
     /// last event, and takes over its position in the file. A decoded
     /// part's columns still in its encoding (`raw`) go straight into this
     /// model's columns.
-    pub(super) fn absorb_with(
-        &mut self,
-        later: ChromeParser,
-        raw: Option<super::part::RawColumns>,
-    ) {
+    pub(super) fn absorb_with(&mut self, later: ChromeParser, raw: Option<impl PartRows>) {
         self.state = later.state;
         self.consumed = later.consumed;
         self.b.absorb(later.b, raw);

@@ -173,7 +173,12 @@ pub struct ParsedPart {
 impl ParsedPart {
     /// The bytes [`Importer::absorb_part`] takes.
     pub fn encode(&self) -> Vec<u8> {
-        part::encode(&self.parser, self.span, &self.rest)
+        part::encode(
+            &self.parser.b,
+            self.parser.position(),
+            self.span,
+            &self.rest,
+        )
     }
 }
 
@@ -628,10 +633,13 @@ impl Importer {
         if !self.can_absorb() {
             return Ok(false);
         }
-        let Some((later, span, rest, raw)) = part::decode(part) else {
+        let Some(p) = part::decode(part) else {
             return Ok(false);
         };
-        self.absorb_checked(later, span, rest, Some(raw))
+        let Some(later) = chrome::ChromeParser::resume(p.builder, p.at) else {
+            return Ok(false);
+        };
+        self.absorb_checked(later, p.span, p.rest, Some(p.raw))
     }
 
     /// [`Importer::absorb_part`] of a part kept in memory.

@@ -13,8 +13,8 @@
 //! tracelane (both ends are the same wasm); anything unreadable decodes to
 //! `None`, and the caller then parses those bytes itself.
 
-use super::builder::{Builder, FlowEvent, Row};
-use super::chrome::{ChromeParser, State};
+use super::builder::{Builder, FlowEvent, PartRows, Remap, Row};
+use super::chrome::Position;
 use crate::category::Category;
 use crate::error::Warning;
 use crate::model::*;
@@ -192,15 +192,7 @@ fn vals<const N: usize>(raw: &[u8]) -> impl ExactSizeIterator<Item = [u8; N]> + 
         .map(|c| c.try_into().expect("chunks of N bytes"))
 }
 
-/// How a part's ids become the merged model's.
-pub(super) struct Remap<'a> {
-    pub(super) strings: &'a [StrId],
-    pub(super) tracks: &'a [TrackIdx],
-    pub(super) processes: &'a [ProcessIdx],
-    pub(super) arena_base: u64,
-    pub(super) order_base: u32,
-}
-
+/// Ids as a part's encoding writes them, re-numbered.
 impl Remap<'_> {
     fn str(&self, a: [u8; 4]) -> StrId {
         match u32::from_le_bytes(a) {
@@ -266,11 +258,11 @@ pub(super) struct RawColumns<'a> {
     arena: &'a [u8],
 }
 
-impl RawColumns<'_> {
+impl PartRows for RawColumns<'_> {
     /// Appends the part's rows to `t`'s columns, re-numbered by `m` — what
     /// `Builder::absorb` does with an in-memory part, without building the
     /// part's own columns first.
-    pub(super) fn append_to(self, t: &mut Trace, m: &Remap) {
+    fn append_to(self, t: &mut Trace, m: &Remap) {
         let i64s = |raw| vals(raw).map(i64::from_le_bytes);
         let (s, r) = (&mut t.slices, &self.slices);
         s.track.extend(vals(r.track).map(|a| m.track(a)));
@@ -377,11 +369,10 @@ fn read_row(r: &mut Reader) -> Option<Row> {
     })
 }
 
-/// Encodes a parser that has read a part of a file (and not finished), with
-/// `rest`, the bytes at its end it could not use (kept for the truncation
-/// warning's excerpt).
-pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
-    let b = &p.b;
+/// Encodes what a parser that has read a part of a file (and not finished)
+/// built — `b`, its position `at` — with `rest`, the bytes at its end it
+/// could not use (kept for the truncation warning's excerpt).
+pub(super) fn encode(b: &Builder, at: Position, span: Span, rest: &[u8]) -> Vec<u8> {
     let t = &b.trace;
     debug_assert!(t.links.op.is_empty() && t.flows.id.is_empty() && t.slices.depth.is_empty());
     let mut w = Writer(Vec::with_capacity(
@@ -391,15 +382,9 @@ pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
     w.u64(span.start);
     w.u8(span.bare as u8);
     w.u64(span.json_bytes);
-    match p.state {
-        State::Start => w.u8(0),
-        State::ObjectKey => w.u8(1),
-        State::Events { bare } => w.u8(2 + bare as u8),
-        State::Done => w.u8(4),
-        State::Abandoned => w.u8(5),
-    }
-    w.u64(p.consumed);
-    w.u8(p.saw_trace_events as u8);
+    w.u8(at.state);
+    w.u64(at.consumed);
+    w.u8(at.saw_trace_events as u8);
     w.bytes(&rest[..rest.len().min(4096)]);
 
     w.u64(t.strings.len() as u64);
@@ -501,10 +486,20 @@ pub(super) fn encode(p: &ChromeParser, span: Span, rest: &[u8]) -> Vec<u8> {
     w.0
 }
 
-/// The parser (its model's columns left in `bytes`, as [`RawColumns`]), its
-/// span and unused tail that [`encode`] wrote; `None` if the bytes are
-/// not such an encoding or do not hang together.
-pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawColumns<'_>)> {
+/// A part as [`decode`] reads it back.
+pub(super) struct Decoded<'a> {
+    pub(super) builder: Builder,
+    pub(super) at: Position,
+    pub(super) span: Span,
+    pub(super) rest: Vec<u8>,
+    pub(super) raw: RawColumns<'a>,
+}
+
+/// What a part's parser built (its model's columns left in `bytes`, as
+/// [`RawColumns`]), its position, span and unused tail that [`encode`]
+/// wrote; `None` if the bytes are not such an encoding or do not hang
+/// together.
+pub(super) fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
     let mut r = Reader { b: bytes, at: 0 };
     if r.take(MAGIC.len())? != MAGIC {
         return None;
@@ -514,17 +509,11 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
         bare: r.bool()?,
         json_bytes: r.u64()?,
     };
-    let state = match r.u8()? {
-        0 => State::Start,
-        1 => State::ObjectKey,
-        2 => State::Events { bare: false },
-        3 => State::Events { bare: true },
-        4 => State::Done,
-        5 => State::Abandoned,
-        _ => return None,
+    let at = Position {
+        state: r.u8()?,
+        consumed: r.u64()?,
+        saw_trace_events: r.bool()?,
     };
-    let consumed = r.u64()?;
-    let saw_trace_events = r.bool()?;
     let rest = r.bytes()?.to_vec();
 
     let mut b = Builder::default();
@@ -711,15 +700,11 @@ pub(super) fn decode(bytes: &[u8]) -> Option<(ChromeParser, Span, Vec<u8>, RawCo
     if !counts_ok || r.at != bytes.len() {
         return None;
     }
-    Some((
-        ChromeParser {
-            state,
-            b,
-            consumed,
-            saw_trace_events,
-        },
+    Some(Decoded {
+        builder: b,
+        at,
         span,
         rest,
         raw,
-    ))
+    })
 }

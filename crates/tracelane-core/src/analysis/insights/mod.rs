@@ -1567,7 +1567,7 @@ fn pageable_copies(cx: &Cx, copies: &[super::data_movement::CopyEvent]) -> (Vec<
         Evidence {
             numbers: vec![
                 ("copies".into(), count.to_string()),
-                ("bytes".into(), crate::export::fmt_count(bytes)),
+                ("bytes".into(), crate::numbers::fmt_count(bytes)),
                 ("device time".into(), us(device_ns)),
                 ("host time in their calls".into(), us(host_ns)),
                 (
@@ -1934,8 +1934,8 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
             let share = tr as f64 / hw as f64;
             let u = e.utilization.as_ref();
             let mut numbers = vec![
-                ("transpose FLOPs".into(), crate::export::fmt_si(tr as f64)),
-                ("Tensor-engine FLOPs".into(), crate::export::fmt_si(hw as f64)),
+                ("transpose FLOPs".into(), crate::numbers::fmt_si(tr as f64)),
+                ("Tensor-engine FLOPs".into(), crate::numbers::fmt_si(hw as f64)),
                 ("share".into(), pct(100.0 * share)),
                 ("busy time of the HLO ops with transposes".into(), us(time)),
             ];
@@ -2016,9 +2016,9 @@ fn neuron_rules(cx: &Cx, engines: Option<&super::engines::EngineReport>) -> Vec<
                         (time.min(window.1 - window.0), "the spill / reload DMA queues' busy time, inside the execution window".into()),
                         Evidence {
                             numbers: vec![
-                                ("spill bytes".into(), crate::export::fmt_si(save as f64)),
-                                ("reload bytes".into(), crate::export::fmt_si(reload as f64)),
-                                ("HBM read bytes".into(), crate::export::fmt_si(read as f64)),
+                                ("spill bytes".into(), crate::numbers::fmt_si(save as f64)),
+                                ("reload bytes".into(), crate::numbers::fmt_si(reload as f64)),
+                                ("HBM read bytes".into(), crate::numbers::fmt_si(read as f64)),
                                 ("share".into(), pct(100.0 * share)),
                             ],
                             ops: Vec::new(),
@@ -2209,8 +2209,8 @@ fn active_flops(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, Str
     let groups: Vec<&super::engines::GroupRow> =
         e.by_hlo.iter().filter(|g| g.raw_flops > 0).collect();
     let mut numbers = vec![
-        ("model FLOPs".into(), crate::export::fmt_si(model as f64)),
-        ("active FLOPs".into(), crate::export::fmt_si(active)),
+        ("model FLOPs".into(), crate::numbers::fmt_si(model as f64)),
+        ("active FLOPs".into(), crate::numbers::fmt_si(active)),
         ("share".into(), pct(100.0 * share)),
         (
             format!("Tensor engine active ({})", tensor.active_from),
@@ -2221,7 +2221,7 @@ fn active_flops(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, Str
     if matmuls > 0 {
         numbers.push((
             "FLOPs per MATMUL".into(),
-            crate::export::fmt_si(u.hardware_flops as f64 / matmuls as f64),
+            crate::numbers::fmt_si(u.hardware_flops as f64 / matmuls as f64),
         ));
     }
     for g in groups.iter().take(4) {
@@ -2302,14 +2302,14 @@ fn dma_size(cx: &Cx, e: &super::engines::EngineReport) -> (Vec<Finding>, String)
     let (slices, slice_count) = packet_slices(cx, &small);
     let mut numbers = vec![
         ("DMA packets".into(), all.packets.to_string()),
-        ("bytes".into(), crate::export::fmt_si(bytes as f64)),
+        ("bytes".into(), crate::numbers::fmt_si(bytes as f64)),
         ("average packet".into(), format!("{avg:.0} B")),
         ("packets under 4 KiB".into(), slice_count.to_string()),
         (
             "DMA engine bandwidth".into(),
             format!(
                 "{}B/s ({} engines)",
-                crate::export::fmt_si(engine_bw),
+                crate::numbers::fmt_si(engine_bw),
                 engines_per_core
             ),
         ),

@@ -117,7 +117,7 @@ fn host_copies(cx: &Cx, r: &NeuronRuntimeReport) -> (Vec<Finding>, String) {
             f,
             vec![
                 ("copies".into(), f.count.to_string()),
-                ("bytes".into(), crate::export::fmt_count(bytes)),
+                ("bytes".into(), crate::numbers::fmt_count(bytes)),
                 ("time".into(), us(f.total_ns)),
                 (
                     "per execution".into(),
@@ -194,11 +194,13 @@ fn spill(cx: &Cx, r: &NeuronRuntimeReport) -> (Vec<Finding>, String) {
     let mut numbers = vec![
         (
             "DRAM spill (peak)".into(),
-            crate::export::fmt_count(spilled.iter().map(|h| h.dram_spill_bytes).sum::<f64>() as u64),
+            crate::numbers::fmt_count(
+                spilled.iter().map(|h| h.dram_spill_bytes).sum::<f64>() as u64
+            ),
         ),
         (
             "DMA rings spill (peak)".into(),
-            crate::export::fmt_count(
+            crate::numbers::fmt_count(
                 spilled.iter().map(|h| h.dma_rings_spill_bytes).sum::<f64>() as u64
             ),
         ),
@@ -209,14 +211,17 @@ fn spill(cx: &Cx, r: &NeuronRuntimeReport) -> (Vec<Finding>, String) {
         ),
     ];
     for h in &spilled {
-        numbers.push((h.hbm.clone(), crate::export::fmt_count(h.peak_bytes as u64)));
+        numbers.push((
+            h.hbm.clone(),
+            crate::numbers::fmt_count(h.peak_bytes as u64),
+        ));
     }
     let finding = cx.finding(
         "neuron_hbm_spill",
         "spill".into(),
         format!(
             "SBUF spills to HBM: {} spilled at the peak",
-            crate::export::fmt_count(bytes as u64)
+            crate::numbers::fmt_count(bytes as u64)
         ),
         bounded,
         Evidence {

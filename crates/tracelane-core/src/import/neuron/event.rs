@@ -14,8 +14,8 @@ use std::collections::HashMap;
 
 use rustc_hash::FxHashMap;
 
+use super::counts::NeuronCounts;
 use super::fields::{int, text, Event, Flows, Text};
-use super::NeuronCounts;
 use crate::import::builder::{Builder, EventIn};
 use crate::model::{LaneId, TrackIdx, NONE_I64};
 

@@ -28,8 +28,9 @@
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
+use super::counts::NeuronCounts;
 use super::walk::{Item, Walker};
-use super::{integer, scan, NeuronCounts, NeuronReader};
+use super::{integer, scan, NeuronReader};
 use crate::error::ImportError;
 use crate::import::builder::Builder;
 use crate::warnings;

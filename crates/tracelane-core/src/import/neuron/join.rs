@@ -36,8 +36,8 @@ fn nz(v: i64) -> Id {
     NonZeroI64::new(v)
 }
 
+use super::counts::NeuronCounts;
 use super::event::{Events, ExecKind, ExecRec, Layer, Rec, GHOST};
-use super::NeuronCounts;
 use crate::category::Category;
 use crate::import::builder::{Builder, EventIn};
 use crate::model::{LaneId, NONE_I64};

@@ -31,6 +31,7 @@
 //! The reader streams: each element is parsed on its own as its bytes
 //! arrive, so memory holds the model and one element, never the document.
 
+mod counts;
 pub mod event;
 pub mod fetch;
 mod fields;
@@ -48,6 +49,7 @@ use super::scan;
 use crate::error::ImportError;
 use crate::warnings;
 
+pub use counts::NeuronCounts;
 pub use event::Layer;
 
 /// The top-level keys only a system profile has (the Explorer's tables;
@@ -80,52 +82,6 @@ pub fn looks_like(head: &[u8]) -> bool {
     }
     let has = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
     (has(b"\"trace_event_source\"") || (has(b"\"group\"") && has(b"\"type\""))) && !has(b"\"ph\"")
-}
-
-/// What the translation found, for the diagnostics.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct NeuronCounts {
-    pub events: u64,
-    pub by_source: Vec<(String, u64)>,
-    /// Runtime → hardware and framework → runtime joins made by `flow_id`.
-    pub flow_links: u64,
-    /// … by (process, logical core, `exec_id`, model).
-    pub exec_key_links: u64,
-    /// … by `nrt_sequence_id` / `nrta_seq_id`.
-    pub sequence_links: u64,
-    /// Logical executions made of the events of their physical cores.
-    pub lnc_executions: u64,
-    pub mem_usage_samples: u64,
-    pub cpu_util_samples: u64,
-    pub hbm_samples: u64,
-    pub warnings: Vec<String>,
-    /// Events the profiler says it dropped ("N trace events were dropped").
-    pub dropped_by_profiler: u64,
-    /// Elements that are not objects, or events with no usable timestamp.
-    pub skipped: u64,
-    /// Events whose layer (framework, runtime, hardware) cannot be told.
-    pub unknown_layer: u64,
-    /// How the file was read: its variant and what was inferred.
-    pub readings: Vec<String>,
-}
-
-impl NeuronCounts {
-    /// Events per source, as the diagnostics list them (`framework 3, …`).
-    pub fn by_source_text(&self) -> String {
-        self.by_source
-            .iter()
-            .map(|(s, n)| format!("{s} {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// The joins, as the diagnostics list them.
-    pub fn links_text(&self) -> String {
-        format!(
-            "{} flow links, {} by exec_id, {} by sequence id",
-            self.flow_links, self.exec_key_links, self.sequence_links
-        )
-    }
 }
 
 /// A field as text (numbers and booleans written out).
