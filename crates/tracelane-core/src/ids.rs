@@ -9,15 +9,15 @@ use rustc_hash::FxHashMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StrId(pub u32);
 
-/// Index into [`Slices`].
+/// Index into the model's `Slices` columns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SliceIdx(pub u32);
 
-/// Index into [`Trace::tracks`].
+/// Index into the model's `Trace::tracks`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TrackIdx(pub u32);
 
-/// Index into [`Trace::processes`].
+/// Index into the model's `Trace::processes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProcessIdx(pub u32);
 
