@@ -173,6 +173,14 @@ def edges(crate):
         for m in re.finditer(r"\buse\s+([^;]+);", text):
             paths += [(m.start(), p) for p in expand(m.group(1))]
         paths += [(m.start(), m.group(1)) for m in re.finditer(r"\b((?:crate|super|self)(?:::\w+)+)", text)]
+        # A child module named without a prefix (`child::f()` in its parent).
+        children = [m[-1] for m in crate.files if len(m) == len(module) + 1 and m[: len(module)] == module]
+        if children:
+            alt = "|".join(map(re.escape, children))
+            paths += [
+                (m.start(), m.group(1))
+                for m in re.finditer(r"(?<![\w:])((?:" + alt + r")(?:::\w+)+)", text)
+            ]
         for at, p in paths:
             inner = tuple(name for start, end, name in spans if start < at < end)
             segs = [s for s in p.split("::") if s and s != "*"]

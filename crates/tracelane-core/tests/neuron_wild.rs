@@ -467,3 +467,32 @@ fn the_runtime_events_say_why_and_their_rules_fire_where_they_weigh() {
         .unwrap();
     assert!(!host.action.contains("nrta_"), "{}", host.action);
 }
+
+#[test]
+fn the_trace_events_spelling_and_numeric_ids_are_read_too() {
+    let json = br#"{"trace_events": [
+      {"name": "op", "trace_event_source": "framework", "thread_id": 1, "timestamp": 5000, "duration": 100,
+       "flow_id": [9], "instance_id": "i", "process_id": 2},
+      {"name": "nc_exec_running", "trace_event_source": "neuron_hw", "nc_idx": 0, "device_core_idx": 0,
+       "timestamp": 5050, "duration": 7, "flow_id": 9, "exec_id": 3, "instance_id": "i", "process_id": 2}
+    ], "warnings": ["plain string warning"]}"#;
+    assert!(tracelane_core::import::neuron::looks_like(json));
+    let t = import_bytes(json, ImportOptions::default()).unwrap();
+    assert_eq!(t.slices.len(), 2);
+    assert!(t.diagnostics.time_unit_decision.contains("2 events"));
+    assert!(t.diagnostics.time_unit_decision.contains("1 flow links"));
+    assert_eq!(t.diagnostics.warning_count("neuron_profile_warning"), 1);
+    // A hardware event reached straight from an op keeps its External id.
+    let hw = (0..2)
+        .find(|&i| t.slice_name(i) == "nc_exec_running")
+        .unwrap();
+    assert_eq!((t.slices.start_ns[hw], t.slices.dur_ns[hw]), (5050, 7));
+    assert_eq!(t.slices.external_id[hw], 1);
+    assert_eq!(
+        t.links.op[hw],
+        (0..2).find(|&i| t.slice_name(i) == "op").unwrap() as u32
+    );
+    assert!(!tracelane_core::import::neuron::looks_like(
+        br#"{"traceEvents": [{"trace_event_source": 1}]}"#
+    ));
+}

@@ -3,13 +3,15 @@
 //! The file is cut near its middle at a place that can only be a boundary
 //! between two objects of an array: a comma, a line break, then `{` (a raw
 //! line break never occurs inside a JSON string), and imported in two parts
-//! by [`super::import_in_two`] — the same sequence the browser's two
+//! by [`import_in_two`] — the same sequence the browser's two
 //! workers run — with the part parsed on a second thread and merged in
 //! memory. Either way the model is the one the sequential import builds.
 //! `TRACELANE_THREADS=1` turns this off (to measure the one-thread speed the
 //! browser gets).
 
-use super::{sniff, ImportOptions, Sniffed};
+use super::format::{sniff, Sniffed, DECIDE_BYTES};
+use super::importer::{import_in_two, ImportOptions, PartCarry};
+use super::{neuron, part::event_boundary};
 use crate::error::ImportError;
 use crate::model::Trace;
 
@@ -26,7 +28,7 @@ pub(super) fn import(bytes: &[u8], opts: ImportOptions) -> Option<Result<Trace, 
     if bytes.len() < MIN_PARALLEL_BYTES
         || bytes.len() as u64 > opts.max_json_bytes
         || sniff(bytes) != Sniffed::Json
-        || super::neuron::looks_like(&bytes[..bytes.len().min(super::DECIDE_BYTES)])
+        || neuron::looks_like(&bytes[..bytes.len().min(DECIDE_BYTES)])
     {
         return None;
     }
@@ -35,7 +37,7 @@ pub(super) fn import(bytes: &[u8], opts: ImportOptions) -> Option<Result<Trace, 
         return None;
     }
     let cut = find_cut(bytes, bytes.len() / 2)?;
-    let two = super::import_in_two(bytes, cut, opts, super::PartCarry::Thread, CHUNK_BYTES);
+    let two = import_in_two(bytes, cut, opts, PartCarry::Thread, CHUNK_BYTES);
     Some(two.map(|two| {
         if std::env::var_os("TRACELANE_TIMING").is_some() {
             match two.merged {
@@ -49,8 +51,8 @@ pub(super) fn import(bytes: &[u8], opts: ImportOptions) -> Option<Result<Trace, 
     }))
 }
 
-/// The first event boundary ([`super::event_boundary`]) at or after `from`.
+/// The first event boundary ([`event_boundary`]) at or after `from`.
 fn find_cut(b: &[u8], from: usize) -> Option<usize> {
     let end = (from + SEARCH_BYTES).min(b.len());
-    super::event_boundary(&b[from..end]).map(|k| from + k)
+    event_boundary(&b[from..end]).map(|k| from + k)
 }

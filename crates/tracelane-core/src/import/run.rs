@@ -18,10 +18,12 @@
 
 use std::io::Read;
 
+use super::format::{self, Format, Sniffed};
+use super::importer::{self, import_unpacked, Finished, ImportOptions, Importer};
 use super::neuron::{self, mapping::Mapping};
 use super::neuron_device::{self, ProfileFile};
+use super::parquet;
 use super::table::DecodedFile;
-use super::{import_unpacked, parquet, ImportOptions, Importer};
 use crate::error::ImportError;
 use crate::model::Trace;
 use crate::warnings;
@@ -47,7 +49,7 @@ pub enum Part {
 
 /// The first JSON bytes of a file (inflated when it is gzip).
 fn head_of(bytes: &[u8]) -> Vec<u8> {
-    const HEAD: usize = super::DECIDE_BYTES;
+    const HEAD: usize = format::DECIDE_BYTES;
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::new();
         let _ = flate2::read::MultiGzDecoder::new(bytes)
@@ -65,34 +67,20 @@ pub fn part_of(name: &str, bytes: &[u8]) -> Part {
         return Part::Table;
     }
     let head = head_of(bytes);
-    if super::sniff(&head) != super::Sniffed::Json {
+    if format::sniff(&head) != Sniffed::Json {
         return Part::Other;
     }
-    if neuron::mapping::looks_like(&head) || neuron::mapping::is_mapping_name(name) {
-        Part::Mapping
-    } else if neuron::summary::looks_like(&head) {
-        Part::Summary
-    } else if neuron::fetch::looks_like(&head) {
-        Part::Fetch
-    } else if neuron::looks_like(&head) {
-        Part::System
-    } else if is_chrome_trace(&head) {
-        Part::Kineto
-    } else {
-        Part::Other
+    if neuron::mapping::is_mapping_name(name) {
+        return Part::Mapping;
     }
-}
-
-/// A Chrome / Kineto trace: an object with `traceEvents`, or a bare list
-/// of events.
-fn is_chrome_trace(head: &[u8]) -> bool {
-    match super::scan::top_level_keys(head) {
-        Some(keys) => keys.iter().any(|k| k.key == b"traceEvents"),
-        None => {
-            let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-            body.get(super::scan::skip_ws(body, 0)) == Some(&b'[')
-                && body.windows(5).any(|w| w == b"\"ph\"")
-        }
+    // JSON (by `sniff`) is never an archive nor a Perfetto trace.
+    match format::of(&head) {
+        Some(Format::NeuronMapping) => Part::Mapping,
+        Some(Format::NeuronSummary) => Part::Summary,
+        Some(Format::NeuronFetch) => Part::Fetch,
+        Some(Format::NeuronSystem) => Part::System,
+        Some(Format::ChromeJson) => Part::Kineto,
+        Some(Format::Archive | Format::Perfetto) | None => Part::Other,
     }
 }
 
@@ -213,7 +201,7 @@ pub fn import_run(
         }
         (None, None) if summaries.is_empty() && !mappings.is_empty() => {
             return Err(ImportError::NotATrace {
-                reason: super::MAPPING_ALONE.into(),
+                reason: format::MAPPING_ALONE.into(),
             })
         }
         (None, None) => {
@@ -275,7 +263,7 @@ fn import_profile_json(
         ..opts
     });
     imp.superseded_source = superseded;
-    imp.set_size_hint(super::json_size_estimate(
+    imp.set_size_hint(importer::json_size_estimate(
         bytes.len() as u64,
         &bytes[..bytes.len().min(8)],
         bytes.get(bytes.len().saturating_sub(4)..),
@@ -285,8 +273,8 @@ fn import_profile_json(
     // archives would link Parquet and the archive readers into the
     // browser's import worker (the decoder worker's job).
     match imp.finish_or_archive()? {
-        super::Finished::Trace(t) => Ok(*t),
-        super::Finished::Archive(_) => Err(ImportError::NotATrace {
+        Finished::Trace(t) => Ok(*t),
+        Finished::Archive(_) => Err(ImportError::NotATrace {
             reason: "an archive inside a run's folder; extract it".into(),
         }),
     }

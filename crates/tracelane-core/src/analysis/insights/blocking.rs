@@ -10,7 +10,9 @@
 //! another stream or process, another rank, or a capture that started
 //! mid-flight — said so, not taken for a slow host.
 
-use super::{tally, us, Cx, Evidence, Finding, MAX_EVIDENCE};
+use super::cx::{tally, us, Cx};
+use super::report::{Evidence, Finding};
+use super::rules::MAX_EVIDENCE;
 use crate::analysis::intervals::{self, Interval};
 use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};

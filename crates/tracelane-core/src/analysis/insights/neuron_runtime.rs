@@ -3,14 +3,16 @@
 //! copies on the critical path, collective barrier waits, HBM spill. Each
 //! gain is bounded by the critical path like the other rules'.
 
-use super::{us, Cx, Evidence, Finding, RuleResult};
+use super::cx::{us, Cx, RuleResult};
+use super::report::{Evidence, Finding};
+use super::rules::{MAX_EVIDENCE, MEDIUM_SHARE};
 use crate::analysis::neuron_runtime::{FamilyReport, NeuronRuntimeReport};
 use crate::analysis::roofline::known_peak;
 
 /// Copies and barrier waits fire from this share of the scope's wall time
 /// on the critical path (our own cut-off: the share a finding is of
 /// medium severity at, [`super::MEDIUM_SHARE`]).
-pub const NEURON_RUNTIME_PATH_SHARE: f64 = super::MEDIUM_SHARE;
+pub const NEURON_RUNTIME_PATH_SHARE: f64 = MEDIUM_SHARE;
 
 /// The rules of this family, with the report they read (`None`: the trace
 /// has no Neuron runtime events).
@@ -229,7 +231,7 @@ fn spill(cx: &Cx, r: &NeuronRuntimeReport) -> (Vec<Finding>, String) {
             ops: Vec::new(),
             slices: Vec::new(),
             slice_count: 0,
-            ranges: ranges.into_iter().take(super::MAX_EVIDENCE).collect(),
+            ranges: ranges.into_iter().take(MAX_EVIDENCE).collect(),
         },
         "the working set does not fit the on-chip SBUF: the compiler evicts it to HBM and reloads it; reduce what one graph keeps live (smaller batch or sequence tile, activation checkpointing, a layout with fewer transposes) and open the device profile for the spill_save / spill_reload bytes per instruction",
     );

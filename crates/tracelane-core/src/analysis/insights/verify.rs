@@ -7,7 +7,9 @@
 
 use crate::model::Trace;
 
-use super::{Finding, OnPath, Severity, MAX_EVIDENCE, RULES};
+use super::cx::OnPath;
+use super::report::{Finding, Severity};
+use super::rules::{MAX_EVIDENCE, RULES};
 
 /// What `f` claims that its evidence does not support, in words (empty
 /// when every check holds).

@@ -29,8 +29,9 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::counts::NeuronCounts;
+use super::value::integer;
 use super::walk::{Item, Walker};
-use super::{integer, scan, NeuronReader};
+use super::{scan, NeuronReader};
 use crate::error::ImportError;
 use crate::import::builder::Builder;
 use crate::warnings;

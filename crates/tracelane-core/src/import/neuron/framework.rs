@@ -202,8 +202,8 @@ fn executions_by_sequence(
             let Ok(v) = serde_json::from_str::<serde_json::Value>(args) else {
                 continue;
             };
-            let seq = super::integer(v.get("nrta_seq_id"))
-                .or_else(|| super::integer(v.get("nrt_sequence_id")));
+            let seq = super::value::integer(v.get("nrta_seq_id"))
+                .or_else(|| super::value::integer(v.get("nrt_sequence_id")));
             let Some(seq) = seq else { continue };
             if c == Category::Kernel {
                 by.entry(seq).or_default().push(i as u32);

@@ -19,7 +19,8 @@
 
 use serde_json::Value;
 
-use super::{integer, scan};
+use super::scan;
+use super::value::integer;
 use crate::error::ImportError;
 
 /// One op submission the mapping names.

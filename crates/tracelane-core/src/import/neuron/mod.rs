@@ -40,6 +40,7 @@ mod join;
 pub mod mapping;
 pub mod summary;
 mod tables;
+mod value;
 mod walk;
 
 use serde_json::Value;
@@ -51,6 +52,7 @@ use crate::warnings;
 
 pub use counts::NeuronCounts;
 pub use event::Layer;
+pub(crate) use value::{integer, text};
 
 /// The top-level keys only a system profile has (the Explorer's tables;
 /// `trace_events` is the beta guide's spelling).
@@ -82,26 +84,6 @@ pub fn looks_like(head: &[u8]) -> bool {
     }
     let has = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
     (has(b"\"trace_event_source\"") || (has(b"\"group\"") && has(b"\"type\""))) && !has(b"\"ph\"")
-}
-
-/// A field as text (numbers and booleans written out).
-pub(crate) fn text(v: Option<&Value>) -> Option<String> {
-    match v? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-/// A field as an integer: a number, or a string holding one (Neuron and
-/// Kineto write ids both ways).
-pub(crate) fn integer(v: Option<&Value>) -> Option<i64> {
-    match v? {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f.round() as i64)),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
 }
 
 /// Which top-level list an element belongs to.
@@ -370,35 +352,6 @@ fn dropped_events(message: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_trace_events_spelling_and_numeric_ids_are_read_too() {
-        let json = br#"{"trace_events": [
-          {"name": "op", "trace_event_source": "framework", "thread_id": 1, "timestamp": 5000, "duration": 100,
-           "flow_id": [9], "instance_id": "i", "process_id": 2},
-          {"name": "nc_exec_running", "trace_event_source": "neuron_hw", "nc_idx": 0, "device_core_idx": 0,
-           "timestamp": 5050, "duration": 7, "flow_id": 9, "exec_id": 3, "instance_id": "i", "process_id": 2}
-        ], "warnings": ["plain string warning"]}"#;
-        assert!(looks_like(json));
-        let t = crate::import_bytes(json, crate::ImportOptions::default()).unwrap();
-        assert_eq!(t.slices.len(), 2);
-        assert!(t.diagnostics.time_unit_decision.contains("2 events"));
-        assert!(t.diagnostics.time_unit_decision.contains("1 flow links"));
-        assert_eq!(t.diagnostics.warning_count("neuron_profile_warning"), 1);
-        // A hardware event reached straight from an op keeps its External id.
-        let hw = (0..2)
-            .find(|&i| t.slice_name(i) == "nc_exec_running")
-            .unwrap();
-        assert_eq!((t.slices.start_ns[hw], t.slices.dur_ns[hw]), (5050, 7));
-        assert_eq!(t.slices.external_id[hw], 1);
-        assert_eq!(
-            t.links.op[hw],
-            (0..2).find(|&i| t.slice_name(i) == "op").unwrap() as u32
-        );
-        assert!(!looks_like(
-            br#"{"traceEvents": [{"trace_event_source": 1}]}"#
-        ));
-    }
 
     #[test]
     fn any_top_level_key_of_its_own_recognises_a_system_profile() {

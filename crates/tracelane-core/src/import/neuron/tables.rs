@@ -5,7 +5,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{integer, text, NeuronCounts};
+use super::counts::NeuronCounts;
+use super::value::{integer, text};
 use crate::import::builder::Builder;
 use crate::model::LaneId;
 use crate::neuron_system::{HbmUsage, ListedProfile, NeuronSystemInfo};
