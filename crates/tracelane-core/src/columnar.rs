@@ -42,7 +42,7 @@ use parquet::schema::parser::parse_message_type;
 use crate::analysis::frame::exact_kernel_type;
 use crate::analysis::ops::{op_table, OpTableOptions};
 use crate::analysis::ranks::{RankSummary, RanksReport};
-use crate::analysis::scope::{numbered_steps, step_at};
+use crate::analysis::scope::{numbered_steps, step_at, NumberedStep};
 use crate::category::Category;
 use crate::model::{Trace, NONE_I64, NO_SLICE};
 
@@ -248,23 +248,46 @@ fn bytes_arg(args: &str) -> Option<i64> {
 /// The per-trace tables (`slices`, `device_events`, `op_table`) of one
 /// rank's trace as Parquet files: `(table, bytes)`.
 pub fn trace_tables(t: &Trace, job: &str) -> Result<Vec<(&'static str, Vec<u8>)>, String> {
+    let steps = numbered_steps(t);
+    let fail = |e: parquet::errors::ParquetError| e.to_string();
+    Ok(vec![
+        (
+            "slices",
+            slices_table(t, job, &steps).to_parquet().map_err(fail)?,
+        ),
+        (
+            "device_events",
+            device_events_table(t, job, &steps)
+                .to_parquet()
+                .map_err(fail)?,
+        ),
+        (
+            "op_table",
+            op_table_table(t, job).to_parquet().map_err(fail)?,
+        ),
+    ])
+}
+
+/// The step a slice counts in: its own start's, or for device work its
+/// launch's.
+fn step_of(t: &Trace, steps: &[NumberedStep], i: usize) -> Option<i64> {
+    let s = &t.slices;
+    let at = if t.on_host(i) || t.links.launch[i] == NO_SLICE {
+        s.start_ns[i]
+    } else {
+        s.start_ns[t.links.launch[i] as usize]
+    };
+    step_at(steps, at).map(|n| n as i64)
+}
+
+/// Every slice: its step, parent, lane, kind, name and times.
+fn slices_table(t: &Trace, job: &str, steps: &[NumberedStep]) -> Table {
     let s = &t.slices;
     let off = t.clock_offset_ns;
-    let steps = numbered_steps(t);
     let n = s.len();
     let job_col = || vec![job.to_string(); n];
-    let mut out = Vec::new();
-    let fail = |e: parquet::errors::ParquetError| e.to_string();
-
+    let step_of = |i: usize| step_of(t, steps, i);
     let track_labels: Vec<String> = (0..t.tracks.len()).map(|k| t.track_label(k)).collect();
-    let step_of = |i: usize| -> Option<i64> {
-        let at = if t.on_host(i) || t.links.launch[i] == NO_SLICE {
-            s.start_ns[i]
-        } else {
-            s.start_ns[t.links.launch[i] as usize]
-        };
-        step_at(&steps, at).map(|n| n as i64)
-    };
     let mut slices = Table::new("slices");
     slices
         .str("job", job_col())
@@ -313,8 +336,16 @@ pub fn trace_tables(t: &Trace, job: &str) -> Result<Vec<(&'static str, Vec<u8>)>
             "correlation",
             s.correlation.iter().map(|&x| opt(x)).collect(),
         );
-    out.push(("slices", slices.to_parquet().map_err(fail)?));
+    slices
+}
 
+/// The device work (kernels, copies, sets, windows) with its launch, op
+/// and bytes.
+fn device_events_table(t: &Trace, job: &str, steps: &[NumberedStep]) -> Table {
+    let s = &t.slices;
+    let off = t.clock_offset_ns;
+    let n = s.len();
+    let step_of = |i: usize| step_of(t, steps, i);
     let dev: Vec<usize> = (0..n)
         .filter(|&i| {
             !t.on_host(i)
@@ -395,8 +426,11 @@ pub fn trace_tables(t: &Trace, job: &str) -> Result<Vec<(&'static str, Vec<u8>)>
                 })
                 .collect(),
         );
-    out.push(("device_events", d.to_parquet().map_err(fail)?));
+    d
+}
 
+/// PyTorch's op table.
+fn op_table_table(t: &Trace, job: &str) -> Table {
     let ops = op_table(t, OpTableOptions::default());
     let r = &ops.rows;
     let k = r.len();
@@ -424,8 +458,7 @@ pub fn trace_tables(t: &Trace, job: &str) -> Result<Vec<(&'static str, Vec<u8>)>
             true,
             Values::Bool(r.iter().map(|x| Some(x.is_user_annotation)).collect()),
         );
-    out.push(("op_table", o.to_parquet().map_err(fail)?));
-    Ok(out)
+    o
 }
 
 /// The set's tables (`steps`, `collectives`, `breakdown`) of rank

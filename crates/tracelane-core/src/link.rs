@@ -20,7 +20,7 @@ use crate::warnings;
 use rustc_hash::FxHashMap;
 
 use crate::category::Category;
-use crate::error::Diagnostics;
+use crate::error::{Diagnostics, LinkCounts};
 use crate::model::*;
 
 /// Slices by an integer id (External id, correlation): for each id, the
@@ -165,46 +165,7 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
     let mut state = vec![LinkState::NotApplicable; n];
     let lc = &mut diag.links;
 
-    // Runtime calls → ops.
-    for i in 0..n {
-        if s.category[i] != Category::Runtime || !host(i) {
-            continue;
-        }
-        let (ext, corr) = (s.external_id[i], s.correlation[i]);
-        let mut found = None;
-        if ext != NONE_I64 {
-            let enclosing = ops
-                .get(ext)
-                .map(|o| o as usize)
-                .find(|&o| encloses(s, o, i));
-            found = if ext == corr {
-                // Old Kineto's "not linked" marker: trust it only if it really encloses.
-                enclosing.map(|o| (o, LinkState::ByArgs))
-            } else {
-                enclosing
-                    .or_else(|| ops.first(ext).map(|o| o as usize))
-                    .map(|o| (o, LinkState::ByArgs))
-            };
-        }
-        if found.is_none() {
-            found = enclosing_op(s, i).map(|o| (o, LinkState::ByContainment));
-        }
-        match found {
-            Some((o, st)) => {
-                op[i] = o as u32;
-                state[i] = st;
-                if st == LinkState::ByArgs {
-                    lc.runtime_by_args += 1;
-                } else {
-                    lc.runtime_by_containment += 1;
-                }
-            }
-            None => {
-                state[i] = LinkState::Unlinked;
-                lc.runtime_without_op += 1;
-            }
-        }
-    }
+    link_runtime_calls(t, &ops, &mut op, &mut state, lc);
 
     // Device events → launch → op.
     let mut example_unlinked = String::new();
@@ -294,6 +255,59 @@ pub(crate) fn link(t: &mut Trace, diag: &mut Diagnostics) {
     diag.warn_n(warnings::DEVICE_WITHOUT_OP, without, example_unlinked);
     diag.warn_n(warnings::RUNTIME_WITHOUT_OP, rt_without, String::new());
     t.links = Links { launch, op, state };
+}
+
+/// Runtime calls → the ops that made them: by External id when the op
+/// encloses the call (or, without one that does, the first op of that id),
+/// else the innermost op around the call.
+fn link_runtime_calls(
+    t: &Trace,
+    ops: &Index,
+    op: &mut [u32],
+    state: &mut [LinkState],
+    lc: &mut LinkCounts,
+) {
+    let s = &t.slices;
+    let host = |i: usize| t.on_host(i);
+    for i in 0..s.len() {
+        if s.category[i] != Category::Runtime || !host(i) {
+            continue;
+        }
+        let (ext, corr) = (s.external_id[i], s.correlation[i]);
+        let mut found = None;
+        if ext != NONE_I64 {
+            let enclosing = ops
+                .get(ext)
+                .map(|o| o as usize)
+                .find(|&o| encloses(s, o, i));
+            found = if ext == corr {
+                // Old Kineto's "not linked" marker: trust it only if it really encloses.
+                enclosing.map(|o| (o, LinkState::ByArgs))
+            } else {
+                enclosing
+                    .or_else(|| ops.first(ext).map(|o| o as usize))
+                    .map(|o| (o, LinkState::ByArgs))
+            };
+        }
+        if found.is_none() {
+            found = enclosing_op(s, i).map(|o| (o, LinkState::ByContainment));
+        }
+        match found {
+            Some((o, st)) => {
+                op[i] = o as u32;
+                state[i] = st;
+                if st == LinkState::ByArgs {
+                    lc.runtime_by_args += 1;
+                } else {
+                    lc.runtime_by_containment += 1;
+                }
+            }
+            None => {
+                state[i] = LinkState::Unlinked;
+                lc.runtime_without_op += 1;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! (`ImportOptions::args_in_source == false`): a stack has no one source
 //! file to read them back from.
 
+use crate::error::Diagnostics;
 use crate::model::{LaneId, Process, ProcessIdx, StrId, Trace, Track, TrackIdx, NO_SLICE, NO_STR};
 
 /// One trace to stack and the label its processes get (`rank 3`).
@@ -155,30 +156,7 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
 
         out.args_arena.extend_from_slice(&t.args_arena);
 
-        let d = &t.diagnostics;
-        let od = &mut out.diagnostics;
-        for (k, v) in &d.events_by_phase {
-            *od.events_by_phase.entry(k.clone()).or_default() += v;
-        }
-        for (k, v) in &d.events_by_category {
-            *od.events_by_category.entry(k.clone()).or_default() += v;
-        }
-        for w in d.warnings.values() {
-            let example = if w.example.is_empty() {
-                String::new()
-            } else {
-                format!("{label}: {}", w.example)
-            };
-            od.warn_n(w.kind, w.count, example);
-        }
-        od.links.add(&d.links);
-        od.bytes_read += d.bytes_read;
-        od.truncated |= d.truncated;
-        if od.format.is_empty() {
-            od.format = d.format.clone();
-        } else if !od.format.contains(&d.format) {
-            od.format = format!("{}; {}", od.format, d.format);
-        }
+        add_diagnostics(&mut out.diagnostics, &t.diagnostics, &label);
     }
     let n = clocks.len();
     out.diagnostics.format = format!(
@@ -190,4 +168,31 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
         clocks.join(", ")
     );
     out
+}
+
+/// A part's diagnostics added to the stack's: counts summed, each warning's
+/// example prefixed with the part's label, formats listed once each.
+fn add_diagnostics(od: &mut Diagnostics, d: &Diagnostics, label: &str) {
+    for (k, v) in &d.events_by_phase {
+        *od.events_by_phase.entry(k.clone()).or_default() += v;
+    }
+    for (k, v) in &d.events_by_category {
+        *od.events_by_category.entry(k.clone()).or_default() += v;
+    }
+    for w in d.warnings.values() {
+        let example = if w.example.is_empty() {
+            String::new()
+        } else {
+            format!("{label}: {}", w.example)
+        };
+        od.warn_n(w.kind, w.count, example);
+    }
+    od.links.add(&d.links);
+    od.bytes_read += d.bytes_read;
+    od.truncated |= d.truncated;
+    if od.format.is_empty() {
+        od.format = d.format.clone();
+    } else if !od.format.contains(&d.format) {
+        od.format = format!("{}; {}", od.format, d.format);
+    }
 }

@@ -4,9 +4,11 @@
 
 mod common;
 
-use tracelane_core::analysis::device_time::{device_time, IdleCategory};
+use tracelane_core::analysis::device_time::{counter_series, device_time, IdleCategory};
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::Scope;
+use tracelane_core::model::Trace;
+use tracelane_core::{import_bytes, ImportOptions};
 
 const FIXTURES: [&str; 11] = [
     "public/hta_simple_add_a100.json.gz",
@@ -195,4 +197,142 @@ fn a_compiled_regions_first_call_is_warm_up_and_says_it_compiled() {
         w.occurrences[0].reason
     );
     assert!(w.median_ns < w.median_all_ns);
+}
+
+fn trace(events: &str) -> Trace {
+    let json = format!(r#"{{"traceEvents":[{events}]}}"#);
+    import_bytes(json.as_bytes(), ImportOptions::default()).unwrap()
+}
+
+const TWO_KERNELS: &str = r#"
+  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":0,"dur":100},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":10,"args":{"correlation":1}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":80,"dur":10,"args":{"correlation":2}},
+  {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":30,"dur":20,"args":{"stream":7,"correlation":1,"device":0}},
+  {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":7,"ts":95,"dur":10,"args":{"stream":7,"correlation":2,"device":0}}
+"#;
+
+#[test]
+fn breakdown_parts_add_up_to_the_span() {
+    let t = trace(TWO_KERNELS);
+    for mode in [Mode::Exact, Mode::Hta05] {
+        let r = device_time(&t, &Scope::Whole, mode).unwrap();
+        let d = &r.devices[0];
+        assert_eq!(d.span_ns, 75_000, "{mode:?}");
+        assert_eq!(d.idle_ns, 45_000);
+        assert_eq!(d.compute_ns, 20_000);
+        assert_eq!(d.non_compute_ns, 10_000);
+        assert_eq!(d.exposed_parts_ns(), d.span_ns);
+    }
+}
+
+#[test]
+fn a_gap_after_a_late_launch_is_a_host_wait() {
+    let t = trace(TWO_KERNELS);
+    let r = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+    let idle = r.idle.unwrap();
+    let host: Vec<_> = idle
+        .iter()
+        .filter(|i| i.category == IdleCategory::HostWait)
+        .collect();
+    assert_eq!((host.len(), host[0].idle_ns, host[0].gaps), (1, 45_000, 1));
+    assert_eq!(r.longest_gaps[0].start_ns, 50_000);
+}
+
+#[test]
+fn launch_delay_is_device_start_minus_launch_end() {
+    let t = trace(TWO_KERNELS);
+    let r = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+    assert_eq!(r.launches.launches, 2);
+    assert_eq!(r.launches.delay_total_ns, 10_000 + 5_000);
+    assert_eq!(r.launches.delay_max_ns, 10_000);
+    // CPU 10 µs each; the kernels take 20 and 10 µs: neither is shorter.
+    assert_eq!(r.launches.short_kernels, 0);
+}
+
+#[test]
+fn hta_drops_the_last_profiler_step_and_what_it_launched() {
+    let t = trace(
+        r#"
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":50},
+      {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":50,"dur":50},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":10,"dur":5,"args":{"correlation":1}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":60,"dur":5,"args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":20,"dur":10,"args":{"stream":7,"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":70,"dur":10,"args":{"stream":7,"correlation":2}}
+    "#,
+    );
+    let hta = device_time(&t, &Scope::Whole, Mode::Hta05).unwrap();
+    assert_eq!(hta.devices[0].span_ns, 10_000);
+    assert!(hta.notes[0].contains("ProfilerStep#2"), "{:?}", hta.notes);
+    let exact = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+    assert_eq!(exact.devices[0].span_ns, 60_000);
+}
+
+#[test]
+fn a_queue_of_1024_launches_counts_as_blocked_time() {
+    // 1,100 launches 1 µs apart; the kernels start from 2,000 µs on,
+    // 1 µs each: the queue holds 1,024 or more from the 1,024th launch
+    // (1,023 µs) until the 77th kernel has started (2,076 µs).
+    let mut ev = Vec::new();
+    for k in 0..1100 {
+        ev.push(format!(r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{k},"dur":0.5,"args":{{"correlation":{c}}}}}"#, c = k + 1));
+        ev.push(format!(r#"{{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":{},"dur":1,"args":{{"stream":7,"correlation":{c}}}}}"#, 2000 + k, c = k + 1));
+    }
+    let t = trace(&ev.join(","));
+    let q = device_time(&t, &Scope::Whole, Mode::Exact)
+        .unwrap()
+        .queues
+        .unwrap();
+    assert_eq!(q[0].max, 1100);
+    assert_eq!(q[0].full_queue_ns, (2076 - 1023) * 1000);
+}
+
+#[test]
+fn the_queue_length_and_copy_bandwidth_become_counter_series() {
+    let t = trace(
+        r#"
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":10,"args":{"stream":7,"correlation":1}},
+      {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pinned -> Device)","pid":0,"tid":7,"ts":20,"dur":4,"args":{"stream":7,"correlation":2,"bytes":8000}}
+    "#,
+    );
+    let series = counter_series(&t, &|i| t.slice_args_json(i).to_string());
+    assert_eq!(series.len(), 2);
+    assert_eq!(series[0].1, "queue length · stream 7");
+    assert_eq!(
+        series[0].2,
+        [(0, 1.0), (2_000, 2.0), (10_000, 1.0), (20_000, 0.0)]
+    );
+    // 8,000 bytes in 4 µs: 2 GB/s while it runs.
+    assert_eq!(series[1].1, "copy bandwidth (GB/s)");
+    assert_eq!(series[1].2, [(20_000, 2.0), (24_000, 0.0)]);
+}
+
+#[test]
+fn queue_length_counts_launches_not_yet_started() {
+    let t = trace(
+        r#"
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":2,"dur":1,"args":{"correlation":2}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":10,"args":{"stream":7,"correlation":1}},
+      {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":20,"dur":10,"args":{"stream":7,"correlation":2}}
+    "#,
+    );
+    for mode in [Mode::Exact, Mode::Hta05] {
+        let q = device_time(&t, &Scope::Whole, mode)
+            .unwrap()
+            .queues
+            .unwrap();
+        assert_eq!(q.len(), 1);
+        assert_eq!((q[0].max, q[0].samples), (2, 4), "{mode:?}");
+        assert!((q[0].mean - 1.0).abs() < 1e-9);
+        // 1 for 2 µs, 2 for 8 µs, 1 for 10 µs over 20 µs.
+        assert!(
+            (q[0].time_weighted_mean - 1.4).abs() < 1e-9,
+            "{}",
+            q[0].time_weighted_mean
+        );
+    }
 }

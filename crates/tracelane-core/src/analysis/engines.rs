@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use super::intervals::{self, Interval};
 use super::scope::{Scope, ScopeError};
-use crate::device_profile::{self, opt, DeviceLane, TableInfo};
+use crate::device_profile::{self, opt, DeviceLane, DeviceProfile, TableInfo};
 use crate::model::{Trace, NO_SLICE};
 
 /// One engine (its lanes merged: the TensorMatrix rows are the Tensor
@@ -302,6 +302,76 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
         .fold(None, |acc: Option<Interval>, (a, b)| {
             Some(acc.map_or((a, b), |(x, y)| (x.min(a), y.max(b))))
         });
+    let (window_ns, window_from, window_len) = window(scope, profile, &windows, span);
+
+    // Engines.
+    let engines = engine_rows(t, scope, profile, &ins, window_len);
+
+    // DMA.
+    let bandwidth = profile.and_then(|p| p.meta_f64("dma_ddr_bandwidth"));
+    let packets = dma_packets(t, profile, &windows);
+    let dma_all = (!packets.is_empty()).then(|| {
+        dma_row(
+            "all DMA".into(),
+            &packets.iter().collect::<Vec<_>>(),
+            bandwidth,
+        )
+    });
+    let (dma_queues, dma_engines) = dma_rows(&packets);
+    if dma_all.as_ref().is_some_and(|d| d.bytes.is_none()) {
+        notes.push("this source has no DMA byte counts (the Perfetto export); open the Parquet profile directory for bytes and throughput".into());
+    }
+
+    let by_hlo = group_rows(t, &ins, &|i| i.hlo.clone());
+    let by_layer = group_rows(t, &ins, &|i| i.layer.clone());
+    let by_nki_source = if ins.iter().any(|i| i.nki.is_some()) {
+        group_rows(t, &ins, &|i| i.nki.clone())
+    } else {
+        Vec::new()
+    };
+    if ins.is_empty() {
+        notes.push("no engine instructions in this scope".into());
+    }
+    if profile.is_none() {
+        notes.push("read from the Perfetto export's lanes: busy % uses the instructions' span as the window, and bytes, waits and FLOPs are not in that file".into());
+    }
+    let utilization = profile.and_then(|p| utilization(p, &ins, window_len));
+    Ok(EngineReport {
+        utilization,
+        source: if profile.is_some() {
+            "parquet"
+        } else {
+            "perfetto"
+        }
+        .into(),
+        schema_version: profile.and_then(|p| p.schema_version.clone()),
+        schema_known: profile.is_some_and(|p| p.schema_known()),
+        window_ns,
+        window_from,
+        engines,
+        dma_all,
+        dma_queues,
+        dma_engines,
+        by_hlo,
+        by_layer,
+        by_nki_source,
+        dma_bandwidth_bytes_per_s: bandwidth,
+        metadata: profile.map(|p| p.metadata.clone()).unwrap_or_default(),
+        tables: profile.map(|p| p.tables.clone()).unwrap_or_default(),
+        notes,
+    })
+}
+
+/// The window busy shares are of: the execution's span (ExecutionInfo, or
+/// the hardware timestamps), else the instructions' span; a scope's
+/// occurrences otherwise. Its source in words, and its length (a scope's
+/// occurrences summed).
+fn window(
+    scope: &Scope,
+    profile: Option<&DeviceProfile>,
+    windows: &[Interval],
+    span: Option<Interval>,
+) -> (Interval, String, i64) {
     let (window_ns, window_from) = match (scope, profile.and_then(|p| p.execution_ns)) {
         (Scope::Whole, Some(w)) if w.1 > w.0 => (
             w,
@@ -324,10 +394,20 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
         Scope::Whole => window_ns.1 - window_ns.0,
         _ => windows.iter().map(|w| w.1 - w.0).sum(),
     };
+    (window_ns, window_from, window_len)
+}
 
-    // Engines.
+/// One row per engine: its lanes, instructions, busy and active time (the
+/// `ActiveTime` table's when the profile has one), waits and opcodes.
+fn engine_rows(
+    t: &Trace,
+    scope: &Scope,
+    profile: Option<&DeviceProfile>,
+    ins: &[Instr],
+    window_len: i64,
+) -> Vec<EngineRow> {
     let mut by_engine: BTreeMap<String, Vec<&Instr>> = BTreeMap::new();
-    for i in &ins {
+    for i in ins {
         by_engine.entry(i.engine.clone()).or_default().push(i);
     }
     let active_table = profile.filter(|p| !p.active.is_empty() && matches!(scope, Scope::Whole));
@@ -427,16 +507,22 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
             .cmp(&rank(&b.engine))
             .then(a.engine.cmp(&b.engine))
     });
+    engines
+}
 
-    // DMA.
-    let bandwidth = profile.and_then(|p| p.meta_f64("dma_ddr_bandwidth"));
+/// A DMA packet in the scope: its queue, engine, bytes (where the source
+/// has them) and span.
+struct Packet {
+    queue: String,
+    engine: i64,
+    bytes: Option<i64>,
+    span: Interval,
+}
+
+/// The scope's DMA packets: the profile's table, else the Perfetto
+/// export's DMA lanes (their args).
+fn dma_packets(t: &Trace, profile: Option<&DeviceProfile>, windows: &[Interval]) -> Vec<Packet> {
     let inside = |s: i64| windows.iter().any(|&(a, b)| s >= a && s < b);
-    struct Packet {
-        queue: String,
-        engine: i64,
-        bytes: Option<i64>,
-        span: Interval,
-    }
     let mut packets: Vec<Packet> = Vec::new();
     if let Some(p) = profile {
         let d = &p.dma;
@@ -477,26 +563,32 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
             });
         }
     }
-    let dma_row = |name: String, list: &[&Packet], bw: Option<f64>| {
-        let mut v: Vec<Interval> = list.iter().map(|p| p.span).collect();
-        let busy_ns = intervals::union_len(&mut v);
-        let bytes = sum_opt(list.iter().map(|p| p.bytes));
-        let throughput = bytes
-            .filter(|_| busy_ns > 0)
-            .map(|b| b as f64 * 1e9 / busy_ns as f64);
-        DmaRow {
-            name,
-            packets: list.len() as u64,
-            bytes,
-            busy_ns,
-            throughput_bytes_per_s: throughput,
-            pct_of_bandwidth: throughput.zip(bw).map(|(x, bw)| x * 100.0 / bw),
-        }
-    };
-    let all: Vec<&Packet> = packets.iter().collect();
-    let dma_all = (!all.is_empty()).then(|| dma_row("all DMA".into(), &all, bandwidth));
+    packets
+}
+
+/// One DMA row: packets, bytes, busy time, throughput and its share of
+/// the bandwidth.
+fn dma_row(name: String, list: &[&Packet], bw: Option<f64>) -> DmaRow {
+    let mut v: Vec<Interval> = list.iter().map(|p| p.span).collect();
+    let busy_ns = intervals::union_len(&mut v);
+    let bytes = sum_opt(list.iter().map(|p| p.bytes));
+    let throughput = bytes
+        .filter(|_| busy_ns > 0)
+        .map(|b| b as f64 * 1e9 / busy_ns as f64);
+    DmaRow {
+        name,
+        packets: list.len() as u64,
+        bytes,
+        busy_ns,
+        throughput_bytes_per_s: throughput,
+        pct_of_bandwidth: throughput.zip(bw).map(|(x, bw)| x * 100.0 / bw),
+    }
+}
+
+/// The DMA rows per queue (most bytes first) and per DMA engine.
+fn dma_rows(packets: &[Packet]) -> (Vec<DmaRow>, Vec<DmaRow>) {
     let mut queue_names: Vec<&str> = Vec::new();
-    for p in &packets {
+    for p in packets {
         if !p.queue.is_empty() && !queue_names.contains(&p.queue.as_str()) {
             queue_names.push(&p.queue);
         }
@@ -521,127 +613,92 @@ pub fn engines(t: &Trace, scope: &Scope) -> Result<EngineReport, ScopeError> {
             dma_row(format!("DMA engine {e}"), &list, None)
         })
         .collect();
-    if dma_all.as_ref().is_some_and(|d| d.bytes.is_none()) {
-        notes.push("this source has no DMA byte counts (the Perfetto export); open the Parquet profile directory for bytes and throughput".into());
-    }
+    (dma_queues, dma_engines)
+}
 
-    let group = |key: &dyn Fn(&Instr) -> Option<String>| {
-        let mut m: BTreeMap<String, Vec<&Instr>> = BTreeMap::new();
-        for i in &ins {
-            m.entry(key(i).unwrap_or_else(|| "(null)".into()))
-                .or_default()
-                .push(i);
-        }
-        let mut rows: Vec<GroupRow> = m
-            .into_iter()
-            .map(|(name, list)| {
-                let mut v: Vec<Interval> = list.iter().map(|i| i.span).collect();
-                let sum =
-                    |f: &dyn Fn(&Instr) -> Option<i64>| list.iter().filter_map(|i| f(i)).sum();
-                let slices: Vec<u32> = list
-                    .iter()
-                    .filter(|i| i.slice != NO_SLICE)
-                    .take(64)
-                    .map(|i| i.slice)
-                    .collect();
-                GroupRow {
-                    first_ns: t.first_span(&slices),
-                    name,
-                    instructions: list.len() as u64,
-                    instruction_ns: list.iter().map(|i| i.span.1 - i.span.0).sum(),
-                    busy_ns: intervals::union_len(&mut v),
-                    raw_flops: sum(&|i| i.raw_flops),
-                    adjusted_flops: sum(&|i| i.adjusted_flops),
-                    transpose_flops: sum(&|i| i.transpose_flops),
-                    hbm_read_bytes: sum(&|i| i.hbm_read),
-                    hbm_write_bytes: sum(&|i| i.hbm_write),
-                    slices,
-                }
-            })
-            .collect();
-        crate::sort::by(&mut rows, &|a, b| {
-            b.busy_ns.cmp(&a.busy_ns).then(a.name.cmp(&b.name))
-        });
-        rows
-    };
-    let by_hlo = group(&|i| i.hlo.clone());
-    let by_layer = group(&|i| i.layer.clone());
-    let by_nki_source = if ins.iter().any(|i| i.nki.is_some()) {
-        group(&|i| i.nki.clone())
-    } else {
-        Vec::new()
-    };
-    if ins.is_empty() {
-        notes.push("no engine instructions in this scope".into());
+/// Instructions grouped by a key (HLO op, layer, NKI source line), busiest
+/// first.
+fn group_rows(t: &Trace, ins: &[Instr], key: &dyn Fn(&Instr) -> Option<String>) -> Vec<GroupRow> {
+    let mut m: BTreeMap<String, Vec<&Instr>> = BTreeMap::new();
+    for i in ins {
+        m.entry(key(i).unwrap_or_else(|| "(null)".into()))
+            .or_default()
+            .push(i);
     }
-    if profile.is_none() {
-        notes.push("read from the Perfetto export's lanes: busy % uses the instructions' span as the window, and bytes, waits and FLOPs are not in that file".into());
-    }
-    let utilization = profile.and_then(|p| {
-        let peak = p.meta_f64("tensor_engine_num_rows")?
-            * p.meta_f64("tensor_engine_num_cols")?
-            * 2.0
-            * p.meta_f64("tensor_engine_clock_freq")?
-            * 1e9;
-        let hbm = p.meta_f64("hbm_ddr_bandwidth")?;
-        let secs = window_len as f64 / 1e9;
-        if window_len <= 0 || peak <= 0.0 || hbm <= 0.0 {
-            return None;
-        }
-        let sum = |f: &dyn Fn(&Instr) -> Option<i64>| ins.iter().filter_map(f).sum::<i64>();
-        let percents: Vec<f64> = p
-            .summary
-            .iter()
-            .filter(|(k, _)| k.ends_with("_percent"))
-            .map(|(_, v)| *v)
-            .collect();
-        let (factor, scale) = crate::neuron_system::percent_scale(&percents);
-        let hardware_flops = sum(&|i| i.raw_flops);
-        let transpose_flops = sum(&|i| i.transpose_flops);
-        let hbm_bytes = sum(&|i| i.hbm_read) + sum(&|i| i.hbm_write);
-        Some(Utilization {
-            window_ns: window_len,
-            peak_flops_per_s: peak,
-            hbm_bytes_per_s: hbm,
-            hardware_flops,
-            transpose_flops,
-            hbm_bytes,
-            hfu_pct: hardware_flops as f64 / (peak * secs) * 100.0,
-            mfu_pct: (hardware_flops - transpose_flops) as f64 / (peak * secs) * 100.0,
-            mbu_pct: hbm_bytes as f64 / secs / hbm * 100.0,
-            summary: [
-                "hfu_estimated_percent",
-                "mfu_estimated_percent",
-                "mbu_estimated_percent",
-            ]
-            .iter()
-            .filter_map(|k| p.summary(k).map(|v| (k.to_string(), v * factor)))
-            .collect(),
-            summary_percent_scale: scale,
+    let mut rows: Vec<GroupRow> = m
+        .into_iter()
+        .map(|(name, list)| {
+            let mut v: Vec<Interval> = list.iter().map(|i| i.span).collect();
+            let sum = |f: &dyn Fn(&Instr) -> Option<i64>| list.iter().filter_map(|i| f(i)).sum();
+            let slices: Vec<u32> = list
+                .iter()
+                .filter(|i| i.slice != NO_SLICE)
+                .take(64)
+                .map(|i| i.slice)
+                .collect();
+            GroupRow {
+                first_ns: t.first_span(&slices),
+                name,
+                instructions: list.len() as u64,
+                instruction_ns: list.iter().map(|i| i.span.1 - i.span.0).sum(),
+                busy_ns: intervals::union_len(&mut v),
+                raw_flops: sum(&|i| i.raw_flops),
+                adjusted_flops: sum(&|i| i.adjusted_flops),
+                transpose_flops: sum(&|i| i.transpose_flops),
+                hbm_read_bytes: sum(&|i| i.hbm_read),
+                hbm_write_bytes: sum(&|i| i.hbm_write),
+                slices,
+            }
         })
+        .collect();
+    crate::sort::by(&mut rows, &|a, b| {
+        b.busy_ns.cmp(&a.busy_ns).then(a.name.cmp(&b.name))
     });
-    Ok(EngineReport {
-        utilization,
-        source: if profile.is_some() {
-            "parquet"
-        } else {
-            "perfetto"
-        }
-        .into(),
-        schema_version: profile.and_then(|p| p.schema_version.clone()),
-        schema_known: profile.is_some_and(|p| p.schema_known()),
-        window_ns,
-        window_from,
-        engines,
-        dma_all,
-        dma_queues,
-        dma_engines,
-        by_hlo,
-        by_layer,
-        by_nki_source,
-        dma_bandwidth_bytes_per_s: bandwidth,
-        metadata: profile.map(|p| p.metadata.clone()).unwrap_or_default(),
-        tables: profile.map(|p| p.tables.clone()).unwrap_or_default(),
-        notes,
+    rows
+}
+
+/// MFU, HFU and MBU over the window, from the profile's peaks; the
+/// profile's own estimates beside them.
+fn utilization(p: &DeviceProfile, ins: &[Instr], window_len: i64) -> Option<Utilization> {
+    let peak = p.meta_f64("tensor_engine_num_rows")?
+        * p.meta_f64("tensor_engine_num_cols")?
+        * 2.0
+        * p.meta_f64("tensor_engine_clock_freq")?
+        * 1e9;
+    let hbm = p.meta_f64("hbm_ddr_bandwidth")?;
+    let secs = window_len as f64 / 1e9;
+    if window_len <= 0 || peak <= 0.0 || hbm <= 0.0 {
+        return None;
+    }
+    let sum = |f: &dyn Fn(&Instr) -> Option<i64>| ins.iter().filter_map(f).sum::<i64>();
+    let percents: Vec<f64> = p
+        .summary
+        .iter()
+        .filter(|(k, _)| k.ends_with("_percent"))
+        .map(|(_, v)| *v)
+        .collect();
+    let (factor, scale) = crate::neuron_system::percent_scale(&percents);
+    let hardware_flops = sum(&|i| i.raw_flops);
+    let transpose_flops = sum(&|i| i.transpose_flops);
+    let hbm_bytes = sum(&|i| i.hbm_read) + sum(&|i| i.hbm_write);
+    Some(Utilization {
+        window_ns: window_len,
+        peak_flops_per_s: peak,
+        hbm_bytes_per_s: hbm,
+        hardware_flops,
+        transpose_flops,
+        hbm_bytes,
+        hfu_pct: hardware_flops as f64 / (peak * secs) * 100.0,
+        mfu_pct: (hardware_flops - transpose_flops) as f64 / (peak * secs) * 100.0,
+        mbu_pct: hbm_bytes as f64 / secs / hbm * 100.0,
+        summary: [
+            "hfu_estimated_percent",
+            "mfu_estimated_percent",
+            "mbu_estimated_percent",
+        ]
+        .iter()
+        .filter_map(|k| p.summary(k).map(|v| (k.to_string(), v * factor)))
+        .collect(),
+        summary_percent_scale: scale,
     })
 }

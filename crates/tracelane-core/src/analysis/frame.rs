@@ -546,38 +546,7 @@ fn hta(t: &Trace, mode: Mode) -> Frame {
         );
     }
 
-    // transform_correlation_to_index: every host/device pair with the same
-    // correlation (not -1); in merge order the last assignment wins, so a
-    // host row takes its last device match and a device row its last host.
-    let mut last: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
-    for (r, &gpu) in gpu_like.iter().enumerate() {
-        if f.correlation[r] == -1 {
-            continue;
-        }
-        let e = last.entry(f.correlation[r]).or_insert((NO_ROW, NO_ROW));
-        if gpu {
-            e.1 = r as u32;
-        } else {
-            e.0 = r as u32;
-        }
-    }
-    for (r, &gpu) in gpu_like.iter().enumerate() {
-        if let Some(&(h, d)) = last
-            .get(&f.correlation[r])
-            .filter(|_| f.correlation[r] != -1)
-        {
-            if h != NO_ROW && d != NO_ROW {
-                f.partner[r] = if gpu { h } else { d };
-            }
-        }
-    }
-    for r in 0..f.len() {
-        let p = f.partner[r];
-        if p != NO_ROW {
-            f.index_corr[r] = f.index[p as usize];
-        }
-        f.partner_positive[r] = f.index_corr[r] > 0;
-    }
+    pair_correlations(&mut f, &gpu_like);
 
     // _filter_irrelevant_gpu_kernels.
     // Per string: 0 not seen, 1 names a step, 2 does not.
@@ -649,6 +618,42 @@ fn hta(t: &Trace, mode: Mode) -> Frame {
         }
     }
     out
+}
+
+/// HTA's `transform_correlation_to_index`: every host/device pair with the
+/// same correlation (not -1); in merge order the last assignment wins, so a
+/// host row takes its last device match and a device row its last host.
+/// Each row's `index_corr` is then its partner's index.
+fn pair_correlations(f: &mut Frame, gpu_like: &[bool]) {
+    let mut last: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
+    for (r, &gpu) in gpu_like.iter().enumerate() {
+        if f.correlation[r] == -1 {
+            continue;
+        }
+        let e = last.entry(f.correlation[r]).or_insert((NO_ROW, NO_ROW));
+        if gpu {
+            e.1 = r as u32;
+        } else {
+            e.0 = r as u32;
+        }
+    }
+    for (r, &gpu) in gpu_like.iter().enumerate() {
+        if let Some(&(h, d)) = last
+            .get(&f.correlation[r])
+            .filter(|_| f.correlation[r] != -1)
+        {
+            if h != NO_ROW && d != NO_ROW {
+                f.partner[r] = if gpu { h } else { d };
+            }
+        }
+    }
+    for r in 0..f.len() {
+        let p = f.partner[r];
+        if p != NO_ROW {
+            f.index_corr[r] = f.index[p as usize];
+        }
+        f.partner_positive[r] = f.index_corr[r] > 0;
+    }
 }
 
 #[cfg(test)]

@@ -242,7 +242,64 @@ pub fn gate(
         c.cpu_ns,
         !any_device,
     );
-    // Per-op and per-device-event deltas, per unit.
+    let (slower, faster) = op_deltas(baseline, candidate, per_step, &b, &c);
+    let region_rows = region_deltas(baseline, candidate);
+    let base_keys: Vec<&str> = base_insights
+        .findings
+        .iter()
+        .map(|f| f.key.as_str())
+        .collect();
+    let cand_keys: Vec<&str> = cand_insights
+        .findings
+        .iter()
+        .map(|f| f.key.as_str())
+        .collect();
+    let new_findings: Vec<Finding> = cand_insights
+        .findings
+        .iter()
+        .filter(|f| !base_keys.contains(&f.key.as_str()))
+        .cloned()
+        .collect();
+    let resolved_findings: Vec<String> = base_insights
+        .findings
+        .iter()
+        .filter(|f| !cand_keys.contains(&f.key.as_str()))
+        .map(|f| f.title.clone())
+        .collect();
+    let verdict = match threshold_pct {
+        None => Verdict::Report,
+        Some(_) if metrics.iter().any(|m| m.regressed) => Verdict::Regression,
+        Some(_) => Verdict::Pass,
+    };
+    let summary = summary(&metrics, verdict, threshold_pct);
+    GateReport {
+        unit,
+        threshold_pct,
+        metrics,
+        slower,
+        faster,
+        regions: region_rows,
+        new_findings,
+        resolved_findings,
+        verdict,
+        summary,
+    }
+}
+
+/// How much a delta moved, either way.
+fn moved(d: &Delta) -> f64 {
+    (d.candidate_ns - d.baseline_ns).abs()
+}
+
+/// Per-op and per-device-event deltas, per unit: slower and faster, the
+/// largest move first.
+fn op_deltas(
+    baseline: &Trace,
+    candidate: &Trace,
+    per_step: bool,
+    b: &Workload,
+    c: &Workload,
+) -> (Vec<Delta>, Vec<Delta>) {
     let scale = |w: &Workload| {
         if per_step {
             1.0 / w.windows.len().max(1) as f64
@@ -250,7 +307,7 @@ pub fn gate(
             1.0
         }
     };
-    let (sb, sc) = (scale(&b), scale(&c));
+    let (sb, sc) = (scale(b), scale(c));
     let mut slower = Vec::new();
     let mut faster = Vec::new();
     if let (Ok(vb), Ok(vc)) = (
@@ -281,10 +338,13 @@ pub fn gate(
             }
         }
     }
-    let by = |d: &Delta| (d.candidate_ns - d.baseline_ns).abs();
-    crate::sort::by(&mut slower, &|x, y| by(y).total_cmp(&by(x)));
-    crate::sort::by(&mut faster, &|x, y| by(y).total_cmp(&by(x)));
-    // Regions by name.
+    crate::sort::by(&mut slower, &|x, y| moved(y).total_cmp(&moved(x)));
+    crate::sort::by(&mut faster, &|x, y| moved(y).total_cmp(&moved(x)));
+    (slower, faster)
+}
+
+/// Regions by name in both traces, the largest move first.
+fn region_deltas(baseline: &Trace, candidate: &Trace) -> Vec<Delta> {
     let (rb, rc) = (regions(baseline), regions(candidate));
     let mut names: Vec<&str> = rb.iter().chain(&rc).map(|r| r.0.as_str()).collect();
     names.sort_unstable();
@@ -319,34 +379,12 @@ pub fn gate(
             }
         })
         .collect();
-    crate::sort::by(&mut region_rows, &|x, y| by(y).total_cmp(&by(x)));
-    let base_keys: Vec<&str> = base_insights
-        .findings
-        .iter()
-        .map(|f| f.key.as_str())
-        .collect();
-    let cand_keys: Vec<&str> = cand_insights
-        .findings
-        .iter()
-        .map(|f| f.key.as_str())
-        .collect();
-    let new_findings: Vec<Finding> = cand_insights
-        .findings
-        .iter()
-        .filter(|f| !base_keys.contains(&f.key.as_str()))
-        .cloned()
-        .collect();
-    let resolved_findings: Vec<String> = base_insights
-        .findings
-        .iter()
-        .filter(|f| !cand_keys.contains(&f.key.as_str()))
-        .map(|f| f.title.clone())
-        .collect();
-    let verdict = match threshold_pct {
-        None => Verdict::Report,
-        Some(_) if metrics.iter().any(|m| m.regressed) => Verdict::Regression,
-        Some(_) => Verdict::Pass,
-    };
+    crate::sort::by(&mut region_rows, &|x, y| moved(y).total_cmp(&moved(x)));
+    region_rows
+}
+
+/// The verdict and the gated metrics' changes in one line.
+fn summary(metrics: &[GateMetric], verdict: Verdict, threshold_pct: Option<f64>) -> String {
     let changes: Vec<String> = metrics
         .iter()
         .filter(|m| m.gated)
@@ -362,7 +400,7 @@ pub fn gate(
             )
         })
         .collect();
-    let summary = format!(
+    format!(
         "{}: {}",
         match (verdict, threshold_pct) {
             (Verdict::Regression, Some(th)) => format!("REGRESSION over {th} %"),
@@ -370,17 +408,5 @@ pub fn gate(
             _ => "report".into(),
         },
         changes.join(", ")
-    );
-    GateReport {
-        unit,
-        threshold_pct,
-        metrics,
-        slower,
-        faster,
-        regions: region_rows,
-        new_findings,
-        resolved_findings,
-        verdict,
-        summary,
-    }
+    )
 }

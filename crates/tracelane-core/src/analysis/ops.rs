@@ -200,6 +200,62 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
     let counted = |i: usize| {
         s.category[i].is_counted_host() && t.on_host(i) && !is_filtered(i) && in_range(i)
     };
+    let order = tree_order(t, &counted);
+
+    let (mut nodes, node_of_slice) = build_nodes(t, &order);
+
+    // Device events: rows of their own, and device time of the op that launched them.
+    let mut table = OpTable::default();
+    let mut device_rows: Vec<u32> = Vec::new();
+    for i in 0..n {
+        if !s.category[i].is_device() || is_filtered(i) || !in_range(i) {
+            continue;
+        }
+        device_rows.push(i as u32);
+        let d = s.dur_ns[i];
+        table.device_events_ns += d;
+        let o = t.links.op.get(i).copied().unwrap_or(NO_SLICE);
+        match node_of_slice.get(o as usize) {
+            Some(&node) if node != NONE && !nodes[node as usize].is_async => {
+                nodes[node as usize].own_device += d
+            }
+            _ => table.device_without_op_ns += d,
+        }
+    }
+
+    let alive = remove_dup_nodes(t, &names, &mut nodes, &mut table);
+    // Device totals bottom-up (children come after parents).
+    for me in (0..nodes.len()).rev() {
+        if !alive[me] {
+            continue;
+        }
+        nodes[me].device_total += nodes[me].own_device;
+        let p = nodes[me].parent;
+        if p != NONE {
+            let d = nodes[me].device_total;
+            nodes[p as usize].device_total += d;
+        }
+    }
+
+    // Memory instants PyTorch reports as rows of their own.
+    let mem_rows = memory_rows(t, &nodes, windows);
+    Attribution {
+        nodes,
+        alive,
+        device_rows,
+        mem_rows,
+        totals: table,
+        names,
+    }
+}
+
+/// Host events in tree order, as (tree track, slice): each track's own
+/// (sorted by (start, longest first, ops before runtime calls, file order),
+/// which is PyTorch's order too), with the runtime calls whose op is on
+/// another thread sorted in there.
+fn tree_order(t: &Trace, counted: &dyn Fn(usize) -> bool) -> Vec<(u32, u32)> {
+    let s = &t.slices;
+    let n = s.len();
     let mut moved: Vec<Vec<u32>> = vec![Vec::new(); t.tracks.len()];
     let mut any_moved = false;
     for i in 0..n {
@@ -240,12 +296,20 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
             order.extend(all.into_iter().map(|i| (k as u32, i)));
         }
     }
+    order
+}
 
+/// The call tree of the host events (PyTorch's `EventList` nesting by
+/// time, per thread); c10d work is asynchronous, outside it. Each slice's
+/// node (`NONE`: none).
+fn build_nodes(t: &Trace, order: &[(u32, u32)]) -> (Vec<Node>, Vec<u32>) {
+    let s = &t.slices;
+    let n = s.len();
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
     let mut node_of_slice: Vec<u32> = vec![NONE; n];
     let mut stack: Vec<u32> = Vec::new();
     let mut cur_track = None;
-    for &(track, i) in &order {
+    for &(track, i) in order {
         let i = i as usize;
         if cur_track != Some(track) {
             cur_track = Some(track);
@@ -293,29 +357,20 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
         node_of_slice[i] = me;
         stack.push(me);
     }
+    (nodes, node_of_slice)
+}
 
-    // Device events: rows of their own, and device time of the op that launched them.
-    let mut table = OpTable::default();
-    let mut device_rows: Vec<u32> = Vec::new();
-    for i in 0..n {
-        if !s.category[i].is_device() || is_filtered(i) || !in_range(i) {
-            continue;
-        }
-        device_rows.push(i as u32);
-        let d = s.dur_ns[i];
-        table.device_events_ns += d;
-        let o = t.links.op.get(i).copied().unwrap_or(NO_SLICE);
-        match node_of_slice.get(o as usize) {
-            Some(&node) if node != NONE && !nodes[node as usize].is_async => {
-                nodes[node as usize].own_device += d
-            }
-            _ => table.device_without_op_ns += d,
-        }
-    }
-
-    // _remove_dup_nodes: children follow their parents in `nodes`, so one
-    // forward pass sees every merge; `redirect` re-points children of a
-    // merged node to the surviving parent.
+/// PyTorch's `_remove_dup_nodes`: an only child with its parent's name
+/// merges into it. Children follow their parents in `nodes`, so one
+/// forward pass sees every merge; `redirect` re-points children of a merged
+/// node to the surviving parent. The nodes still alive.
+fn remove_dup_nodes(
+    t: &Trace,
+    names: &NameIds,
+    nodes: &mut [Node],
+    table: &mut OpTable,
+) -> Vec<bool> {
+    let s = &t.slices;
     let mut alive = vec![true; nodes.len()];
     let mut redirect: Vec<u32> = (0..nodes.len() as u32).collect();
     fn find(redirect: &mut [u32], mut x: u32) -> u32 {
@@ -362,29 +417,7 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
             nodes[me].parent = find(&mut redirect, nodes[me].parent);
         }
     }
-    // Device totals bottom-up (children come after parents).
-    for me in (0..nodes.len()).rev() {
-        if !alive[me] {
-            continue;
-        }
-        nodes[me].device_total += nodes[me].own_device;
-        let p = nodes[me].parent;
-        if p != NONE {
-            let d = nodes[me].device_total;
-            nodes[p as usize].device_total += d;
-        }
-    }
-
-    // Memory instants PyTorch reports as rows of their own.
-    let mem_rows = memory_rows(t, &nodes, windows);
-    Attribution {
-        nodes,
-        alive,
-        device_rows,
-        mem_rows,
-        totals: table,
-        names,
-    }
+    alive
 }
 
 /// Per interned string, what the op table asks of a name again and again.

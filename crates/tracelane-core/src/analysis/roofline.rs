@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::flops::{self, FlopsSource, OpInputs};
-use super::ops::{op_table_in, pytorch_shapes_key, rewrite_name};
+use super::ops::{op_table_in, pytorch_shapes_key, rewrite_name, OpRow};
 use super::scope::{Scope, ScopeError};
 use crate::category::Category;
 use crate::model::Trace;
@@ -381,14 +381,70 @@ pub fn roofline(
             .is_none_or(|w| w.iter().any(|&(a, b)| ts >= a && ts < b))
     };
     let any_device = table.rows.iter().any(|r| r.device_total_ns > 0);
-    // FLOPs and bytes per (name, shapes), from each op slice.
-    struct Acc {
-        flops: u64,
-        source: FlopsSource,
-        bytes: Option<u64>,
-        dtype: Option<String>,
-        slices: Vec<u32>,
+    let (acc, op_counts) = op_flops(t, &inside);
+    let by_kernel = kernel_flops(t, &inside, &op_counts);
+    let peak_of = |dtype: Option<&str>| peak_for(device.as_deref(), over, dtype);
+    let mut peaks: Vec<Peak> = Vec::new();
+    let (points, unplaced) = op_points(t, &table.rows, &acc, any_device, &peak_of, &mut peaks);
+    let kernel_points = kernel_points(t, by_kernel, &peak_of);
+    let mut unplaced: Vec<Unplaced> = unplaced.into_values().collect();
+    crate::sort::by(&mut unplaced, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
+    // The device's roofs for both dtypes, also when no point needed them.
+    for dtype in ["bf16", "fp32"] {
+        if let Some(p) = device.as_deref().and_then(|d| known_peak(d, dtype)) {
+            let p = overridden(p, over);
+            if !peaks.iter().any(|q| q.dtype == p.dtype) {
+                peaks.push(p);
+            }
+        }
     }
+    let no_roofs = peaks.is_empty().then(|| match &device {
+        None => "the trace names no device (no deviceProperties): achieved numbers only; give --peak-tflops and --peak-gbps for roofs".to_string(),
+        Some(d) => format!("no known peaks for \"{d}\": achieved numbers only; give --peak-tflops and --peak-gbps for roofs"),
+    });
+    let mut notes = vec![
+        "bytes are estimates: each input and the output moved once (shapes × dtype size)"
+            .to_string(),
+    ];
+    if !any_device {
+        notes.push("no device work in this trace: times are the ops' CPU time".into());
+    }
+    Ok(RooflineReport {
+        level: "ops".into(),
+        device,
+        peaks,
+        no_roofs,
+        points,
+        kernel_points,
+        unplaced,
+        kernels: kernel_efficiency(t, scope, args)?,
+        notes,
+    })
+}
+
+/// FLOPs, bytes and dtype summed over one (name, shapes) row, or one
+/// kernel name, with the slices that make them.
+struct Acc {
+    flops: u64,
+    source: FlopsSource,
+    bytes: Option<u64>,
+    dtype: Option<String>,
+    slices: Vec<u32>,
+}
+
+/// Each op's FLOPs and bytes computed from its recorded shapes (or its
+/// `flops` arg), summed per (name, shapes) as the op table groups; and per
+/// counted op slice, its own (for its kernels).
+#[allow(clippy::type_complexity)]
+fn op_flops(
+    t: &Trace,
+    inside: &dyn Fn(i64) -> bool,
+) -> (
+    BTreeMap<(String, String), Acc>,
+    rustc_hash::FxHashMap<u32, (u64, Option<u64>, Option<String>)>,
+) {
     let mut acc: BTreeMap<(String, String), Acc> = BTreeMap::new();
     // Each counted op's FLOPs, bytes and dtype (for its kernels below).
     let mut op_counts: rustc_hash::FxHashMap<u32, (u64, Option<u64>, Option<String>)> =
@@ -435,9 +491,19 @@ pub fn roofline(
         }
         op_counts.insert(i as u32, (f, bytes, a.dtype.clone()));
     }
-    // Kernels: one launched alone by a counted op carries that op's FLOPs
-    // and bytes (a GEMM, an elementwise kernel); kernels of ops that launch
-    // several (split-K, reductions) cannot be apportioned and are not placed.
+    (acc, op_counts)
+}
+
+/// Kernels: one launched alone by a counted op carries that op's FLOPs and
+/// bytes (a GEMM, an elementwise kernel); kernels of ops that launch
+/// several (split-K, reductions) cannot be apportioned and are not placed.
+/// By kernel name: (FLOPs and bytes, calls, time).
+fn kernel_flops<'t>(
+    t: &'t Trace,
+    inside: &dyn Fn(i64) -> bool,
+    op_counts: &rustc_hash::FxHashMap<u32, (u64, Option<u64>, Option<String>)>,
+) -> BTreeMap<&'t str, (Acc, u64, i64)> {
+    let s = &t.slices;
     let mut kernels_of: rustc_hash::FxHashMap<u32, Vec<u32>> = Default::default();
     for k in 0..s.len() {
         if s.category[k] == Category::Kernel
@@ -473,27 +539,39 @@ pub fn roofline(
         e.1 += 1;
         e.2 += s.dur_ns[k as usize];
     }
-    let peak_of = |dtype: Option<&str>| -> Option<Peak> {
-        let base = device
-            .as_deref()
-            .and_then(|d| known_peak(d, dtype.unwrap_or("float")));
-        match (base, over.flops_per_s, over.bytes_per_s) {
-            (Some(p), ..) => Some(overridden(p, over)),
-            (None, Some(f), Some(b)) => Some(Peak {
-                device: device.clone().unwrap_or_else(|| "this device".into()),
-                dtype: dtype.unwrap_or("any").to_string(),
-                flops_per_s: f,
-                bytes_per_s: b,
-                source: "given on the command line / in the page".into(),
-            }),
-            _ => None,
-        }
-    };
+    by_kernel
+}
+
+/// The roof for a dtype: the device's known peak (overridden where the
+/// user gave numbers), else the user's numbers alone.
+fn peak_for(device: Option<&str>, over: PeakOverride, dtype: Option<&str>) -> Option<Peak> {
+    let base = device.and_then(|d| known_peak(d, dtype.unwrap_or("float")));
+    match (base, over.flops_per_s, over.bytes_per_s) {
+        (Some(p), ..) => Some(overridden(p, over)),
+        (None, Some(f), Some(b)) => Some(Peak {
+            device: device.map_or_else(|| "this device".into(), str::to_string),
+            dtype: dtype.unwrap_or("any").to_string(),
+            flops_per_s: f,
+            bytes_per_s: b,
+            source: "given on the command line / in the page".into(),
+        }),
+        _ => None,
+    }
+}
+
+/// A point per op-table row with counted FLOPs (its roof added to
+/// `peaks`), longest first; the rows with time but no FLOPs, by name.
+fn op_points(
+    t: &Trace,
+    rows: &[OpRow],
+    acc: &BTreeMap<(String, String), Acc>,
+    any_device: bool,
+    peak_of: &dyn Fn(Option<&str>) -> Option<Peak>,
+    peaks: &mut Vec<Peak>,
+) -> (Vec<Point>, BTreeMap<String, Unplaced>) {
     let mut points = Vec::new();
     let mut unplaced: BTreeMap<String, Unplaced> = BTreeMap::new();
-    let mut peaks: Vec<Peak> = Vec::new();
-    for row in table
-        .rows
+    for row in rows
         .iter()
         .filter(|r| !r.is_device && !r.is_user_annotation)
     {
@@ -547,6 +625,15 @@ pub fn roofline(
     crate::sort::by(&mut points, &|a, b| {
         b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
     });
+    (points, unplaced)
+}
+
+/// A point per kernel name, longest first.
+fn kernel_points(
+    t: &Trace,
+    by_kernel: BTreeMap<&str, (Acc, u64, i64)>,
+    peak_of: &dyn Fn(Option<&str>) -> Option<Peak>,
+) -> Vec<Point> {
     let mut kernel_points: Vec<Point> = by_kernel
         .into_iter()
         .map(|(name, (a, calls, time_ns))| {
@@ -575,41 +662,7 @@ pub fn roofline(
     crate::sort::by(&mut kernel_points, &|a, b| {
         b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
     });
-    let mut unplaced: Vec<Unplaced> = unplaced.into_values().collect();
-    crate::sort::by(&mut unplaced, &|a, b| {
-        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
-    });
-    // The device's roofs for both dtypes, also when no point needed them.
-    for dtype in ["bf16", "fp32"] {
-        if let Some(p) = device.as_deref().and_then(|d| known_peak(d, dtype)) {
-            let p = overridden(p, over);
-            if !peaks.iter().any(|q| q.dtype == p.dtype) {
-                peaks.push(p);
-            }
-        }
-    }
-    let no_roofs = peaks.is_empty().then(|| match &device {
-        None => "the trace names no device (no deviceProperties): achieved numbers only; give --peak-tflops and --peak-gbps for roofs".to_string(),
-        Some(d) => format!("no known peaks for \"{d}\": achieved numbers only; give --peak-tflops and --peak-gbps for roofs"),
-    });
-    let mut notes = vec![
-        "bytes are estimates: each input and the output moved once (shapes × dtype size)"
-            .to_string(),
-    ];
-    if !any_device {
-        notes.push("no device work in this trace: times are the ops' CPU time".into());
-    }
-    Ok(RooflineReport {
-        level: "ops".into(),
-        device,
-        peaks,
-        no_roofs,
-        points,
-        kernel_points,
-        unplaced,
-        kernels: kernel_efficiency(t, scope, args)?,
-        notes,
-    })
+    kernel_points
 }
 
 /// A `flops` arg (number or numeric string).

@@ -2,17 +2,39 @@
 //! and HTA's), the why-slow summary, the Neuron runtime report.
 
 use super::section::Section;
+use crate::analysis::device_time::DeviceTimeReport;
 use crate::numbers::{fmt_count, fmt_ns, pct};
 
 /// The device-time report as sections: notes, the breakdown per device,
 /// kernel types, the longest-running kernels (`top` of them), idle time per
 /// lane and its longest gaps, launches, queues.
-pub fn device_time_sections(
-    r: &crate::analysis::device_time::DeviceTimeReport,
-    top: usize,
-) -> Vec<Section> {
-    let t = |ns: i64| fmt_ns(ns as f64);
-    let mut out = Vec::new();
+pub fn device_time_sections(r: &DeviceTimeReport, top: usize) -> Vec<Section> {
+    let mut out = vec![
+        devices_section(r),
+        kernel_types_section(r),
+        kernels_section(r, top),
+        idle_section(r),
+    ];
+    if !r.longest_gaps.is_empty() {
+        out.push(gaps_section(r, top));
+    }
+    out.push(launches_section(r));
+    out.push(queues_section(r));
+    if !r.notes.is_empty() {
+        let mut s = Section::new("Notes", &[("note", false)]);
+        s.rows = r.notes.iter().map(|n| vec![n.clone()]).collect();
+        out.push(s);
+    }
+    out
+}
+
+/// A duration in words.
+fn t(ns: i64) -> String {
+    fmt_ns(ns as f64)
+}
+
+/// Per device: span, busy, idle, compute and what is exposed.
+fn devices_section(r: &DeviceTimeReport) -> Section {
     let mut s = Section::new(
         &format!("Device time — {} ({})", r.scope, r.mode.describe()),
         &[
@@ -44,7 +66,11 @@ pub fn device_time_sections(
             ov.map_or("—".into(), |p| format!("{p:.2}%")),
         ]);
     }
-    out.push(s);
+    s
+}
+
+/// Time by kernel type, with its share.
+fn kernel_types_section(r: &DeviceTimeReport) -> Section {
     let mut s = Section::new(
         "Kernel types",
         &[("type", false), ("time", true), ("share", true)],
@@ -57,7 +83,11 @@ pub fn device_time_sections(
             pct(k.time_ns, total),
         ]);
     }
-    out.push(s);
+    s
+}
+
+/// The longest-running kernels with their statistics.
+fn kernels_section(r: &DeviceTimeReport, top: usize) -> Section {
     let mut s = Section::new(
         "Kernels",
         &[
@@ -83,7 +113,11 @@ pub fn device_time_sections(
             fmt_ns(k.stddev_ns),
         ]);
     }
-    out.push(s);
+    s
+}
+
+/// Idle time per lane, by category.
+fn idle_section(r: &DeviceTimeReport) -> Section {
     let mut s = Section::new(
         "Idle time per lane",
         &[
@@ -103,27 +137,33 @@ pub fn device_time_sections(
             i.ratio.map_or("—".into(), |x| format!("{:.2}%", 100.0 * x)),
         ]);
     }
-    out.push(s);
-    if !r.longest_gaps.is_empty() {
-        let mut s = Section::new(
-            "Longest gaps",
-            &[
-                ("lane", false),
-                ("at", true),
-                ("length", true),
-                ("category", false),
-            ],
-        );
-        for g in r.longest_gaps.iter().take(top) {
-            s.rows.push(vec![
-                g.lane_label.clone(),
-                format!("+{}", t(g.start_ns - r.origin_ns)),
-                t(g.end_ns - g.start_ns),
-                g.category.as_str().into(),
-            ]);
-        }
-        out.push(s);
+    s
+}
+
+/// The longest idle gaps, from the scope's start.
+fn gaps_section(r: &DeviceTimeReport, top: usize) -> Section {
+    let mut s = Section::new(
+        "Longest gaps",
+        &[
+            ("lane", false),
+            ("at", true),
+            ("length", true),
+            ("category", false),
+        ],
+    );
+    for g in r.longest_gaps.iter().take(top) {
+        s.rows.push(vec![
+            g.lane_label.clone(),
+            format!("+{}", t(g.start_ns - r.origin_ns)),
+            t(g.end_ns - g.start_ns),
+            g.category.as_str().into(),
+        ]);
     }
+    s
+}
+
+/// Launch statistics.
+fn launches_section(r: &DeviceTimeReport) -> Section {
     let l = &r.launches;
     let mut s = Section::new("Launches", &[("measure", false), ("value", true)]);
     for (k, v) in [
@@ -153,7 +193,11 @@ pub fn device_time_sections(
     ] {
         s.rows.push(vec![k.into(), v]);
     }
-    out.push(s);
+    s
+}
+
+/// Queue length per lane.
+fn queues_section(r: &DeviceTimeReport) -> Section {
     let mut s = Section::new(
         "Queue length per lane",
         &[
@@ -175,13 +219,7 @@ pub fn device_time_sections(
             t(q.full_queue_ns),
         ]);
     }
-    out.push(s);
-    if !r.notes.is_empty() {
-        let mut s = Section::new("Notes", &[("note", false)]);
-        s.rows = r.notes.iter().map(|n| vec![n.clone()]).collect();
-        out.push(s);
-    }
-    out
+    s
 }
 
 /// Every "why is it slow" section: device time, the critical path (its
@@ -192,7 +230,6 @@ pub fn analysis_sections(w: &crate::analysis::WhySlow, top: usize) -> Vec<Sectio
     let r = &w.device;
     let cp = w.critical_path.as_ref();
     let mut out = device_time_sections(r, top);
-    let t = |ns: i64| fmt_ns(ns as f64);
     match cp {
         Err(e) => {
             let mut s = Section::new("Critical path", &[("", false)]);
@@ -322,7 +359,6 @@ pub fn analysis_sections(w: &crate::analysis::WhySlow, top: usize) -> Vec<Sectio
 pub fn neuron_runtime_sections(
     r: &crate::analysis::neuron_runtime::NeuronRuntimeReport,
 ) -> Vec<Section> {
-    let t = |ns: i64| fmt_ns(ns as f64);
     let mut out = Vec::new();
     let mut s = Section::new(
         &format!(

@@ -1,13 +1,42 @@
 //! The device views as sections: Neuron engines and DMA, the roofline.
 
 use super::section::Section;
+use crate::analysis::engines::{DmaRow, EngineReport, GroupRow};
 use crate::numbers::{fmt_count, fmt_ns, fmt_si};
 
 /// The engine view as sections: engines, opcodes, DMA, HLO ops, layers.
-pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -> Vec<Section> {
-    let t = |ns: i64| fmt_ns(ns as f64);
-    let opt_t = |ns: Option<i64>| ns.map_or("—".to_string(), t);
-    let mut out = Vec::new();
+pub fn engine_sections(r: &EngineReport, top: usize) -> Vec<Section> {
+    let mut out = vec![profile_section(r)];
+    out.extend(utilization_section(r));
+    out.push(engines_section(r));
+    out.extend(dma_sections(r, top));
+    out.push(group_section("By HLO op", &r.by_hlo, top));
+    out.push(group_section("By layer", &r.by_layer, top));
+    if !r.by_nki_source.is_empty() {
+        out.push(group_section(
+            "By NKI source location",
+            &r.by_nki_source,
+            top,
+        ));
+    }
+    if !r.tables.is_empty() {
+        out.push(tables_section(r));
+    }
+    out
+}
+
+/// A duration in words.
+fn t(ns: i64) -> String {
+    fmt_ns(ns as f64)
+}
+
+/// A duration, or a dash where the source has none.
+fn opt_t(ns: Option<i64>) -> String {
+    ns.map_or("—".to_string(), t)
+}
+
+/// What was read: the source, schema, window and notes.
+fn profile_section(r: &EngineReport) -> Section {
     let mut s = Section::new(
         &format!(
             "Device profile ({}{}) — window {} from {}",
@@ -37,37 +66,44 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
             r.tables.len()
         )]);
     }
-    out.push(s);
-    if let Some(u) = &r.utilization {
-        let mut s = Section::new(
-            &format!(
-                "Tensor engine and HBM use over {} (peak {}FLOP/s, HBM {}B/s)",
-                t(u.window_ns),
-                fmt_si(u.peak_flops_per_s),
-                fmt_si(u.hbm_bytes_per_s)
-            ),
-            &[
-                ("", false),
-                ("from the instructions", true),
-                ("the profile's Summary", true),
-                ("Summary read as", false),
-            ],
-        );
-        for (label, mine, key) in [
-            ("HFU", u.hfu_pct, "hfu_estimated_percent"),
-            ("MFU", u.mfu_pct, "mfu_estimated_percent"),
-            ("MBU", u.mbu_pct, "mbu_estimated_percent"),
-        ] {
-            let theirs = u.summary.iter().find(|(k, _)| k == key).map(|&(_, v)| v);
-            s.rows.push(vec![
-                label.into(),
-                format!("{mine:.2}%"),
-                theirs.map_or("—".into(), |v| format!("{v:.2}%")),
-                u.summary_percent_scale.clone(),
-            ]);
-        }
-        out.push(s);
+    s
+}
+
+/// HFU, MFU and MBU from the instructions beside the profile's Summary.
+fn utilization_section(r: &EngineReport) -> Option<Section> {
+    let u = r.utilization.as_ref()?;
+    let mut s = Section::new(
+        &format!(
+            "Tensor engine and HBM use over {} (peak {}FLOP/s, HBM {}B/s)",
+            t(u.window_ns),
+            fmt_si(u.peak_flops_per_s),
+            fmt_si(u.hbm_bytes_per_s)
+        ),
+        &[
+            ("", false),
+            ("from the instructions", true),
+            ("the profile's Summary", true),
+            ("Summary read as", false),
+        ],
+    );
+    for (label, mine, key) in [
+        ("HFU", u.hfu_pct, "hfu_estimated_percent"),
+        ("MFU", u.mfu_pct, "mfu_estimated_percent"),
+        ("MBU", u.mbu_pct, "mbu_estimated_percent"),
+    ] {
+        let theirs = u.summary.iter().find(|(k, _)| k == key).map(|&(_, v)| v);
+        s.rows.push(vec![
+            label.into(),
+            format!("{mine:.2}%"),
+            theirs.map_or("—".into(), |v| format!("{v:.2}%")),
+            u.summary_percent_scale.clone(),
+        ]);
     }
+    Some(s)
+}
+
+/// One row per engine: busy, active, instructions, waits, top opcodes.
+fn engines_section(r: &EngineReport) -> Section {
     let mut s = Section::new(
         "Engines",
         &[
@@ -103,7 +139,11 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
             ops.join(", "),
         ]);
     }
-    out.push(s);
+    s
+}
+
+/// The DMA queues (all DMA first) and the DMA engines.
+fn dma_sections(r: &EngineReport, top: usize) -> [Section; 2] {
     let dma_header = [
         ("", false),
         ("packets", true),
@@ -112,7 +152,7 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
         ("throughput", true),
         ("% of DMA bandwidth", true),
     ];
-    let dma_row = |d: &crate::analysis::engines::DmaRow| {
+    let dma_row = |d: &DmaRow| {
         vec![
             d.name.clone(),
             fmt_count(d.packets),
@@ -135,39 +175,40 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
     );
     s.rows.extend(r.dma_all.iter().map(dma_row));
     s.rows.extend(r.dma_queues.iter().map(dma_row));
-    out.push(s);
+    let queues = s;
     let mut s = Section::new("DMA engines", &dma_header);
     s.rows.extend(r.dma_engines.iter().take(top).map(dma_row));
-    out.push(s);
-    let group = |title: &str, rows: &[crate::analysis::engines::GroupRow]| {
-        let mut s = Section::new(
-            title,
-            &[
-                ("", false),
-                ("instructions", true),
-                ("busy", true),
-                ("instruction time", true),
-                ("FLOPs", true),
-                ("HBM bytes", true),
-            ],
-        );
-        for g in rows.iter().take(top) {
-            s.rows.push(vec![
-                g.name.clone(),
-                fmt_count(g.instructions),
-                t(g.busy_ns),
-                t(g.instruction_ns),
-                fmt_si(g.raw_flops as f64),
-                fmt_si((g.hbm_read_bytes + g.hbm_write_bytes) as f64) + "B",
-            ]);
-        }
-        s
-    };
-    out.push(group("By HLO op", &r.by_hlo));
-    out.push(group("By layer", &r.by_layer));
-    if !r.by_nki_source.is_empty() {
-        out.push(group("By NKI source location", &r.by_nki_source));
+    [queues, s]
+}
+
+/// Instructions grouped (HLO op, layer, NKI source line), the top rows.
+fn group_section(title: &str, rows: &[GroupRow], top: usize) -> Section {
+    let mut s = Section::new(
+        title,
+        &[
+            ("", false),
+            ("instructions", true),
+            ("busy", true),
+            ("instruction time", true),
+            ("FLOPs", true),
+            ("HBM bytes", true),
+        ],
+    );
+    for g in rows.iter().take(top) {
+        s.rows.push(vec![
+            g.name.clone(),
+            fmt_count(g.instructions),
+            t(g.busy_ns),
+            t(g.instruction_ns),
+            fmt_si(g.raw_flops as f64),
+            fmt_si((g.hbm_read_bytes + g.hbm_write_bytes) as f64) + "B",
+        ]);
     }
+    s
+}
+
+/// The tables read, with the columns not used.
+fn tables_section(r: &EngineReport) -> Section {
     let mut s = Section::new(
         "Tables",
         &[
@@ -185,10 +226,7 @@ pub fn engine_sections(r: &crate::analysis::engines::EngineReport, top: usize) -
             tb.unused_columns.join(", "),
         ]);
     }
-    if !r.tables.is_empty() {
-        out.push(s);
-    }
-    out
+    s
 }
 
 /// The roofline as sections: roofs, points, unplaced ops, kernels.

@@ -524,46 +524,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
     }
     let n_strings = t.strings.len() as u32;
     let known = |s: StrId| s == NO_STR || s.0 < n_strings;
-    let known_lane = |l: LaneId| match l {
-        LaneId::Str(s) => known(s),
-        LaneId::Int(_) => true,
-    };
-    for _ in 0..r.len()? {
-        let pid = r.lane()?;
-        let (name, labels, sort_index) = (r.opt_str()?, r.opt_str()?, r.opt_i64()?);
-        if !known_lane(pid) || !name.is_none_or(known) || !labels.is_none_or(known) {
-            return None;
-        }
-        t.processes.push(Process {
-            pid,
-            name,
-            labels,
-            sort_index,
-        });
-    }
-    for _ in 0..r.len()? {
-        let process = ProcessIdx(r.u32()?);
-        let tid = r.lane()?;
-        let kind = if r.bool()? {
-            TrackKind::DeviceStream
-        } else {
-            TrackKind::HostThread
-        };
-        let (name, sort_index, nesting) = (r.opt_str()?, r.opt_i64()?, r.u8()?);
-        if process.0 as usize >= t.processes.len() || !known_lane(tid) || !name.is_none_or(known) {
-            return None;
-        }
-        t.tracks.push(Track {
-            process,
-            tid,
-            kind,
-            name,
-            sort_index,
-            slices: 0..0,
-            max_depth: 0,
-            nesting,
-        });
-    }
+    read_lanes(&mut r, t)?;
     let n_tracks = t.tracks.len() as u32;
     let n_processes = t.processes.len() as u32;
     // Columns are checked value by value here but not copied: the merge
@@ -636,6 +597,90 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
         t.header.push((k, v));
     }
 
+    read_pending(&mut r, &mut b, &in_arena)?;
+    b.events_seen = r.u64()?;
+    b.non_object_entries = r.u64()?;
+    b.device_marked = r.col(|[x]: [u8; 1]| Some(x != 0))?;
+    b.phase_counts = r.col(|a| Some(u64::from_le_bytes(a)))?;
+    b.cat_counts = r.col(|a| Some(u64::from_le_bytes(a)))?;
+    b.base_time_ns = r.opt_i64()?;
+    b.max_ts_ns = r.i64()?;
+    b.keep_op_args = r.bool()?;
+    b.args_in_source = r.bool()?;
+    let counts_ok = b.device_marked.len() == b.trace.tracks.len()
+        && (b.phase_counts.is_empty() || b.phase_counts.len() == 256)
+        && b.cat_counts.len() <= n_strings as usize;
+    if !counts_ok || r.at != bytes.len() {
+        return None;
+    }
+    Some(Decoded {
+        builder: b,
+        at,
+        span,
+        rest,
+        raw,
+    })
+}
+
+/// The processes and tracks of a part, their names checked against its
+/// strings.
+fn read_lanes(r: &mut Reader, t: &mut Trace) -> Option<()> {
+    let n_strings = t.strings.len() as u32;
+    let known = |s: StrId| s == NO_STR || s.0 < n_strings;
+    let known_lane = |l: LaneId| match l {
+        LaneId::Str(s) => known(s),
+        LaneId::Int(_) => true,
+    };
+    for _ in 0..r.len()? {
+        let pid = r.lane()?;
+        let (name, labels, sort_index) = (r.opt_str()?, r.opt_str()?, r.opt_i64()?);
+        if !known_lane(pid) || !name.is_none_or(known) || !labels.is_none_or(known) {
+            return None;
+        }
+        t.processes.push(Process {
+            pid,
+            name,
+            labels,
+            sort_index,
+        });
+    }
+    for _ in 0..r.len()? {
+        let process = ProcessIdx(r.u32()?);
+        let tid = r.lane()?;
+        let kind = if r.bool()? {
+            TrackKind::DeviceStream
+        } else {
+            TrackKind::HostThread
+        };
+        let (name, sort_index, nesting) = (r.opt_str()?, r.opt_i64()?, r.u8()?);
+        if process.0 as usize >= t.processes.len() || !known_lane(tid) || !name.is_none_or(known) {
+            return None;
+        }
+        t.tracks.push(Track {
+            process,
+            tid,
+            kind,
+            name,
+            sort_index,
+            slices: 0..0,
+            max_depth: 0,
+            nesting,
+        });
+    }
+    Some(())
+}
+
+/// What the part's builder holds beyond its columns: truncation, warnings,
+/// flows not yet bound, and `B` events still open per track — each checked
+/// against the part's strings, tracks and args arena.
+fn read_pending(
+    r: &mut Reader,
+    b: &mut Builder,
+    in_arena: &dyn Fn([u8; 12]) -> bool,
+) -> Option<()> {
+    let n_strings = b.trace.strings.len() as u32;
+    let n_tracks = b.trace.tracks.len() as u32;
+    let known = |s: StrId| s == NO_STR || s.0 < n_strings;
     b.diag.truncated = r.bool()?;
     for _ in 0..r.len()? {
         // A kind this build does not know: the part is not merged.
@@ -674,7 +719,7 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
         }
         let mut rows = Vec::new();
         for _ in 0..r.len()? {
-            let row = read_row(&mut r)?;
+            let row = read_row(r)?;
             let strings_ok = [row.name, row.cat, row.dims, row.types, row.concrete]
                 .into_iter()
                 .all(known);
@@ -685,26 +730,5 @@ pub(super) fn decode(bytes: &[u8]) -> Option<Decoded<'_>> {
         }
         b.open_b.insert(track, rows);
     }
-    b.events_seen = r.u64()?;
-    b.non_object_entries = r.u64()?;
-    b.device_marked = r.col(|[x]: [u8; 1]| Some(x != 0))?;
-    b.phase_counts = r.col(|a| Some(u64::from_le_bytes(a)))?;
-    b.cat_counts = r.col(|a| Some(u64::from_le_bytes(a)))?;
-    b.base_time_ns = r.opt_i64()?;
-    b.max_ts_ns = r.i64()?;
-    b.keep_op_args = r.bool()?;
-    b.args_in_source = r.bool()?;
-    let counts_ok = b.device_marked.len() == b.trace.tracks.len()
-        && (b.phase_counts.is_empty() || b.phase_counts.len() == 256)
-        && b.cat_counts.len() <= n_strings as usize;
-    if !counts_ok || r.at != bytes.len() {
-        return None;
-    }
-    Some(Decoded {
-        builder: b,
-        at,
-        span,
-        rest,
-        raw,
-    })
+    Some(())
 }

@@ -237,8 +237,31 @@ fn annotation_of(t: &Trace, s: u32) -> u32 {
 
 pub(super) fn fusion(cx: &Cx) -> (Vec<Finding>, String) {
     let t = cx.t;
+    let (device_of, has_device) = device_of_ops(t);
+    let (chains, shapes_unknown) = chains(cx, &device_of, has_device);
+    if chains.is_empty() {
+        return (
+            Vec::new(),
+            format!(
+                "no chain of ≥ {FUSION_MIN_OPS} fusible eager ops{}",
+                if has_device {
+                    " launching one device event each"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    let out = group_by_ops(t, chains)
+        .into_iter()
+        .map(|(sig, chains)| chain_finding(cx, sig, &chains, shapes_unknown))
+        .collect();
+    (out, String::new())
+}
+
+/// Device work per top-level op (`has_device`: the trace has any).
+fn device_of_ops(t: &Trace) -> (FxHashMap<u32, Vec<u32>>, bool) {
     let s = &t.slices;
-    // Device work per top-level op.
     let mut device_of: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     let mut has_device = false;
     for d in 0..s.len() {
@@ -251,10 +274,21 @@ pub(super) fn fusion(cx: &Cx) -> (Vec<Finding>, String) {
             device_of.entry(top_op(t, op)).or_default().push(d as u32);
         }
     }
-    let short = |i: usize| -> &str {
-        let n = t.slice_name(i);
-        n.strip_prefix("aten::").unwrap_or(n)
-    };
+    (device_of, has_device)
+}
+
+/// An op's name without `aten::`.
+fn short(t: &Trace, i: usize) -> &str {
+    let n = t.slice_name(i);
+    n.strip_prefix("aten::").unwrap_or(n)
+}
+
+/// The chains of fusible top-level ops on each host thread, in the scope,
+/// under one annotation, shapes broadcasting (`true`: some shapes were not
+/// recorded).
+fn chains(cx: &Cx, device_of: &FxHashMap<u32, Vec<u32>>, has_device: bool) -> (Vec<Chain>, bool) {
+    let t = cx.t;
+    let s = &t.slices;
     let role = |i: usize| -> Role {
         let n = t.slice_name(i);
         let Some(name) = n.strip_prefix("aten::") else {
@@ -348,20 +382,11 @@ pub(super) fn fusion(cx: &Cx) -> (Vec<Finding>, String) {
         }
         close(&mut cur, &mut chains);
     }
-    if chains.is_empty() {
-        return (
-            Vec::new(),
-            format!(
-                "no chain of ≥ {FUSION_MIN_OPS} fusible eager ops{}",
-                if has_device {
-                    " launching one device event each"
-                } else {
-                    ""
-                }
-            ),
-        );
-    }
-    // One finding per op sequence.
+    (chains, shapes_unknown)
+}
+
+/// Chains grouped by their op sequence, in first-seen order.
+fn group_by_ops(t: &Trace, chains: Vec<Chain>) -> Vec<(String, Vec<Chain>)> {
     let mut groups: Vec<(String, Vec<Chain>)> = Vec::new();
     for c in chains {
         let sig = c
@@ -375,141 +400,176 @@ pub(super) fn fusion(cx: &Cx) -> (Vec<Finding>, String) {
             None => groups.push((sig, vec![c])),
         }
     }
-    let mut out = Vec::new();
-    for (sig, chains) in groups {
-        let first = &chains[0];
-        let names: Vec<&str> = first.ops.iter().map(|&o| short(o as usize)).collect();
-        let n_ops = first.ops.len();
-        let mut estimate = 0i64;
-        let mut ranges = Vec::new();
-        let mut slices = Vec::new();
-        let mut host_ns = 0i64;
-        let mut device_ns = 0i64;
-        let mut gaps_ns = 0i64;
-        let mut kept_ns = 0i64;
-        for c in &chains {
-            let host0 = s.start_ns[c.ops[0] as usize];
-            let host1 = c
+    groups
+}
+
+/// What a group of chains costs and what fusing it saves.
+struct Measured {
+    estimate: i64,
+    ranges: Vec<Interval>,
+    slices: Vec<u32>,
+    host_ns: i64,
+    device_ns: i64,
+    gaps_ns: i64,
+    kept_ns: i64,
+}
+
+/// The time fusing saves (the chains' span less their longest kernel, or
+/// op in a CPU-only capture), with the ranges and slices that show it.
+fn measure(t: &Trace, chains: &[Chain]) -> Measured {
+    let s = &t.slices;
+    let mut estimate = 0i64;
+    let mut ranges = Vec::new();
+    let mut slices = Vec::new();
+    let mut host_ns = 0i64;
+    let mut device_ns = 0i64;
+    let mut gaps_ns = 0i64;
+    let mut kept_ns = 0i64;
+    for c in chains {
+        let host0 = s.start_ns[c.ops[0] as usize];
+        let host1 = c
+            .ops
+            .iter()
+            .map(|&o| s.end_ns(o as usize))
+            .max()
+            .unwrap_or(host0);
+        host_ns += c.ops.iter().map(|&o| s.dur_ns[o as usize]).sum::<i64>();
+        slices.extend(c.ops.iter().copied());
+        slices.extend(c.device.iter().copied());
+        if c.device.is_empty() {
+            // A CPU-only capture: one op does the chain's work at
+            // least as long as its longest op.
+            let longest = c
                 .ops
                 .iter()
-                .map(|&o| s.end_ns(o as usize))
+                .map(|&o| s.dur_ns[o as usize])
                 .max()
-                .unwrap_or(host0);
-            host_ns += c.ops.iter().map(|&o| s.dur_ns[o as usize]).sum::<i64>();
-            slices.extend(c.ops.iter().copied());
-            slices.extend(c.device.iter().copied());
-            if c.device.is_empty() {
-                // A CPU-only capture: one op does the chain's work at
-                // least as long as its longest op.
-                let longest = c
-                    .ops
-                    .iter()
-                    .map(|&o| s.dur_ns[o as usize])
-                    .max()
-                    .unwrap_or(0);
-                estimate += (host1 - host0) - longest;
-                kept_ns += longest;
-                ranges.push((host0, host1));
-            } else {
-                let d0 = c
-                    .device
-                    .iter()
-                    .map(|&d| s.start_ns[d as usize])
-                    .min()
-                    .unwrap_or(0);
-                let d1 = c
-                    .device
-                    .iter()
-                    .map(|&d| s.end_ns(d as usize))
-                    .max()
-                    .unwrap_or(0);
-                let longest = c
-                    .device
-                    .iter()
-                    .map(|&d| s.dur_ns[d as usize])
-                    .max()
-                    .unwrap_or(0);
-                let mut iv: Vec<Interval> = c
-                    .device
-                    .iter()
-                    .map(|&d| (s.start_ns[d as usize], s.end_ns(d as usize)))
-                    .collect();
-                let busy = intervals::union_len(&mut iv);
-                device_ns += c.device.iter().map(|&d| s.dur_ns[d as usize]).sum::<i64>();
-                gaps_ns += (d1 - d0) - busy;
-                // One kernel reads the inputs and writes the output once,
-                // as the chain's longest kernel does at least.
-                estimate += (d1 - d0) - longest;
-                kept_ns += longest;
-                ranges.push((d0, d1));
-            }
-        }
-        let occurrences = chains.len();
-        let bounded = cx.bounded(estimate, &ranges);
-        let (what, action) = known_pattern(&names).unwrap_or((
-            "a chain of eager pointwise ops",
-            "wrap the function in torch.compile (inductor fuses pointwise ops and simple reductions into one kernel), or write it as one fused op",
-        ));
-        let on_device = !first.device.is_empty();
-        let mut numbers = vec![
-            ("occurrences".into(), occurrences.to_string()),
-            ("ops per chain".into(), n_ops.to_string()),
-        ];
-        if on_device {
-            numbers.push((
-                "device events per chain".into(),
-                first.device.len().to_string(),
-            ));
-            numbers.push((
-                "launches saved".into(),
-                (occurrences * (first.device.len() - 1)).to_string(),
-            ));
-            numbers.push(("device time".into(), us(device_ns)));
-            numbers.push(("device idle between its kernels".into(), us(gaps_ns)));
-            numbers.push(("fused estimate (its longest kernels)".into(), us(kept_ns)));
+                .unwrap_or(0);
+            estimate += (host1 - host0) - longest;
+            kept_ns += longest;
+            ranges.push((host0, host1));
         } else {
-            numbers.push((
-                "dispatches saved".into(),
-                (occurrences * (n_ops - 1)).to_string(),
-            ));
-            numbers.push(("fused estimate (its longest ops)".into(), us(kept_ns)));
+            let d0 = c
+                .device
+                .iter()
+                .map(|&d| s.start_ns[d as usize])
+                .min()
+                .unwrap_or(0);
+            let d1 = c
+                .device
+                .iter()
+                .map(|&d| s.end_ns(d as usize))
+                .max()
+                .unwrap_or(0);
+            let longest = c
+                .device
+                .iter()
+                .map(|&d| s.dur_ns[d as usize])
+                .max()
+                .unwrap_or(0);
+            let mut iv: Vec<Interval> = c
+                .device
+                .iter()
+                .map(|&d| (s.start_ns[d as usize], s.end_ns(d as usize)))
+                .collect();
+            let busy = intervals::union_len(&mut iv);
+            device_ns += c.device.iter().map(|&d| s.dur_ns[d as usize]).sum::<i64>();
+            gaps_ns += (d1 - d0) - busy;
+            // One kernel reads the inputs and writes the output once,
+            // as the chain's longest kernel does at least.
+            estimate += (d1 - d0) - longest;
+            kept_ns += longest;
+            ranges.push((d0, d1));
         }
-        numbers.push(("host time in these ops".into(), us(host_ns)));
-        if shapes_unknown {
-            numbers.push(("shapes".into(), "not recorded: chained by order".into()));
-        }
-        let slice_count = slices.len();
-        slices.truncate(MAX_EVIDENCE);
-        ranges.truncate(MAX_EVIDENCE);
-        out.push(
-            cx.finding(
-                "fusion",
-                sig.clone(),
-                format!(
-                    "{what}: {n_ops} eager ops{} × {occurrences} — fuse them",
-                    if on_device {
-                        format!(", {} device events", first.device.len())
-                    } else {
-                        String::new()
-                    }
-                ),
-                bounded,
-                Evidence {
-                    numbers,
-                    ops: first
-                        .ops
-                        .iter()
-                        .map(|&o| t.slice_name(o as usize).to_string())
-                        .collect(),
-                    slices,
-                    slice_count,
-                    ranges,
-                },
-                action,
-            ),
-        );
     }
-    (out, String::new())
+    Measured {
+        estimate,
+        ranges,
+        slices,
+        host_ns,
+        device_ns,
+        gaps_ns,
+        kept_ns,
+    }
+}
+
+/// The finding of one op sequence.
+fn chain_finding(cx: &Cx, sig: String, chains: &[Chain], shapes_unknown: bool) -> Finding {
+    let t = cx.t;
+    let first = &chains[0];
+    let names: Vec<&str> = first.ops.iter().map(|&o| short(t, o as usize)).collect();
+    let n_ops = first.ops.len();
+    let Measured {
+        estimate,
+        mut ranges,
+        mut slices,
+        host_ns,
+        device_ns,
+        gaps_ns,
+        kept_ns,
+    } = measure(t, chains);
+    let occurrences = chains.len();
+    let bounded = cx.bounded(estimate, &ranges);
+    let (what, action) = known_pattern(&names).unwrap_or((
+        "a chain of eager pointwise ops",
+        "wrap the function in torch.compile (inductor fuses pointwise ops and simple reductions into one kernel), or write it as one fused op",
+    ));
+    let on_device = !first.device.is_empty();
+    let mut numbers = vec![
+        ("occurrences".into(), occurrences.to_string()),
+        ("ops per chain".into(), n_ops.to_string()),
+    ];
+    if on_device {
+        numbers.push((
+            "device events per chain".into(),
+            first.device.len().to_string(),
+        ));
+        numbers.push((
+            "launches saved".into(),
+            (occurrences * (first.device.len() - 1)).to_string(),
+        ));
+        numbers.push(("device time".into(), us(device_ns)));
+        numbers.push(("device idle between its kernels".into(), us(gaps_ns)));
+        numbers.push(("fused estimate (its longest kernels)".into(), us(kept_ns)));
+    } else {
+        numbers.push((
+            "dispatches saved".into(),
+            (occurrences * (n_ops - 1)).to_string(),
+        ));
+        numbers.push(("fused estimate (its longest ops)".into(), us(kept_ns)));
+    }
+    numbers.push(("host time in these ops".into(), us(host_ns)));
+    if shapes_unknown {
+        numbers.push(("shapes".into(), "not recorded: chained by order".into()));
+    }
+    let slice_count = slices.len();
+    slices.truncate(MAX_EVIDENCE);
+    ranges.truncate(MAX_EVIDENCE);
+    cx.finding(
+        "fusion",
+        sig.clone(),
+        format!(
+            "{what}: {n_ops} eager ops{} × {occurrences} — fuse them",
+            if on_device {
+                format!(", {} device events", first.device.len())
+            } else {
+                String::new()
+            }
+        ),
+        bounded,
+        Evidence {
+            numbers,
+            ops: first
+                .ops
+                .iter()
+                .map(|&o| t.slice_name(o as usize).to_string())
+                .collect(),
+            slices,
+            slice_count,
+            ranges,
+        },
+        action,
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! overhead (launch-bound), or on host work between them (host-bound).
 
 use crate::analysis::critical_path::Bound;
-use crate::analysis::device_time::{Gap, IdleCategory};
+use crate::analysis::device_time::{Gap, IdleCategory, IdleRow};
 use crate::analysis::intervals::{self, Interval};
 use crate::analysis::warmup::median;
 use crate::analysis::WhySlow;
@@ -216,22 +216,7 @@ pub(super) fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec
     let Some(idle) = &w.device.idle else {
         return none("no device lanes".into());
     };
-    // Per lane: host-wait idle and all idle; the lane that waited most.
-    let mut lanes: Vec<(i64, i64, i64)> = Vec::new(); // (lane, host wait, idle)
-    for r in idle {
-        let i = match lanes.iter().position(|x| x.0 == r.lane) {
-            Some(i) => i,
-            None => {
-                lanes.push((r.lane, 0, 0));
-                lanes.len() - 1
-            }
-        };
-        lanes[i].2 += r.idle_ns.max(0);
-        if r.category == IdleCategory::HostWait {
-            lanes[i].1 += r.idle_ns.max(0);
-        }
-    }
-    let Some(&(lane, wait, lane_idle)) = lanes.iter().max_by_key(|x| (x.1, -x.0)) else {
+    let Some((lane, wait, lane_idle)) = waiting_lane(idle) else {
         return none("no idle time on the device".into());
     };
     let idle_share = device_idle_share(cx, w);
@@ -269,72 +254,9 @@ pub(super) fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec
     let ranges: Vec<Interval> = gaps.iter().map(|g| (g.start_ns, g.end_ns)).collect();
     let listed: i64 = ranges.iter().map(|r| r.1 - r.0).sum();
     let (ops, recorded) = host_work_in(cx, &ranges);
-    // Launch calls that return only after the device work they started
-    // ends: the runtime is synchronous, host work cannot overlap it.
-    let t = cx.t;
-    let (mut launches, mut synchronous) = (0u64, 0u64);
-    for (d, &c) in t.links.launch.iter().enumerate() {
-        if c == NO_SLICE
-            || !cx.inside(t.slices.start_ns[d])
-            || WAIT_CALLS.contains(&t.str(t.slices.name[c as usize]))
-        {
-            continue;
-        }
-        launches += 1;
-        // The call outlasts its device work, and it is a runtime entry
-        // documented as synchronous or that work is most of the call: it
-        // waited for the device (a tiny kernel inside an asynchronous
-        // launch call is not that).
-        let call = t.slices.dur_ns[c as usize];
-        if t.slices.end_ns(c as usize) >= t.slices.end_ns(d)
-            && (SYNCHRONOUS_CALLS.contains(&t.str(t.slices.name[c as usize]))
-                || 2 * t.slices.dur_ns[d] >= call)
-        {
-            synchronous += 1;
-        }
-    }
+    let (launches, synchronous) = synchronous_launches(cx);
     let sync = launches > 0 && synchronous as f64 >= HOST_BOUND_SYNC_SHARE * launches as f64;
-    // Less host time on the path is the most a faster host gives back.
-    let (gain, basis) = match w.critical_path.as_ref() {
-        Ok(c) => {
-            let host: i64 = c
-                .by_bound
-                .iter()
-                .filter(|x| matches!(x.0, Bound::CpuBound | Bound::GpuKernelLaunchOverhead))
-                .map(|x| x.1)
-                .sum();
-            (
-                wait.min(host),
-                format!(
-                    "the device's host-wait idle time ({}) bounded by the host's time on the critical path ({})",
-                    us(wait),
-                    us(host)
-                ),
-            )
-        }
-        Err(_) => (
-            wait,
-            format!(
-                "the device's host-wait idle time, {} (no critical path to bound it)",
-                us(wait)
-            ),
-        ),
-    };
-    // Only the path's time inside the gaps is the host's to give back:
-    // what it spends elsewhere overlaps device work.
-    let (gain, basis) = match &cx.path {
-        Some(p) if p.time_in(&ranges) < gain => {
-            let on = p.time_in(&ranges);
-            (
-                on,
-                format!(
-                    "{basis}, cut to the {} of the critical path inside the host-wait gaps",
-                    us(on)
-                ),
-            )
-        }
-        _ => (gain, basis),
-    };
+    let (gain, basis) = host_gain(cx, w, wait, &ranges);
     let mut numbers = vec![
         ("device idle".into(), pct(100.0 * idle_share)),
         (
@@ -402,4 +324,100 @@ pub(super) fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec
         )],
         String::new(),
     )
+}
+
+/// Per lane, host-wait idle and all idle: the lane that waited most, with
+/// its (host wait, idle).
+fn waiting_lane(idle: &[IdleRow]) -> Option<(i64, i64, i64)> {
+    let mut lanes: Vec<(i64, i64, i64)> = Vec::new(); // (lane, host wait, idle)
+    for r in idle {
+        let i = match lanes.iter().position(|x| x.0 == r.lane) {
+            Some(i) => i,
+            None => {
+                lanes.push((r.lane, 0, 0));
+                lanes.len() - 1
+            }
+        };
+        lanes[i].2 += r.idle_ns.max(0);
+        if r.category == IdleCategory::HostWait {
+            lanes[i].1 += r.idle_ns.max(0);
+        }
+    }
+    lanes.iter().max_by_key(|x| (x.1, -x.0)).copied()
+}
+
+/// Launch calls in the scope, and those that return only after the device
+/// work they started ends (the runtime is synchronous: host work cannot
+/// overlap it).
+fn synchronous_launches(cx: &Cx) -> (u64, u64) {
+    let t = cx.t;
+    let (mut launches, mut synchronous) = (0u64, 0u64);
+    for (d, &c) in t.links.launch.iter().enumerate() {
+        if c == NO_SLICE
+            || !cx.inside(t.slices.start_ns[d])
+            || WAIT_CALLS.contains(&t.str(t.slices.name[c as usize]))
+        {
+            continue;
+        }
+        launches += 1;
+        // The call outlasts its device work, and it is a runtime entry
+        // documented as synchronous or that work is most of the call: it
+        // waited for the device (a tiny kernel inside an asynchronous
+        // launch call is not that).
+        let call = t.slices.dur_ns[c as usize];
+        if t.slices.end_ns(c as usize) >= t.slices.end_ns(d)
+            && (SYNCHRONOUS_CALLS.contains(&t.str(t.slices.name[c as usize]))
+                || 2 * t.slices.dur_ns[d] >= call)
+        {
+            synchronous += 1;
+        }
+    }
+    (launches, synchronous)
+}
+
+/// What a faster host gives back: the host-wait idle time, bounded by the
+/// host's time on the critical path, and by the path's time inside the
+/// host-wait gaps (what it spends elsewhere overlaps device work).
+fn host_gain(cx: &Cx, w: &WhySlow, wait: i64, ranges: &[Interval]) -> (i64, String) {
+    let (gain, basis) = match w.critical_path.as_ref() {
+        Ok(c) => {
+            let host: i64 = c
+                .by_bound
+                .iter()
+                .filter(|x| matches!(x.0, Bound::CpuBound | Bound::GpuKernelLaunchOverhead))
+                .map(|x| x.1)
+                .sum();
+            (
+                wait.min(host),
+                format!(
+                    "the device's host-wait idle time ({}) bounded by the host's time on the critical path ({})",
+                    us(wait),
+                    us(host)
+                ),
+            )
+        }
+        Err(_) => (
+            wait,
+            format!(
+                "the device's host-wait idle time, {} (no critical path to bound it)",
+                us(wait)
+            ),
+        ),
+    };
+    // Only the path's time inside the gaps is the host's to give back:
+    // what it spends elsewhere overlaps device work.
+    let (gain, basis) = match &cx.path {
+        Some(p) if p.time_in(ranges) < gain => {
+            let on = p.time_in(ranges);
+            (
+                on,
+                format!(
+                    "{basis}, cut to the {} of the critical path inside the host-wait gaps",
+                    us(on)
+                ),
+            )
+        }
+        _ => (gain, basis),
+    };
+    (gain, basis)
 }

@@ -15,7 +15,6 @@ use super::rules::{
 };
 
 pub(super) fn rules(cx: &Cx, engines: Option<&EngineReport>) -> Vec<RuleResult> {
-    let none = |why: &str| (Vec::new(), why.to_string());
     let Some(e) = engines else {
         let why = "no Neuron device profile";
         return vec![
@@ -28,53 +27,80 @@ pub(super) fn rules(cx: &Cx, engines: Option<&EngineReport>) -> Vec<RuleResult> 
         ];
     };
     let window = (e.window_ns.0, e.window_ns.1);
-    let mut out = Vec::new();
-    // Transpose FLOPs.
+    vec![
+        ("neuron_transpose", transpose(cx, e, window)),
+        ("neuron_spill", spill(cx, e, window)),
+        ("neuron_active_flops", active_flops(cx, e)),
+        ("neuron_dma_size", dma_size(cx, e)),
+        ("neuron_engine_imbalance", engine_imbalance(cx, e)),
+        ("neuron_utilization", utilization(cx, e, window)),
+    ]
+}
+
+/// A rule that did not fire, and why.
+fn none(why: &str) -> (Vec<Finding>, String) {
+    (Vec::new(), why.to_string())
+}
+
+/// Transposes' share of the Tensor engine's FLOPs.
+fn transpose(cx: &Cx, e: &EngineReport, window: Interval) -> (Vec<Finding>, String) {
     let hw: i64 = e.by_hlo.iter().map(|g| g.raw_flops).sum();
     let tr: i64 = e.by_hlo.iter().map(|g| g.transpose_flops).sum();
-    out.push((
-        "neuron_transpose",
-        if hw <= 0 {
-            none("no FLOPs in the profile")
-        } else if (tr as f64) <= NEURON_TRANSPOSE_SHARE * hw as f64 {
-            none(&format!("transpose FLOPs {} of the Tensor engine's", pct(100.0 * tr as f64 / hw as f64)))
-        } else {
-            let groups: Vec<&GroupRow> = e.by_hlo.iter().filter(|g| g.transpose_flops > 0).collect();
-            let time: i64 = groups.iter().map(|g| g.busy_ns).sum();
-            let ranges: Vec<Interval> = groups.iter().filter_map(|g| g.first_ns).collect();
-            let mut slices: Vec<u32> = groups.iter().flat_map(|g| g.slices.iter().copied()).collect();
-            let slice_count = slices.len();
-            slices.truncate(MAX_EVIDENCE);
-            let share = tr as f64 / hw as f64;
-            let u = e.utilization.as_ref();
-            let mut numbers = vec![
-                ("transpose FLOPs".into(), crate::numbers::fmt_si(tr as f64)),
-                ("Tensor-engine FLOPs".into(), crate::numbers::fmt_si(hw as f64)),
-                ("share".into(), pct(100.0 * share)),
-                ("busy time of the HLO ops with transposes".into(), us(time)),
-            ];
-            if let Some(u) = u {
-                numbers.push(("MFU / HFU".into(), format!("{} / {}", pct(u.mfu_pct), pct(u.hfu_pct))));
-            }
-            (vec![cx.finding(
-                "neuron_transpose",
-                groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join("+"),
-                format!("Transposes are {} of the Tensor engine's FLOPs: the engine moves data instead of computing", pct(100.0 * share)),
-                // The transposes' share of the Tensor engine's busy time
-                // is what a layout without them saves.
-                ((share * time as f64) as i64, format!("transpose share × busy time of the HLO ops that transpose, inside the {} execution window", us(window.1 - window.0))),
-                Evidence {
-                    numbers,
-                    ops: groups.iter().map(|g| g.name.clone()).collect(),
-                    slices,
-                    slice_count,
-                    ranges,
-                },
-                "lay tensors out the way the Tensor engine reads them so the compiler inserts no transposes: keep the contraction dimension where the matmul wants it (pre-transpose weights once, at load), avoid .t() / permute() before matmuls; check the HLO ops listed",
-            )], String::new())
-        },
-    ));
-    // Spill and reload.
+    if hw <= 0 {
+        none("no FLOPs in the profile")
+    } else if (tr as f64) <= NEURON_TRANSPOSE_SHARE * hw as f64 {
+        none(&format!(
+            "transpose FLOPs {} of the Tensor engine's",
+            pct(100.0 * tr as f64 / hw as f64)
+        ))
+    } else {
+        let groups: Vec<&GroupRow> = e.by_hlo.iter().filter(|g| g.transpose_flops > 0).collect();
+        let time: i64 = groups.iter().map(|g| g.busy_ns).sum();
+        let ranges: Vec<Interval> = groups.iter().filter_map(|g| g.first_ns).collect();
+        let mut slices: Vec<u32> = groups
+            .iter()
+            .flat_map(|g| g.slices.iter().copied())
+            .collect();
+        let slice_count = slices.len();
+        slices.truncate(MAX_EVIDENCE);
+        let share = tr as f64 / hw as f64;
+        let u = e.utilization.as_ref();
+        let mut numbers = vec![
+            ("transpose FLOPs".into(), crate::numbers::fmt_si(tr as f64)),
+            (
+                "Tensor-engine FLOPs".into(),
+                crate::numbers::fmt_si(hw as f64),
+            ),
+            ("share".into(), pct(100.0 * share)),
+            ("busy time of the HLO ops with transposes".into(), us(time)),
+        ];
+        if let Some(u) = u {
+            numbers.push((
+                "MFU / HFU".into(),
+                format!("{} / {}", pct(u.mfu_pct), pct(u.hfu_pct)),
+            ));
+        }
+        (vec![cx.finding(
+            "neuron_transpose",
+            groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join("+"),
+            format!("Transposes are {} of the Tensor engine's FLOPs: the engine moves data instead of computing", pct(100.0 * share)),
+            // The transposes' share of the Tensor engine's busy time
+            // is what a layout without them saves.
+            ((share * time as f64) as i64, format!("transpose share × busy time of the HLO ops that transpose, inside the {} execution window", us(window.1 - window.0))),
+            Evidence {
+                numbers,
+                ops: groups.iter().map(|g| g.name.clone()).collect(),
+                slices,
+                slice_count,
+                ranges,
+            },
+            "lay tensors out the way the Tensor engine reads them so the compiler inserts no transposes: keep the contraction dimension where the matmul wants it (pre-transpose weights once, at load), avoid .t() / permute() before matmuls; check the HLO ops listed",
+        )], String::new())
+    }
+}
+
+/// Spill and reload bytes against HBM reads.
+fn spill(cx: &Cx, e: &EngineReport, window: Interval) -> (Vec<Finding>, String) {
     let spill = cx.t.device_profile.as_deref().map(|p| {
         let ins = &p.instructions;
         let none_i64 = crate::model::NONE_I64;
@@ -98,115 +124,131 @@ pub(super) fn rules(cx: &Cx, engines: Option<&EngineReport>) -> Vec<RuleResult> 
         }
         (save, reload, hbm_read, slices)
     });
-    out.push((
-        "neuron_spill",
-        match spill {
-            None => none("no Instruction table"),
-            Some((_, _, 0, _)) => none("no HBM reads recorded"),
-            Some((save, reload, read, slices)) => {
-                let share = (save + reload) as f64 / read as f64;
-                if share <= NEURON_SPILL_SHARE {
-                    none(&format!("spill + reload {} of HBM reads", pct(100.0 * share)))
-                } else {
-                    let slice_count = slices.len();
-                    let ranges: Vec<Interval> = slices
-                        .iter()
-                        .take(MAX_EVIDENCE)
-                        .map(|&s| (cx.t.slices.start_ns[s as usize], cx.t.slices.end_ns(s as usize)))
-                        .collect();
-                    // The spill / reload DMA queues' busy time is what
-                    // keeping the data on chip saves.
-                    let queues: Vec<&DmaRow> =
-                        e.dma_queues.iter().filter(|q| q.name.contains("Spill")).collect();
-                    let time: i64 = if queues.is_empty() {
-                        slices.iter().map(|&s| cx.t.slices.dur_ns[s as usize]).sum()
-                    } else {
-                        queues.iter().map(|q| q.busy_ns).sum()
-                    };
-                    (vec![cx.finding(
-                        "neuron_spill",
-                        "spill".into(),
-                        format!("Spill and reload are {} of HBM reads", pct(100.0 * share)),
-                        (time.min(window.1 - window.0), "the spill / reload DMA queues' busy time, inside the execution window".into()),
-                        Evidence {
-                            numbers: vec![
-                                ("spill bytes".into(), crate::numbers::fmt_si(save as f64)),
-                                ("reload bytes".into(), crate::numbers::fmt_si(reload as f64)),
-                                ("HBM read bytes".into(), crate::numbers::fmt_si(read as f64)),
-                                ("share".into(), pct(100.0 * share)),
-                            ],
-                            ops: Vec::new(),
-                            slices: slices.into_iter().take(MAX_EVIDENCE).collect(),
-                            slice_count,
-                            ranges,
-                        },
-                        "reduce what lives in SBUF at once: smaller tiles or sequence chunks, fewer live intermediates (fuse, recompute), or a layout the compiler can keep on chip",
-                    )], String::new())
-                }
-            }
-        },
-    ));
-    out.push(("neuron_active_flops", active_flops(cx, e)));
-    out.push(("neuron_dma_size", dma_size(cx, e)));
-    out.push(("neuron_engine_imbalance", engine_imbalance(cx, e)));
-    // Utilisation.
-    out.push((
-        "neuron_utilization",
-        match &e.utilization {
-            None => none("no utilisation: the profile has no Metadata peaks"),
-            Some(u) if u.mfu_pct >= NEURON_LOW_UTILIZATION_PCT || u.mbu_pct >= NEURON_LOW_UTILIZATION_PCT => {
-                none(&format!("MFU {} and MBU {}", pct(u.mfu_pct), pct(u.mbu_pct)))
-            }
-            Some(u) => {
-                let mut waits: Vec<(String, i64)> = e
-                    .engines
+    match spill {
+        None => none("no Instruction table"),
+        Some((_, _, 0, _)) => none("no HBM reads recorded"),
+        Some((save, reload, read, slices)) => {
+            let share = (save + reload) as f64 / read as f64;
+            if share <= NEURON_SPILL_SHARE {
+                none(&format!(
+                    "spill + reload {} of HBM reads",
+                    pct(100.0 * share)
+                ))
+            } else {
+                let slice_count = slices.len();
+                let ranges: Vec<Interval> = slices
                     .iter()
-                    .map(|g| (g.engine.clone(), g.semaphore_ns + g.evt_wait_ns.unwrap_or(0) + g.dma_wait_ns.unwrap_or(0)))
-                    .filter(|x| x.1 > 0)
+                    .take(MAX_EVIDENCE)
+                    .map(|&s| {
+                        (
+                            cx.t.slices.start_ns[s as usize],
+                            cx.t.slices.end_ns(s as usize),
+                        )
+                    })
                     .collect();
-                crate::sort::by_key(&mut waits, &|x| std::cmp::Reverse(x.1));
-                let idle = e
-                    .engines
+                // The spill / reload DMA queues' busy time is what
+                // keeping the data on chip saves.
+                let queues: Vec<&DmaRow> = e
+                    .dma_queues
                     .iter()
-                    .filter(|g| g.engine.eq_ignore_ascii_case("tensor"))
-                    .map(|g| (u.window_ns - g.busy_ns).max(0))
-                    .next()
-                    .unwrap_or(0);
-                let summary = u
-                    .summary
-                    .iter()
-                    .map(|(k, v)| format!("{k} {v:.1}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                    .filter(|q| q.name.contains("Spill"))
+                    .collect();
+                let time: i64 = if queues.is_empty() {
+                    slices.iter().map(|&s| cx.t.slices.dur_ns[s as usize]).sum()
+                } else {
+                    queues.iter().map(|q| q.busy_ns).sum()
+                };
                 (vec![cx.finding(
-                    "neuron_utilization",
-                    "window".into(),
-                    format!("Low utilisation: MFU {} and MBU {} — neither roof is near", pct(u.mfu_pct), pct(u.mbu_pct)),
-                    (idle, "the Tensor engine's idle time in the execution window".into()),
+                    "neuron_spill",
+                    "spill".into(),
+                    format!("Spill and reload are {} of HBM reads", pct(100.0 * share)),
+                    (time.min(window.1 - window.0), "the spill / reload DMA queues' busy time, inside the execution window".into()),
                     Evidence {
                         numbers: vec![
-                            ("MFU".into(), pct(u.mfu_pct)),
-                            ("HFU".into(), pct(u.hfu_pct)),
-                            ("MBU".into(), pct(u.mbu_pct)),
-                            ("the profile's Summary".into(), summary),
-                            ("execution window".into(), us(u.window_ns)),
-                            ("Tensor engine idle".into(), us(idle)),
-                            (
-                                "engine waits (semaphore, event, DMA)".into(),
-                                waits.iter().map(|(n, w)| format!("{n} {}", us(*w))).collect::<Vec<_>>().join(", "),
-                            ),
+                            ("spill bytes".into(), crate::numbers::fmt_si(save as f64)),
+                            ("reload bytes".into(), crate::numbers::fmt_si(reload as f64)),
+                            ("HBM read bytes".into(), crate::numbers::fmt_si(read as f64)),
+                            ("share".into(), pct(100.0 * share)),
                         ],
                         ops: Vec::new(),
-                        slices: Vec::new(),
-                        slice_count: 0,
-                        ranges: vec![window],
+                        slices: slices.into_iter().take(MAX_EVIDENCE).collect(),
+                        slice_count,
+                        ranges,
                     },
-                    "the engines wait rather than compute or stream: look at the engines view's waits and DMA queues; overlap DMA with compute (larger tiles, more in flight), batch more work per execution",
+                    "reduce what lives in SBUF at once: smaller tiles or sequence chunks, fewer live intermediates (fuse, recompute), or a layout the compiler can keep on chip",
                 )], String::new())
             }
-        },
-    ));
-    out
+        }
+    }
+}
+
+/// MFU and MBU both low: neither roof is near.
+fn utilization(cx: &Cx, e: &EngineReport, window: Interval) -> (Vec<Finding>, String) {
+    match &e.utilization {
+        None => none("no utilisation: the profile has no Metadata peaks"),
+        Some(u)
+            if u.mfu_pct >= NEURON_LOW_UTILIZATION_PCT
+                || u.mbu_pct >= NEURON_LOW_UTILIZATION_PCT =>
+        {
+            none(&format!(
+                "MFU {} and MBU {}",
+                pct(u.mfu_pct),
+                pct(u.mbu_pct)
+            ))
+        }
+        Some(u) => {
+            let mut waits: Vec<(String, i64)> = e
+                .engines
+                .iter()
+                .map(|g| {
+                    (
+                        g.engine.clone(),
+                        g.semaphore_ns + g.evt_wait_ns.unwrap_or(0) + g.dma_wait_ns.unwrap_or(0),
+                    )
+                })
+                .filter(|x| x.1 > 0)
+                .collect();
+            crate::sort::by_key(&mut waits, &|x| std::cmp::Reverse(x.1));
+            let idle = e
+                .engines
+                .iter()
+                .filter(|g| g.engine.eq_ignore_ascii_case("tensor"))
+                .map(|g| (u.window_ns - g.busy_ns).max(0))
+                .next()
+                .unwrap_or(0);
+            let summary = u
+                .summary
+                .iter()
+                .map(|(k, v)| format!("{k} {v:.1}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            (vec![cx.finding(
+                "neuron_utilization",
+                "window".into(),
+                format!("Low utilisation: MFU {} and MBU {} — neither roof is near", pct(u.mfu_pct), pct(u.mbu_pct)),
+                (idle, "the Tensor engine's idle time in the execution window".into()),
+                Evidence {
+                    numbers: vec![
+                        ("MFU".into(), pct(u.mfu_pct)),
+                        ("HFU".into(), pct(u.hfu_pct)),
+                        ("MBU".into(), pct(u.mbu_pct)),
+                        ("the profile's Summary".into(), summary),
+                        ("execution window".into(), us(u.window_ns)),
+                        ("Tensor engine idle".into(), us(idle)),
+                        (
+                            "engine waits (semaphore, event, DMA)".into(),
+                            waits.iter().map(|(n, w)| format!("{n} {}", us(*w))).collect::<Vec<_>>().join(", "),
+                        ),
+                    ],
+                    ops: Vec::new(),
+                    slices: Vec::new(),
+                    slice_count: 0,
+                    ranges: vec![window],
+                },
+                "the engines wait rather than compute or stream: look at the engines view's waits and DMA queues; overlap DMA with compute (larger tiles, more in flight), batch more work per execution",
+            )], String::new())
+        }
+    }
 }
 
 /// An engine's row by name, as the profile spells it in any case

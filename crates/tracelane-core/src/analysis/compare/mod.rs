@@ -143,8 +143,52 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
         .into_iter()
         .map(|o| (o.slice, o.start_ns, o.end_ns))
         .collect();
+    let member = members(t, &occ);
+    let (device_of, trace_has_device) = device_by_occurrence(t, &occ, &member);
+    let launching = launching_calls(t, &device_of);
+
+    let mut v = Variant {
+        label: label.to_string(),
+        file: file.to_string(),
+        region: region.clone(),
+        occurrences: occ.len(),
+        wall_ns: occ.iter().map(|&(_, a, b)| b - a).collect(),
+        warmup: super::warmup::flag_warmup(&occ.iter().map(|&(_, a, b)| b - a).collect::<Vec<_>>()),
+        device_ns: 0,
+        device_busy_ns: 0,
+        device_idle_ns: 0,
+        device_compute_ns: 0,
+        device_exposed_comm_ns: 0,
+        device_exposed_memory_ns: 0,
+        device_events: 0,
+        kernels: 0,
+        memcpys: 0,
+        memsets: 0,
+        launches: 0,
+        cpu_ops: 0,
+        cpu_ops_all: 0,
+        cpu_self_ns: 0,
+        trace_has_device,
+        ops: Vec::new(),
+        device: Vec::new(),
+        map: Vec::new(),
+        map_occurrence: 0,
+    };
+    let ops = count_host(t, &member, &launching, &mut v);
+    let devs = count_device(t, &occ, &device_of, &mut v);
+    v.ops = sorted_stats(ops);
+    v.device = sorted_stats(devs);
+    v.map_occurrence = median_index(&v.wall_ns);
+    v.map = op_map(t, v.map_occurrence, &member, &device_of);
+    Ok(v)
+}
+
+/// Which occurrence each host slice belongs to (`u32::MAX`: none):
+/// inside a range, or nested in the region's slice; runtime calls
+/// elsewhere whose op is in the region join it.
+#[allow(clippy::needless_range_loop)]
+fn members(t: &Trace, occ: &[(u32, i64, i64)]) -> Vec<u32> {
     let n = t.slices.len();
-    // Which occurrence each host slice belongs to.
     let mut member = vec![u32::MAX; n];
     for (k, &(r, a, b)) in occ.iter().enumerate() {
         if r == NO_SLICE {
@@ -180,7 +224,18 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
             }
         }
     }
-    // Device events belong to the occurrence of their op (or launch); in a
+    member
+}
+
+/// The device events of each occurrence: those of its ops (or launches);
+/// in a range or the whole trace, unlinked ones by their start. Whether the
+/// trace has device work at all.
+fn device_by_occurrence(
+    t: &Trace,
+    occ: &[(u32, i64, i64)],
+    member: &[u32],
+) -> (Vec<Vec<usize>>, bool) {
+    let n = t.slices.len();
     // range or the whole trace, unlinked ones count by their start.
     let mut device_of: Vec<Vec<usize>> = vec![Vec::new(); occ.len()];
     let trace_has_device = (0..n).any(|s| t.slices.category[s].is_device_work());
@@ -204,7 +259,12 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
             device_of[k].push(d);
         }
     }
-    // Runtime calls that launched device work.
+    (device_of, trace_has_device)
+}
+
+/// The runtime calls that launched the occurrences' device work.
+fn launching_calls(t: &Trace, device_of: &[Vec<usize>]) -> Vec<bool> {
+    let n = t.slices.len();
     let mut runtime_of_op: HashMap<u32, Vec<u32>> = HashMap::new();
     for s in 0..n {
         if t.slices.category[s] == Category::Runtime && t.links.op[s] != NO_SLICE {
@@ -215,7 +275,7 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
         }
     }
     let mut launching = vec![false; n];
-    for ds in &device_of {
+    for ds in device_of {
         for &d in ds {
             let l = t.links.launch[d];
             if l != NO_SLICE {
@@ -227,36 +287,19 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
             }
         }
     }
+    launching
+}
 
-    let mut v = Variant {
-        label: label.to_string(),
-        file: file.to_string(),
-        region: region.clone(),
-        occurrences: occ.len(),
-        wall_ns: occ.iter().map(|&(_, a, b)| b - a).collect(),
-        warmup: super::warmup::flag_warmup(&occ.iter().map(|&(_, a, b)| b - a).collect::<Vec<_>>()),
-        device_ns: 0,
-        device_busy_ns: 0,
-        device_idle_ns: 0,
-        device_compute_ns: 0,
-        device_exposed_comm_ns: 0,
-        device_exposed_memory_ns: 0,
-        device_events: 0,
-        kernels: 0,
-        memcpys: 0,
-        memsets: 0,
-        launches: 0,
-        cpu_ops: 0,
-        cpu_ops_all: 0,
-        cpu_self_ns: 0,
-        trace_has_device,
-        ops: Vec::new(),
-        device: Vec::new(),
-        map: Vec::new(),
-        map_occurrence: 0,
-    };
+/// Counts the occurrences' host work into `v` (top-level CPU time, ops,
+/// launches); the ops by name.
+fn count_host(
+    t: &Trace,
+    member: &[u32],
+    launching: &[bool],
+    v: &mut Variant,
+) -> HashMap<u32, NameStat> {
+    let n = t.slices.len();
     let mut ops: HashMap<u32, NameStat> = HashMap::new();
-    let mut devs: HashMap<u32, NameStat> = HashMap::new();
     // The nearest op (or annotation) above a member slice inside the region.
     let enclosing_op = |s: usize| -> Option<usize> {
         let mut p = t.slices.parent[s];
@@ -308,9 +351,22 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
             e.total_ns += t.slices.dur_ns[s];
         }
     }
+    ops
+}
+
+/// Counts the occurrences' device work into `v` (time, busy and idle,
+/// exposed communication and memory, events by kind); the device events by
+/// name.
+fn count_device(
+    t: &Trace,
+    occ: &[(u32, i64, i64)],
+    device_of: &[Vec<usize>],
+    v: &mut Variant,
+) -> HashMap<u32, NameStat> {
+    let mut devs: HashMap<u32, NameStat> = HashMap::new();
     let mut intervals: Vec<(i64, i64)> = Vec::new();
     let mut by_type: [Vec<(i64, i64)>; 3] = Default::default();
-    for ds in &device_of {
+    for ds in device_of {
         for &d in ds {
             let k = match super::frame::exact_kernel_type(t.slices.category[d], t.slice_name(d)) {
                 super::frame::KernelType::Communication => 1,
@@ -353,14 +409,10 @@ pub fn measure(t: &Trace, region: &Scope, label: &str, file: &str) -> Result<Var
         intervals.extend(busy);
     }
     v.device_busy_ns = intervals::union_len(&mut intervals);
-    if !trace_has_device {
+    if !v.trace_has_device {
         v.device_idle_ns = 0;
     }
-    v.ops = sorted_stats(ops);
-    v.device = sorted_stats(devs);
-    v.map_occurrence = median_index(&v.wall_ns);
-    v.map = op_map(t, v.map_occurrence, &member, &device_of);
-    Ok(v)
+    devs
 }
 
 fn sorted_stats(m: HashMap<u32, NameStat>) -> Vec<NameStat> {
@@ -879,105 +931,4 @@ pub fn to_markdown(variants: &[Variant]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{import_bytes, ImportOptions};
-
-    /// An eager region with two ops (two kernels) and a fused one (one
-    /// kernel), twice each, on a CUDA-shaped trace.
-    fn pair() -> Trace {
-        let mut ev = Vec::new();
-        let mut ext = 0;
-        let mut t = 0.0f64;
-        for rep in 0..2 {
-            for (region, ops) in [
-                ("eager", vec![("aten::pow", 30.0), ("aten::mul", 20.0)]),
-                ("fused", vec![("aten::rms_norm", 10.0)]),
-            ] {
-                let start = t;
-                t += 1.0;
-                for (op, kdur) in &ops {
-                    ext += 1;
-                    ev.push(format!(r#"{{"ph":"X","cat":"cpu_op","name":"{op}","pid":1,"tid":1,"ts":{t},"dur":8,"args":{{"External id":{ext}}}}}"#));
-                    ev.push(format!(r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":4,"args":{{"External id":{ext},"correlation":{ext}}}}}"#, t + 2.0));
-                    ev.push(format!(r#"{{"ph":"X","cat":"kernel","name":"k_{op}","pid":0,"tid":7,"ts":{},"dur":{kdur},"args":{{"External id":{ext},"correlation":{ext}}}}}"#, 1000.0 + t * 5.0 + rep as f64 * 500.0));
-                    t += 10.0;
-                }
-                ev.push(format!(r#"{{"ph":"X","cat":"user_annotation","name":"{region}","pid":1,"tid":1,"ts":{start},"dur":{}}}"#, t - start));
-                t += 5.0;
-            }
-        }
-        import_bytes(
-            format!(r#"{{"traceEvents":[{}]}}"#, ev.join(",")).as_bytes(),
-            ImportOptions::default(),
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn a_region_counts_its_ops_launches_and_the_kernels_they_caused() {
-        let t = pair();
-        let eager = measure(&t, &Scope::named("eager"), "eager", "f").unwrap();
-        assert_eq!(eager.occurrences, 2);
-        assert_eq!(eager.wall_ns, [21_000, 21_000]);
-        assert_eq!(
-            (eager.cpu_ops, eager.launches, eager.device_events),
-            (4, 4, 4)
-        );
-        assert_eq!(eager.device_ns, 2 * 50_000);
-        assert_eq!(eager.device_busy_ns, 2 * 50_000);
-        assert_eq!(eager.cpu_self_ns, 4 * 8_000);
-        let names: Vec<(&str, Vec<&str>)> = eager
-            .map
-            .iter()
-            .map(|m| {
-                (
-                    m.name.as_str(),
-                    m.device.iter().map(|d| d.name.as_str()).collect(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            names,
-            [
-                ("aten::pow", vec!["k_aten::pow"]),
-                ("aten::mul", vec!["k_aten::mul"])
-            ]
-        );
-        let fused = measure(&t, &Scope::named("fused"), "fused", "f").unwrap();
-        assert_eq!(
-            (fused.cpu_ops, fused.device_events, fused.device_ns),
-            (2, 2, 20_000)
-        );
-        assert_eq!(
-            headline(&eager, &fused),
-            "device time 50.0 µs → 10.0 µs (5.0× less); 2 device events → 1; 2 CPU ops → 1"
-        );
-        let d = diff(&eager, &fused);
-        let status: Vec<(&str, &str)> = d
-            .iter()
-            .map(|r| (r.name.as_str(), r.status.as_str()))
-            .collect();
-        assert!(status.contains(&("k_aten::pow", "removed")));
-        assert!(status.contains(&("aten::rms_norm", "added")));
-        assert_eq!(ratio(&eager, 4.0, &fused, 2.0), Some(0.5));
-    }
-
-    #[test]
-    fn an_unknown_region_names_the_ones_there_are() {
-        let t = pair();
-        let err = measure(&t, &Scope::named("nope"), "x", "f").unwrap_err();
-        assert!(err.0.contains("eager (2×)"), "{err}");
-    }
-
-    #[test]
-    fn device_idle_is_the_region_span_less_busy_time() {
-        let t = pair();
-        let eager = measure(&t, &Scope::named("eager"), "eager", "f").unwrap();
-        // Each occurrence: starts at its CPU start, ends with its last kernel.
-        let whole = measure(&t, &Scope::Whole, "all", "f").unwrap();
-        assert_eq!(whole.device_events, 6);
-        assert!(eager.device_idle_ns > 0);
-        assert_eq!(intervals::union_len(&mut [(0, 10), (5, 20), (30, 40)]), 30);
-    }
-}
+mod tests;

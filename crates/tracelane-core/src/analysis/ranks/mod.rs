@@ -188,85 +188,24 @@ impl RankSummary {
         } else {
             Basis::Device
         };
-        // The intervals by kind, on the trace's clock.
-        let (mut comp, mut comm, mut mem, mut other) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut collectives = Vec::new();
-        let mut without_metadata = 0u64;
-        let mut unmatched: BTreeMap<String, u64> = BTreeMap::new();
         let group_default = dist
             .as_ref()
             .and_then(|d| match d.process_groups.as_slice() {
                 [only] => Some(only.name.clone()),
                 _ => None,
             });
-        match basis {
-            Basis::Device => {
-                for &i in &device_rows {
-                    let iv = (s.start_ns[i], s.end_ns(i));
-                    let name = t.slice_name(i);
-                    match exact_kernel_type(s.category[i], name) {
-                        KernelType::Computation => comp.push(iv),
-                        KernelType::Memory => mem.push(iv),
-                        KernelType::Other => other.push(iv),
-                        KernelType::Communication => comm.push(iv),
-                    }
-                }
-                let found = collectives::device_collectives(t, args);
-                without_metadata = found.without_metadata;
-                for (kind, n) in found.unmatched_kernels {
-                    *unmatched.entry(kind).or_default() += n;
-                }
-                for (kind, n) in found.without_device_work {
-                    *unmatched.entry(kind).or_default() += n;
-                }
-                collectives.extend(
-                    found
-                        .calls
-                        .into_iter()
-                        .map(|c| call_of(c, &group_default, off)),
-                );
-            }
-            Basis::Host => {
-                let mut ops = Vec::new();
-                let mut coll_ops = Vec::new();
-                for i in 0..s.len() {
-                    if !t.on_host(i) {
-                        continue;
-                    }
-                    let name = t.slice_name(i);
-                    if s.category[i] == Category::CpuOp {
-                        if is_collective_op(name) {
-                            coll_ops.push((s.start_ns[i], s.end_ns(i)));
-                        } else if s.parent[i] == NO_SLICE
-                            || s.category[s.parent[i] as usize] != Category::CpuOp
-                        {
-                            ops.push((s.start_ns[i], s.end_ns(i)));
-                        }
-                    }
-                }
-                let ops = intervals::union(ops);
-                let coll_ops = intervals::union(coll_ops);
-                comp = subtract(&ops, &coll_ops);
-                let world = dist.as_ref().and_then(|d| d.world_size);
-                let found = collectives::host_collectives(t, args, &|w, kind| {
-                    host_work_bytes(t, w, kind, world)
-                });
-                comm.extend(found.works.iter().map(|&w| (s.start_ns[w], s.end_ns(w))));
-                for (kind, n) in found.unmatched_work {
-                    *unmatched.entry(kind).or_default() += n;
-                }
-                collectives.extend(
-                    found
-                        .calls
-                        .into_iter()
-                        .map(|c| call_of(c, &group_default, off)),
-                );
-                if group_default.is_none() && !collectives.is_empty() {
-                    notes.push("the trace does not say which process group each call belongs to (several groups or none listed): matched by order per kind as group \"?\"".into());
-                }
-            }
-        }
+        let Kinds {
+            comp,
+            comm,
+            mem,
+            other,
+            mut collectives,
+            without_metadata,
+            unmatched,
+        } = match basis {
+            Basis::Device => device_kinds(t, &device_rows, args, &group_default),
+            Basis::Host => host_kinds(t, args, &group_default, &mut notes),
+        };
         let comp = intervals::union(comp);
         let comm = intervals::union(comm);
         let mem = intervals::union(mem);
@@ -329,6 +268,117 @@ impl RankSummary {
             notes,
         }
     }
+}
+
+/// A rank's busy intervals by kind, on the trace's clock, and its
+/// collective calls.
+#[derive(Default)]
+struct Kinds {
+    comp: Vec<Interval>,
+    comm: Vec<Interval>,
+    mem: Vec<Interval>,
+    other: Vec<Interval>,
+    collectives: Vec<CollectiveCall>,
+    without_metadata: u64,
+    unmatched: BTreeMap<String, u64>,
+}
+
+/// A rank with device work: its kernels by type, its collectives from the
+/// CPU side tied to their kernels.
+fn device_kinds(
+    t: &Trace,
+    device_rows: &[usize],
+    args: &dyn Fn(usize) -> String,
+    group_default: &Option<String>,
+) -> Kinds {
+    let s = &t.slices;
+    let off = t.clock_offset_ns;
+    let mut k = Kinds::default();
+    let Kinds {
+        comp,
+        comm,
+        mem,
+        other,
+        collectives,
+        without_metadata,
+        unmatched,
+    } = &mut k;
+    for &i in device_rows {
+        let iv = (s.start_ns[i], s.end_ns(i));
+        let name = t.slice_name(i);
+        match exact_kernel_type(s.category[i], name) {
+            KernelType::Computation => comp.push(iv),
+            KernelType::Memory => mem.push(iv),
+            KernelType::Other => other.push(iv),
+            KernelType::Communication => comm.push(iv),
+        }
+    }
+    let found = collectives::device_collectives(t, args);
+    *without_metadata = found.without_metadata;
+    for (kind, n) in found.unmatched_kernels {
+        *unmatched.entry(kind).or_default() += n;
+    }
+    for (kind, n) in found.without_device_work {
+        *unmatched.entry(kind).or_default() += n;
+    }
+    collectives.extend(
+        found
+            .calls
+            .into_iter()
+            .map(|c| call_of(c, group_default, off)),
+    );
+    k
+}
+
+/// A CPU-only rank: top-level ops as compute, collective work as
+/// communication, its collectives from the CPU side.
+fn host_kinds(
+    t: &Trace,
+    args: &dyn Fn(usize) -> String,
+    group_default: &Option<String>,
+    notes: &mut Vec<String>,
+) -> Kinds {
+    let s = &t.slices;
+    let off = t.clock_offset_ns;
+    let dist = t.distributed();
+    let mut k = Kinds::default();
+    let mut ops = Vec::new();
+    let mut coll_ops = Vec::new();
+    for i in 0..s.len() {
+        if !t.on_host(i) {
+            continue;
+        }
+        let name = t.slice_name(i);
+        if s.category[i] == Category::CpuOp {
+            if is_collective_op(name) {
+                coll_ops.push((s.start_ns[i], s.end_ns(i)));
+            } else if s.parent[i] == NO_SLICE || s.category[s.parent[i] as usize] != Category::CpuOp
+            {
+                ops.push((s.start_ns[i], s.end_ns(i)));
+            }
+        }
+    }
+    let ops = intervals::union(ops);
+    let coll_ops = intervals::union(coll_ops);
+    k.comp = subtract(&ops, &coll_ops);
+    let world = dist.as_ref().and_then(|d| d.world_size);
+    let found =
+        collectives::host_collectives(t, args, &|w, kind| host_work_bytes(t, w, kind, world));
+    k.comm
+        .extend(found.works.iter().map(|&w| (s.start_ns[w], s.end_ns(w))));
+    for (kind, n) in found.unmatched_work {
+        *k.unmatched.entry(kind).or_default() += n;
+    }
+    k.collectives.extend(
+        found
+            .calls
+            .into_iter()
+            .map(|c| call_of(c, group_default, off)),
+    );
+    if group_default.is_none() && !k.collectives.is_empty() {
+        notes.push("the trace does not say which process group each call belongs to (several groups or none listed): matched by order per kind as group \"?\"".into());
+    }
+    k
 }
 
 /// The slices whose args text [`RankSummary::of`] reads (collective
@@ -586,18 +636,7 @@ fn distinct(v: &[Option<i64>]) -> Option<Vec<i64>> {
 /// Combines the ranks' summaries.
 pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
     let mut notes = Vec::new();
-    let from_info: Vec<Option<i64>> = summaries.iter().map(|s| s.rank).collect();
-    let from_name: Vec<Option<i64>> = summaries
-        .iter()
-        .map(|s| rank_from_name(&s.source))
-        .collect();
-    let (ids, rank_source) = if let Some(v) = distinct(&from_info) {
-        (v, RankSource::DistributedInfo)
-    } else if let Some(v) = distinct(&from_name) {
-        (v, RankSource::FileName)
-    } else {
-        ((0..summaries.len() as i64).collect(), RankSource::Order)
-    };
+    let (ids, rank_source) = rank_ids(summaries);
     let mut order: Vec<usize> = (0..summaries.len()).collect();
     crate::sort::by_key(&mut order, &|&k| ids[k]);
     let worlds: Vec<i64> = summaries.iter().filter_map(|s| s.world_size).collect();
@@ -620,23 +659,131 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         .min()
         .unwrap_or(0);
 
-    // Match: (group, seq or index in group) → calls; a send and its recv
-    // by (sender, receiver, index between the two).
-    type Key = (String, u64);
-    let mut matched: BTreeMap<Key, Vec<(usize, &CollectiveCall)>> = BTreeMap::new();
-    let use_seq = summaries.iter().all(|s| {
-        s.collectives
-            .iter()
-            .filter(|c| !is_point_to_point(&c.name))
-            .all(|c| c.seq.is_some())
-    });
     let mut unmatched_by_kind: BTreeMap<String, u64> = BTreeMap::new();
     for s in summaries {
         for (kind, n) in &s.unmatched {
             *unmatched_by_kind.entry(kind.clone()).or_default() += n;
         }
     }
-    for &k in &order {
+    let (matched, use_seq) = match_calls(summaries, &ids, &order, &mut unmatched_by_kind);
+    let (mut collectives, counts) = collectives_of(matched, &ids, use_seq, &mut unmatched_by_kind);
+    let MatchCounts {
+        mismatched,
+        unmatched_calls,
+        ended_before_last,
+    } = counts;
+    if mismatched > 0 {
+        notes.push(format!(
+            "{mismatched} collectives differ between ranks in kind or size at the same position (ranks issued different collectives, or calls were not recorded on every rank): left out"
+        ));
+    }
+    if ended_before_last > 0 {
+        notes.push(format!(
+            "{ended_before_last} matched collectives end on one rank before another rank's call starts: the ranks' clocks are apart, or the calls are not the same collective (the trace names no process group or sequence number to tell)"
+        ));
+    }
+    if unmatched_calls > 0 {
+        notes.push(format!(
+            "{unmatched_calls} collective calls have no counterpart on another opened rank: left out"
+        ));
+    }
+    if !unmatched_by_kind.is_empty() {
+        let list: Vec<String> = unmatched_by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        notes.push(format!("not matched, by kind: {}", list.join(", ")));
+    }
+
+    let mut step_set: Vec<u64> = summaries
+        .iter()
+        .flat_map(|s| s.steps.iter().map(|st| st.step))
+        .collect();
+    step_set.sort_unstable();
+    step_set.dedup();
+
+    let (wait, blame) = waits(&collectives);
+    let ranks_rows: Vec<RankRow> = order
+        .iter()
+        .map(|&k| {
+            let s = &summaries[k];
+            RankRow {
+                rank: ids[k],
+                input: k,
+                source: s.source.clone(),
+                basis: s.basis,
+                clock_offset_ns: s.clock_offset_ns,
+                start_offset_ns: s.steps.first().map_or(0, |st| st.start_ns - earliest),
+                wait_ns: s
+                    .steps
+                    .iter()
+                    .map(|st| wait.get(&(ids[k], st.step)).copied().unwrap_or(0))
+                    .collect(),
+                steps: s.steps.clone(),
+                comm_comp_overlap_pct: s.comm_comp_overlap_pct,
+                hta: s.hta.clone(),
+            }
+        })
+        .collect();
+    let stragglers = stragglers(&step_set, &ranks_rows, &collectives, &blame);
+    crate::sort::by(&mut collectives, &|a, b| {
+        b.skew_ns
+            .cmp(&a.skew_ns)
+            .then(a.group.cmp(&b.group))
+            .then(a.seq.cmp(&b.seq))
+    });
+    RanksReport {
+        rank_source,
+        ranks: ranks_rows,
+        steps: step_set,
+        stragglers,
+        collectives,
+        mismatched,
+        unmatched_calls,
+        unmatched_by_kind,
+        notes,
+    }
+}
+
+/// Each summary's rank: from `distributedInfo` when every trace has a
+/// distinct one, else from the file names, else the order given.
+fn rank_ids(summaries: &[RankSummary]) -> (Vec<i64>, RankSource) {
+    let from_info: Vec<Option<i64>> = summaries.iter().map(|s| s.rank).collect();
+    let from_name: Vec<Option<i64>> = summaries
+        .iter()
+        .map(|s| rank_from_name(&s.source))
+        .collect();
+    if let Some(v) = distinct(&from_info) {
+        (v, RankSource::DistributedInfo)
+    } else if let Some(v) = distinct(&from_name) {
+        (v, RankSource::FileName)
+    } else {
+        ((0..summaries.len() as i64).collect(), RankSource::Order)
+    }
+}
+
+/// The calls at one position: (group, seq or index in group) → each
+/// rank's call.
+type Matched<'s> = BTreeMap<(String, u64), Vec<(usize, &'s CollectiveCall)>>;
+
+/// Calls matched across ranks: (group, seq or index in group) → calls; a
+/// send and its recv by (sender, receiver, index between the two).
+/// Whether `Seq` numbered them.
+fn match_calls<'s>(
+    summaries: &'s [RankSummary],
+    ids: &[i64],
+    order: &[usize],
+    unmatched_by_kind: &mut BTreeMap<String, u64>,
+) -> (Matched<'s>, bool) {
+    // by (sender, receiver, index between the two).
+    let mut matched: Matched = BTreeMap::new();
+    let use_seq = summaries.iter().all(|s| {
+        s.collectives
+            .iter()
+            .filter(|c| !is_point_to_point(&c.name))
+            .all(|c| c.seq.is_some())
+    });
+    for &k in order {
         let mut index: HashMap<(String, i64, i64), u64> = HashMap::new();
         for c in &summaries[k].collectives {
             let key = match (c.name.as_str(), c.peer) {
@@ -667,6 +814,24 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
             matched.entry((group, seq)).or_default().push((k, c));
         }
     }
+    (matched, use_seq)
+}
+
+/// What matching left out or found odd.
+struct MatchCounts {
+    mismatched: u64,
+    unmatched_calls: u64,
+    ended_before_last: u64,
+}
+
+/// Each position's calls as one collective (kinds and sizes agreeing):
+/// arrival skew, the last rank, transfer time and bandwidths.
+fn collectives_of(
+    matched: Matched,
+    ids: &[i64],
+    use_seq: bool,
+    unmatched_by_kind: &mut BTreeMap<String, u64>,
+) -> (Vec<Collective>, MatchCounts) {
     let mut collectives = Vec::new();
     let mut mismatched = 0u64;
     let mut unmatched_calls = 0u64;
@@ -754,40 +919,25 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
                 .collect(),
         });
     }
-    if mismatched > 0 {
-        notes.push(format!(
-            "{mismatched} collectives differ between ranks in kind or size at the same position (ranks issued different collectives, or calls were not recorded on every rank): left out"
-        ));
-    }
-    if ended_before_last > 0 {
-        notes.push(format!(
-            "{ended_before_last} matched collectives end on one rank before another rank's call starts: the ranks' clocks are apart, or the calls are not the same collective (the trace names no process group or sequence number to tell)"
-        ));
-    }
-    if unmatched_calls > 0 {
-        notes.push(format!(
-            "{unmatched_calls} collective calls have no counterpart on another opened rank: left out"
-        ));
-    }
-    if !unmatched_by_kind.is_empty() {
-        let list: Vec<String> = unmatched_by_kind
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        notes.push(format!("not matched, by kind: {}", list.join(", ")));
-    }
+    (
+        collectives,
+        MatchCounts {
+            mismatched,
+            unmatched_calls,
+            ended_before_last,
+        },
+    )
+}
 
-    let mut step_set: Vec<u64> = summaries
-        .iter()
-        .flat_map(|s| s.steps.iter().map(|st| st.step))
-        .collect();
-    step_set.sort_unstable();
-    step_set.dedup();
+/// Per step: the rank that arrived last, by whose lateness the others
+/// waited; (skew, others' mean wait, collectives) by rank.
+type Blame = BTreeMap<u64, HashMap<i64, (i64, i64, u32)>>;
 
-    // Waits per rank and step; blame per step.
+/// Each rank's wait per step, and the blame per step.
+fn waits(collectives: &[Collective]) -> (HashMap<(i64, u64), i64>, Blame) {
     let mut wait: HashMap<(i64, u64), i64> = HashMap::new();
-    let mut blame: BTreeMap<u64, HashMap<i64, (i64, i64, u32)>> = BTreeMap::new();
-    for c in &collectives {
+    let mut blame: Blame = BTreeMap::new();
+    for c in collectives {
         let last_arrival = c.first_arrival_ns + c.skew_ns;
         let Some(step) = c.step else { continue };
         let mut others = 0i64;
@@ -806,30 +956,19 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         e.1 += others / (c.calls.len() as i64 - 1).max(1);
         e.2 += 1;
     }
-    let ranks_rows: Vec<RankRow> = order
-        .iter()
-        .map(|&k| {
-            let s = &summaries[k];
-            RankRow {
-                rank: ids[k],
-                input: k,
-                source: s.source.clone(),
-                basis: s.basis,
-                clock_offset_ns: s.clock_offset_ns,
-                start_offset_ns: s.steps.first().map_or(0, |st| st.start_ns - earliest),
-                wait_ns: s
-                    .steps
-                    .iter()
-                    .map(|st| wait.get(&(ids[k], st.step)).copied().unwrap_or(0))
-                    .collect(),
-                steps: s.steps.clone(),
-                comm_comp_overlap_pct: s.comm_comp_overlap_pct,
-                hta: s.hta.clone(),
-            }
-        })
-        .collect();
+    (wait, blame)
+}
+
+/// Each step's straggler: the rank most blamed by the collectives, else
+/// the one with the longest step.
+fn stragglers(
+    step_set: &[u64],
+    ranks_rows: &[RankRow],
+    collectives: &[Collective],
+    blame: &Blame,
+) -> Vec<StepStraggler> {
     let mut stragglers = Vec::new();
-    for &step in &step_set {
+    for &step in step_set {
         let walls: Vec<(i64, i64)> = ranks_rows
             .iter()
             .filter_map(|r| {
@@ -880,64 +1019,8 @@ pub fn ranks(summaries: &[RankSummary]) -> RanksReport {
         };
         stragglers.push(s);
     }
-    crate::sort::by(&mut collectives, &|a, b| {
-        b.skew_ns
-            .cmp(&a.skew_ns)
-            .then(a.group.cmp(&b.group))
-            .then(a.seq.cmp(&b.seq))
-    });
-    RanksReport {
-        rank_source,
-        ranks: ranks_rows,
-        steps: step_set,
-        stragglers,
-        collectives,
-        mismatched,
-        unmatched_calls,
-        unmatched_by_kind,
-        notes,
-    }
+    stragglers
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranks_come_from_file_names_when_distributed_info_repeats() {
-        assert_eq!(rank_from_name("run/rank12.pt.trace.json"), Some(12));
-        assert_eq!(rank_from_name("job_rank-3_step.json.gz"), Some(3));
-        assert_eq!(rank_from_name("worker_7.json"), Some(7));
-        assert_eq!(rank_from_name("trace.json"), None);
-    }
-
-    #[test]
-    fn subtract_removes_the_collective_ops_from_compute() {
-        assert_eq!(
-            subtract(&[(0, 10), (20, 30)], &[(2, 4), (8, 22)]),
-            vec![(0, 2), (4, 8), (22, 30)]
-        );
-        assert_eq!(subtract(&[(0, 10)], &[]), vec![(0, 10)]);
-        assert_eq!(subtract(&[(5, 6)], &[(0, 10)]), Vec::<Interval>::new());
-    }
-
-    #[test]
-    fn a_step_breakdown_sums_to_its_wall_time() {
-        let b = breakdown(
-            &[(0, 40)],
-            &[(30, 70)],
-            &[(60, 80), (90, 95)],
-            &[],
-            (0, 100),
-        );
-        assert_eq!(b.compute_ns, 40);
-        assert_eq!(b.exposed_comm_ns, 30);
-        assert_eq!(b.exposed_memcpy_ns, 15);
-        assert_eq!(b.idle_ns, 15);
-        assert_eq!(b.comm_overlapped_ns, 10);
-        assert_eq!(
-            b.compute_ns + b.exposed_comm_ns + b.exposed_memcpy_ns + b.exposed_other_ns + b.idle_ns,
-            b.wall_ns
-        );
-    }
-}
+mod tests;
