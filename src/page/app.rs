@@ -38,32 +38,7 @@ pub fn start() {
 
 #[component]
 fn App() -> impl IntoView {
-    let ui = Ui {
-        traces: RwSignal::new(Vec::new()),
-        active: RwSignal::new(0),
-        status: RwSignal::new(Status::Idle),
-        demo: RwSignal::new(true),
-        dragging: RwSignal::new(false),
-        table_highlight: RwSignal::new(None),
-        compare_open: RwSignal::new(false),
-        ranges: RwSignal::new(Vec::new()),
-        last_batch: RwSignal::new(Vec::new()),
-        focus: RwSignal::new(None),
-        path_shown: RwSignal::new(None),
-        lanes: RwSignal::new(Vec::new()),
-        rank_set: RwSignal::new(None),
-        ranks_open: RwSignal::new(false),
-        update_ready: RwSignal::new(false),
-        closed: RwSignal::new(None),
-        view: RwSignal::new(0),
-        origins: RwSignal::new(Vec::new()),
-        states: RwSignal::new(Vec::new()),
-        variants: RwSignal::new(Vec::new()),
-        remount: RwSignal::new(0),
-        link_note: RwSignal::new(None),
-        library: RwSignal::new(None),
-        library_open: RwSignal::new(false),
-    };
+    let ui = new_ui();
     provide_context(ui);
     imports::spawn_worker(ui);
     imports::spawn_helper(ui);
@@ -100,54 +75,8 @@ fn App() -> impl IntoView {
         crate::page::ranks::open(ui, files, from_folder, None);
         input.set_value("");
     };
-    let open_sources = move |files: Vec<Source>| {
-        // A link waiting for the receiver's copies of its files takes them.
-        let Some(files) = crate::page::link::take_files(ui, files) else {
-            return;
-        };
-        if !files.is_empty() {
-            ui.demo.set(false);
-            ui.ranks_open.set(false);
-            imports::enqueue_batch(ui, files);
-        }
-    };
-    let on_drop = move |ev: web_sys::DragEvent| {
-        ev.prevent_default();
-        ui.dragging.set(false);
-        let Some(dt) = ev.data_transfer() else { return };
-        // On the Ranks view, what is dropped (files, a folder, an archive
-        // of traces) is a run.
-        if ui.ranks_open.get_untracked() {
-            if let Some(entries) = imports::dropped_entries(&dt) {
-                leptos::task::spawn_local(async move {
-                    let files = imports::walk_entries(entries).await;
-                    let folder = files
-                        .first()
-                        .and_then(|(path, _)| path.split_once('/'))
-                        .map(|(dir, _)| dir.to_string());
-                    let files = files.into_iter().map(|(_, f)| f).collect();
-                    crate::page::ranks::open(ui, files, true, folder);
-                });
-                return;
-            }
-            let files: Vec<web_sys::File> = dt
-                .files()
-                .map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect())
-                .unwrap_or_default();
-            crate::page::ranks::open(ui, files, false, None);
-            return;
-        }
-        // A dropped folder (a Neuron profile directory) is walked, then
-        // opened like the files in it.
-        if let Some(entries) = imports::dropped_entries(&dt) {
-            leptos::task::spawn_local(async move {
-                let files = imports::walk_entries(entries).await;
-                open_sources(imports::group_files(files));
-            });
-            return;
-        }
-        open_sources(imports::files_from(dt.files()));
-    };
+    let open_sources = move |files: Vec<Source>| open_sources(ui, files);
+    let on_drop = move |ev: web_sys::DragEvent| on_drop(ui, ev);
     view! {
         <div
             class="page"
@@ -209,22 +138,7 @@ fn App() -> impl IntoView {
                     <button id="update-reload" on:click=move |_| crate::page::offline::activate_update()>"reload"</button>
                 </div>
             </Show>
-            <Show when=move || ui.demo.get()>
-                <p class="demo-line" id="demo-line">
-                    "You are looking at built-in demo traces: RMSNorm as six eager ops, as "
-                    <code>"torch.rms_norm"</code>
-                    ", and under "
-                    <code>"torch.compile"</code>
-                    " — on Trainium ("
-                    <code>"torchneuron_rmsnorm.json"</code>
-                    ", "<strong>"reconstructed from the TorchNeuron article's published figures, not a capture"</strong>
-                    ", in a Kineto shape no public capture attests: TorchNeuron's own trace.json holds CPU ops only, its device time is in the runtime's profile, joined through framework_mapping_*.json — drop such a run's folder to see it) and recorded by PyTorch 2.15 on CPU — and a ROCm training step with kernels. Drop your own "
-                    <code>".json"</code>
-                    " / "
-                    <code>".json.gz"</code>
-                    " trace anywhere on the page, or use Open trace."
-                </p>
-            </Show>
+            <DemoLine/>
             <crate::page::link::LinkNotice/>
             <StatusBar/>
             <Shortcuts/>
@@ -248,6 +162,115 @@ fn App() -> impl IntoView {
             }}
             <div class="drop-hint">"Drop trace files to open them"</div>
         </div>
+    }
+}
+
+/// The page's state, empty: no trace, the demo line shown.
+fn new_ui() -> Ui {
+    Ui {
+        traces: RwSignal::new(Vec::new()),
+        active: RwSignal::new(0),
+        status: RwSignal::new(Status::Idle),
+        demo: RwSignal::new(true),
+        dragging: RwSignal::new(false),
+        table_highlight: RwSignal::new(None),
+        compare_open: RwSignal::new(false),
+        ranges: RwSignal::new(Vec::new()),
+        last_batch: RwSignal::new(Vec::new()),
+        focus: RwSignal::new(None),
+        path_shown: RwSignal::new(None),
+        lanes: RwSignal::new(Vec::new()),
+        rank_set: RwSignal::new(None),
+        ranks_open: RwSignal::new(false),
+        update_ready: RwSignal::new(false),
+        closed: RwSignal::new(None),
+        view: RwSignal::new(0),
+        origins: RwSignal::new(Vec::new()),
+        states: RwSignal::new(Vec::new()),
+        variants: RwSignal::new(Vec::new()),
+        remount: RwSignal::new(0),
+        link_note: RwSignal::new(None),
+        library: RwSignal::new(None),
+        library_open: RwSignal::new(false),
+    }
+}
+
+/// Files picked or dropped, opened as traces (a link waiting for the
+/// receiver's copies of its files takes them first).
+fn open_sources(ui: Ui, files: Vec<Source>) {
+    // A link waiting for the receiver's copies of its files takes them.
+    let Some(files) = crate::page::link::take_files(ui, files) else {
+        return;
+    };
+    if !files.is_empty() {
+        ui.demo.set(false);
+        ui.ranks_open.set(false);
+        imports::enqueue_batch(ui, files);
+    }
+}
+
+/// What was dropped on the page: on the Ranks view a run (files, a
+/// folder, an archive of traces); elsewhere traces, a dropped folder (a
+/// Neuron profile directory) walked and opened like the files in it.
+fn on_drop(ui: Ui, ev: web_sys::DragEvent) {
+    ev.prevent_default();
+    ui.dragging.set(false);
+    let Some(dt) = ev.data_transfer() else { return };
+    // On the Ranks view, what is dropped (files, a folder, an archive
+    // of traces) is a run.
+    if ui.ranks_open.get_untracked() {
+        if let Some(entries) = imports::dropped_entries(&dt) {
+            leptos::task::spawn_local(async move {
+                let files = imports::walk_entries(entries).await;
+                let folder = files
+                    .first()
+                    .and_then(|(path, _)| path.split_once('/'))
+                    .map(|(dir, _)| dir.to_string());
+                let files = files.into_iter().map(|(_, f)| f).collect();
+                crate::page::ranks::open(ui, files, true, folder);
+            });
+            return;
+        }
+        let files: Vec<web_sys::File> = dt
+            .files()
+            .map(|l| (0..l.length()).filter_map(|k| l.get(k)).collect())
+            .unwrap_or_default();
+        crate::page::ranks::open(ui, files, false, None);
+        return;
+    }
+    // A dropped folder (a Neuron profile directory) is walked, then
+    // opened like the files in it.
+    if let Some(entries) = imports::dropped_entries(&dt) {
+        leptos::task::spawn_local(async move {
+            let files = imports::walk_entries(entries).await;
+            open_sources(ui, imports::group_files(files));
+        });
+        return;
+    }
+    open_sources(ui, imports::files_from(dt.files()));
+}
+
+/// The demo's line: what the built-in traces are.
+#[component]
+fn DemoLine() -> impl IntoView {
+    let ui: Ui = expect_context();
+    view! {
+    <Show when=move || ui.demo.get()>
+        <p class="demo-line" id="demo-line">
+            "You are looking at built-in demo traces: RMSNorm as six eager ops, as "
+            <code>"torch.rms_norm"</code>
+            ", and under "
+            <code>"torch.compile"</code>
+            " — on Trainium ("
+            <code>"torchneuron_rmsnorm.json"</code>
+            ", "<strong>"reconstructed from the TorchNeuron article's published figures, not a capture"</strong>
+            ", in a Kineto shape no public capture attests: TorchNeuron's own trace.json holds CPU ops only, its device time is in the runtime's profile, joined through framework_mapping_*.json — drop such a run's folder to see it) and recorded by PyTorch 2.15 on CPU — and a ROCm training step with kernels. Drop your own "
+            <code>".json"</code>
+            " / "
+            <code>".json.gz"</code>
+            " trace anywhere on the page, or use Open trace."
+        </p>
+    </Show>
     }
 }
 

@@ -72,39 +72,7 @@ fn busy_split(v: &Variant) -> impl IntoView {
 #[component]
 pub fn ComparePanel() -> impl IntoView {
     let ui: Ui = expect_context();
-    // Start from the files last opened together, if they are still open;
-    // else from every open trace.
-    let batch = ui.last_batch.get_untracked();
-    let open = ui.traces.with_untracked(|t| {
-        let all: Vec<_> = t
-            .iter()
-            .map(|s| (s.id, s.name.clone(), s.regions.clone()))
-            .collect();
-        let recent: Vec<_> = all
-            .iter()
-            .filter(|(id, _, _)| batch.contains(id))
-            .cloned()
-            .collect();
-        if recent.len() >= 2 {
-            recent
-        } else {
-            all
-        }
-    });
-    // The variants last chosen (or a link's), while their traces are open.
-    let chosen = ui.variants.get_untracked();
-    let specs = RwSignal::new(
-        if chosen.len() >= 2
-            && chosen.iter().all(|v| {
-                ui.traces
-                    .with_untracked(|t| t.iter().any(|s| s.id == v.trace))
-            })
-        {
-            chosen
-        } else {
-            default_variants(&open)
-        },
-    );
+    let specs = RwSignal::new(initial_variants(ui));
     // The comparison of the variants now chosen (answers to earlier
     // choices are dropped).
     let compared = RwSignal::new(None::<Result<Comparison, String>>);
@@ -137,74 +105,11 @@ pub fn ComparePanel() -> impl IntoView {
                 .collect_view()
         })
     };
-    let region_options = move |trace: u32, current: Scope| {
-        let (regions, range) = ui.traces.with(|t| {
-            (
-                t.iter()
-                    .find(|s| s.id == trace)
-                    .map(|s| s.regions.clone())
-                    .unwrap_or_default(),
-                ui.ranges
-                    .with(|r| r.iter().find(|(id, _)| *id == trace).map(|(_, r)| *r)),
-            )
-        });
-        let cur = region_value(&current);
-        let mut opts = vec![
-            view! { <option value="whole" selected=cur == "whole">"whole trace"</option> }
-                .into_any(),
-        ];
-        for (name, n) in regions {
-            let v = format!("name:{name}");
-            let sel = cur == v;
-            opts.push(
-                view! { <option value=v selected=sel>{format!("{name} ({n}×)")}</option> }
-                    .into_any(),
-            );
-        }
-        if let Some((a, b)) = range {
-            opts.push(
-                view! { <option value="range" selected=cur == "range">{format!("timeline selection ({})", table::fmt_ns((b - a) as f64))}</option> }
-                    .into_any(),
-            );
-        }
-        opts
-    };
     let set_region = move |k: usize, value: String| {
-        specs.update(|s| {
-            let trace = s[k].trace;
-            s[k].region = if let Some(name) = value.strip_prefix("name:") {
-                Scope::named(name)
-            } else if value == "range" {
-                match ui
-                    .ranges
-                    .with_untracked(|r| r.iter().find(|(id, _)| *id == trace).map(|(_, r)| *r))
-                {
-                    Some((a, b)) => Scope::Range {
-                        start_ns: a,
-                        end_ns: b,
-                    },
-                    None => Scope::Whole,
-                }
-            } else {
-                Scope::Whole
-            };
-        })
+        specs.update(|s| s[k].region = region_choice(ui, s[k].trace, &value))
     };
     let set_trace = move |k: usize, id: u32| {
-        let (file, region) = ui.traces.with_untracked(|t| {
-            t.iter()
-                .find(|s| s.id == id)
-                .map(|s| {
-                    let best = s
-                        .regions
-                        .iter()
-                        .find(|(n, _)| !n.starts_with("ProfilerStep#"))
-                        .map(|(n, _)| Scope::named(n))
-                        .unwrap_or(Scope::Whole);
-                    (s.name.clone(), best)
-                })
-                .unwrap_or_else(|| (String::new(), Scope::Whole))
-        });
+        let (file, region) = trace_choice(ui, id);
         specs.update(|s| {
             s[k].trace = id;
             s[k].file = file;
@@ -229,7 +134,7 @@ pub fn ComparePanel() -> impl IntoView {
                         </select>
                         <select class="spec-region" aria-label="region"
                             on:change=move |ev| set_region(k, event_target_value(&ev))>
-                            {region_options(trace, spec.region.clone())}
+                            {region_options(ui, trace, spec.region.clone())}
                         </select>
                         {(k > 0).then(|| view! {
                             <button class="make-baseline" on:click=move |_| specs.update(|s| { let v = s.remove(k); s.insert(0, v); })>"make baseline"</button>
@@ -274,6 +179,112 @@ pub fn ComparePanel() -> impl IntoView {
             }}
         </section>
     }
+}
+
+/// The variants to start from: the ones last chosen (or a link's) while
+/// their traces are open; else defaults over the files last opened
+/// together, if they are still open, or over every open trace.
+fn initial_variants(ui: Ui) -> Vec<VariantSpec> {
+    let batch = ui.last_batch.get_untracked();
+    let open = ui.traces.with_untracked(|t| {
+        let all: Vec<_> = t
+            .iter()
+            .map(|s| (s.id, s.name.clone(), s.regions.clone()))
+            .collect();
+        let recent: Vec<_> = all
+            .iter()
+            .filter(|(id, _, _)| batch.contains(id))
+            .cloned()
+            .collect();
+        if recent.len() >= 2 {
+            recent
+        } else {
+            all
+        }
+    });
+    let chosen = ui.variants.get_untracked();
+    if chosen.len() >= 2
+        && chosen.iter().all(|v| {
+            ui.traces
+                .with_untracked(|t| t.iter().any(|s| s.id == v.trace))
+        })
+    {
+        chosen
+    } else {
+        default_variants(&open)
+    }
+}
+
+/// The region choices of a trace: the whole trace, its named regions, the
+/// timeline's selection.
+fn region_options(ui: Ui, trace: u32, current: Scope) -> Vec<AnyView> {
+    let (regions, range) = ui.traces.with(|t| {
+        (
+            t.iter()
+                .find(|s| s.id == trace)
+                .map(|s| s.regions.clone())
+                .unwrap_or_default(),
+            ui.ranges
+                .with(|r| r.iter().find(|(id, _)| *id == trace).map(|(_, r)| *r)),
+        )
+    });
+    let cur = region_value(&current);
+    let mut opts = vec![
+        view! { <option value="whole" selected=cur == "whole">"whole trace"</option> }.into_any(),
+    ];
+    for (name, n) in regions {
+        let v = format!("name:{name}");
+        let sel = cur == v;
+        opts.push(
+            view! { <option value=v selected=sel>{format!("{name} ({n}×)")}</option> }.into_any(),
+        );
+    }
+    if let Some((a, b)) = range {
+        opts.push(
+            view! { <option value="range" selected=cur == "range">{format!("timeline selection ({})", table::fmt_ns((b - a) as f64))}</option> }
+                .into_any(),
+        );
+    }
+    opts
+}
+
+/// The scope a region choice names (`name:…`, `range`, `whole`).
+fn region_choice(ui: Ui, trace: u32, value: &str) -> Scope {
+    if let Some(name) = value.strip_prefix("name:") {
+        Scope::named(name)
+    } else if value == "range" {
+        match ui
+            .ranges
+            .with_untracked(|r| r.iter().find(|(id, _)| *id == trace).map(|(_, r)| *r))
+        {
+            Some((a, b)) => Scope::Range {
+                start_ns: a,
+                end_ns: b,
+            },
+            None => Scope::Whole,
+        }
+    } else {
+        Scope::Whole
+    }
+}
+
+/// A trace chosen for a variant: its file name and the region to start
+/// on (its first named region that is not a step, else the whole trace).
+fn trace_choice(ui: Ui, id: u32) -> (String, Scope) {
+    ui.traces.with_untracked(|t| {
+        t.iter()
+            .find(|s| s.id == id)
+            .map(|s| {
+                let best = s
+                    .regions
+                    .iter()
+                    .find(|(n, _)| !n.starts_with("ProfilerStep#"))
+                    .map(|(n, _)| Scope::named(n))
+                    .unwrap_or(Scope::Whole);
+                (s.name.clone(), best)
+            })
+            .unwrap_or_else(|| (String::new(), Scope::Whole))
+    })
 }
 
 #[component]

@@ -16,7 +16,7 @@ use crate::page::widgets::{jump, scope_picker};
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table;
 use tracelane_core::analysis::engines::{DmaRow, EngineReport, GroupRow};
-use tracelane_core::analysis::roofline::{Bound, Peak, Point, RooflineReport};
+use tracelane_core::analysis::roofline::{Bound, KernelEfficiency, Peak, Point, RooflineReport};
 use tracelane_core::export::fmt_si;
 
 fn fmt(ns: i64) -> String {
@@ -307,10 +307,6 @@ pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
         };
         peaks.set((read(tflops_in), read(gbps_in)));
     };
-    let open = move |p: &Point| {
-        let (slice, at) = (p.slices.first().copied(), p.first_ns);
-        move |_| jump(ui, id, show_timeline, slice, at)
-    };
     view! {
         <section class="roofline" id="roofline"
             data-asked=move || asked.get().to_string()
@@ -331,71 +327,6 @@ pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 Some(Err(e)) => view! { <p class="error-text" id="roofline-error">{e}</p> }.into_any(),
                 Some(Ok(r)) => {
                     let shown = if kernels.get() { r.kernel_points.clone() } else { r.points.clone() };
-                    let axes = Axes::fit(&shown, &r.peaks);
-                    let ticks = |lo: f64, hi: f64| (lo.ceil() as i32..=hi.floor() as i32).collect::<Vec<_>>();
-                    let roofs = r.peaks.iter().map(|p| {
-                        // The memory roof up to the ridge, then the compute roof.
-                        let ridge = p.flops_per_s / p.bytes_per_s;
-                        let x0 = 10f64.powf(axes.x.0);
-                        let x1 = 10f64.powf(axes.x.1);
-                        let pts: Vec<(f64, f64)> = [x0, ridge.clamp(x0, x1), x1]
-                            .iter()
-                            .map(|&x| (axes.px(x), axes.py((x * p.bytes_per_s).min(p.flops_per_s).max(10f64.powf(axes.y.0)))))
-                            .collect();
-                        let d = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" ");
-                        let label = format!("{} {}: {}FLOP/s, {}B/s", p.device, p.dtype, fmt_si(p.flops_per_s), fmt_si(p.bytes_per_s));
-                        let (lx, ly) = (pts[2].0 - 4.0, pts[2].1 - 6.0);
-                        view! {
-                            <polyline class=format!("roof {}", p.dtype) points=d data-dtype=p.dtype.clone()><title>{label.clone()}</title></polyline>
-                            <text class="roof-label" x=lx y=ly text-anchor="end">{label}</text>
-                        }
-                    }).collect_view();
-                    let points = shown.iter().filter(|p| p.intensity.is_some() && p.achieved_flops_per_s.is_some_and(|a| a > 0.0)).map(|p| {
-                        let (i, a) = (p.intensity.unwrap_or(0.0), p.achieved_flops_per_s.unwrap_or(0.0));
-                        let (x, y) = (axes.px(i), axes.py(a));
-                        let class = match p.bound {
-                            Some(Bound::Memory) => "point memory",
-                            Some(Bound::Compute) => "point compute",
-                            None => "point",
-                        };
-                        let tip = format!(
-                            "{}{}\n{} calls · {} · {}FLOP · {}\n{:.2} FLOP/B · {}FLOP/s{}",
-                            p.name,
-                            p.input_shapes.as_deref().map(|s| format!(" {s}")).unwrap_or_default(),
-                            p.calls,
-                            fmt(p.time_ns),
-                            fmt_si(p.flops),
-                            p.bytes.map_or("no bytes".into(), |b| format!("{}B ({})", fmt_si(b), p.bytes_from)),
-                            i,
-                            fmt_si(a),
-                            p.headroom.map(|h| format!(" · {h:.1}× below the roof")).unwrap_or_default()
-                        );
-                        let radius = 4.0 + (p.time_ns.max(1) as f64).log10().clamp(0.0, 10.0) * 0.6;
-                        view! {
-                            <circle class=class cx=format!("{x:.2}") cy=format!("{y:.2}") r=format!("{radius:.1}")
-                                data-name=p.name.clone() data-shapes=p.input_shapes.clone().unwrap_or_default()
-                                data-intensity=i.to_string() data-achieved=a.to_string()
-                                data-x=format!("{x:.2}") data-y=format!("{y:.2}")
-                                on:click=open(p)>
-                                <title>{tip}</title>
-                            </circle>
-                        }
-                    }).collect_view();
-                    let xt = ticks(axes.x.0, axes.x.1).into_iter().map(|e| {
-                        let x = axes.px(10f64.powi(e));
-                        view! {
-                            <line class="grid" x1=x x2=x y1=TOP y2=H - BOTTOM/>
-                            <text class="tick" x=x y=H - BOTTOM + 16.0 text-anchor="middle">{fmt_si(10f64.powi(e))}</text>
-                        }
-                    }).collect_view();
-                    let yt = ticks(axes.y.0, axes.y.1).into_iter().map(|e| {
-                        let y = axes.py(10f64.powi(e));
-                        view! {
-                            <line class="grid" x1=LEFT x2=W - RIGHT y1=y y2=y/>
-                            <text class="tick" x=LEFT - 6.0 y=y + 4.0 text-anchor="end">{fmt_si(10f64.powi(e))}</text>
-                        }
-                    }).collect_view();
-                    let rows = shown.clone();
                     view! {
                         <p class="muted" id="roofline-roofs">
                             {match (&r.device, r.peaks.is_empty()) {
@@ -405,72 +336,170 @@ pub fn RooflineView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                             }}
                         </p>
                         {r.notes.iter().map(|n| view! { <p class="note">{n.clone()}</p> }).collect_view()}
-                        <svg class="roofline-plot" id="roofline-plot" viewBox=format!("0 0 {W} {H}") width=W height=H
-                            role="img" aria-label="Roofline: achieved FLOP/s against arithmetic intensity, log-log">
-                            {xt}{yt}
-                            <text class="axis" x=(LEFT + W - RIGHT) / 2.0 y=H - 6.0 text-anchor="middle">"arithmetic intensity (FLOP/byte)"</text>
-                            <text class="axis" x=14 y=(TOP + H - BOTTOM) / 2.0 text-anchor="middle"
-                                transform=format!("rotate(-90 14 {})", (TOP + H - BOTTOM) / 2.0)>"achieved FLOP/s"</text>
-                            {roofs}
-                            {points}
-                        </svg>
-                        <table class="data" id="roofline-table">
-                            <thead><tr>
-                                <th>"name"</th><th>"shapes"</th><th>"calls"</th><th>"time"</th><th>"FLOPs"</th><th>"bytes"</th>
-                                <th>"achieved"</th><th>"FLOP/B"</th><th>"bound"</th><th title="attainable ÷ achieved">"headroom"</th>
-                            </tr></thead>
-                            <tbody>
-                                {rows.into_iter().take(100).map(|p| {
-                                    let go = open(&p);
-                                    view! {
-                                        <tr data-name=p.name.clone()>
-                                            <td><button class="link" on:click=go disabled=p.slices.is_empty()>{p.name.clone()}</button></td>
-                                            <td class="shapes">{p.input_shapes.clone().unwrap_or_default()}</td>
-                                            <td class="num">{table::fmt_count(p.calls)}</td>
-                                            <td class="num" title=p.time_from.clone()>{fmt(p.time_ns)}</td>
-                                            <td class="num" title=format!("{:?}", p.flops_source).to_lowercase()>{fmt_si(p.flops)}</td>
-                                            <td class="num" title=p.bytes_from.clone()>{p.bytes.map_or("—".into(), |b| fmt_si(b) + "B")}</td>
-                                            <td class="num">{p.achieved_flops_per_s.map_or("—".into(), |a| fmt_si(a) + "FLOP/s")}</td>
-                                            <td class="num">{p.intensity.map_or("—".into(), |i| format!("{i:.2}"))}</td>
-                                            <td>{p.bound.map_or("—".into(), |b| format!("{b:?}").to_lowercase())}</td>
-                                            <td class="num">{p.headroom.map_or("—".into(), |h| format!("{h:.1}×"))}</td>
-                                        </tr>
-                                    }
-                                }).collect_view()}
-                            </tbody>
-                        </table>
+                        {roofline_plot(ui, id, show_timeline, &shown, &r.peaks)}
+                        {roofline_table(ui, id, show_timeline, shown)}
                         {(!r.unplaced.is_empty()).then(|| view! {
                             <details id="roofline-unplaced"><summary>{format!("{} ops not placed: no FLOP formula", r.unplaced.len())}</summary>
                                 <ul>{r.unplaced.iter().take(100).map(|u| view! { <li>{format!("{} — {} calls, {}", u.name, u.calls, fmt(u.time_ns))}</li> }).collect_view()}</ul>
                             </details>
                         })}
-                        {(!r.kernels.is_empty()).then(|| view! {
-                            <h3>"Kernel efficiency"</h3>
-                            <table class="data" id="kernel-efficiency">
-                                <thead><tr><th>"kernel"</th><th>"count"</th><th>"time"</th><th>"grid"</th><th>"block"</th>
-                                    <th>"registers (mean / min)"</th><th>"shared memory (mean / min)"</th><th>"est. occupancy % (mean / min)"</th></tr></thead>
-                                <tbody>
-                                    {r.kernels.iter().take(50).map(|k| {
-                                        let st = |s: Option<tracelane_core::analysis::roofline::Stat>, d: usize| s.map_or("—".into(), |s| format!("{:.d$} / {:.d$}", s.mean, s.min));
-                                        view! {
-                                            <tr data-name=k.name.clone()>
-                                                <td class="kernel-name">{k.name.clone()}</td>
-                                                <td class="num">{table::fmt_count(k.count)}</td>
-                                                <td class="num">{fmt(k.time_ns)}</td>
-                                                <td>{k.grid.clone().unwrap_or_else(|| "—".into())}</td>
-                                                <td>{k.block.clone().unwrap_or_else(|| "—".into())}</td>
-                                                <td class="num">{st(k.registers_per_thread, 0)}</td>
-                                                <td class="num">{st(k.shared_memory_bytes, 0)}</td>
-                                                <td class="num">{st(k.occupancy_pct, 1)}</td>
-                                            </tr>
-                                        }
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                        })}
+                        {(!r.kernels.is_empty()).then(|| kernel_table(&r.kernels))}
                     }.into_any()
                 }
             }}
         </section>
+    }
+}
+
+/// The log-log plot: the roofs, a point per op (or kernel), the axes.
+fn roofline_plot(
+    ui: Ui,
+    id: u32,
+    show_timeline: RwSignal<u8>,
+    shown: &[Point],
+    peaks: &[Peak],
+) -> impl IntoView {
+    let open = move |p: &Point| {
+        let (slice, at) = (p.slices.first().copied(), p.first_ns);
+        move |_| jump(ui, id, show_timeline, slice, at)
+    };
+    let axes = Axes::fit(shown, peaks);
+    let ticks = |lo: f64, hi: f64| (lo.ceil() as i32..=hi.floor() as i32).collect::<Vec<_>>();
+    let roofs = peaks.iter().map(|p| {
+        // The memory roof up to the ridge, then the compute roof.
+        let ridge = p.flops_per_s / p.bytes_per_s;
+        let x0 = 10f64.powf(axes.x.0);
+        let x1 = 10f64.powf(axes.x.1);
+        let pts: Vec<(f64, f64)> = [x0, ridge.clamp(x0, x1), x1]
+            .iter()
+            .map(|&x| (axes.px(x), axes.py((x * p.bytes_per_s).min(p.flops_per_s).max(10f64.powf(axes.y.0)))))
+            .collect();
+        let d = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" ");
+        let label = format!("{} {}: {}FLOP/s, {}B/s", p.device, p.dtype, fmt_si(p.flops_per_s), fmt_si(p.bytes_per_s));
+        let (lx, ly) = (pts[2].0 - 4.0, pts[2].1 - 6.0);
+        view! {
+            <polyline class=format!("roof {}", p.dtype) points=d data-dtype=p.dtype.clone()><title>{label.clone()}</title></polyline>
+            <text class="roof-label" x=lx y=ly text-anchor="end">{label}</text>
+        }
+    }).collect_view();
+    let points = shown.iter().filter(|p| p.intensity.is_some() && p.achieved_flops_per_s.is_some_and(|a| a > 0.0)).map(|p| {
+        let (i, a) = (p.intensity.unwrap_or(0.0), p.achieved_flops_per_s.unwrap_or(0.0));
+        let (x, y) = (axes.px(i), axes.py(a));
+        let class = match p.bound {
+            Some(Bound::Memory) => "point memory",
+            Some(Bound::Compute) => "point compute",
+            None => "point",
+        };
+        let tip = format!(
+            "{}{}\n{} calls · {} · {}FLOP · {}\n{:.2} FLOP/B · {}FLOP/s{}",
+            p.name,
+            p.input_shapes.as_deref().map(|s| format!(" {s}")).unwrap_or_default(),
+            p.calls,
+            fmt(p.time_ns),
+            fmt_si(p.flops),
+            p.bytes.map_or("no bytes".into(), |b| format!("{}B ({})", fmt_si(b), p.bytes_from)),
+            i,
+            fmt_si(a),
+            p.headroom.map(|h| format!(" · {h:.1}× below the roof")).unwrap_or_default()
+        );
+        let radius = 4.0 + (p.time_ns.max(1) as f64).log10().clamp(0.0, 10.0) * 0.6;
+        view! {
+            <circle class=class cx=format!("{x:.2}") cy=format!("{y:.2}") r=format!("{radius:.1}")
+                data-name=p.name.clone() data-shapes=p.input_shapes.clone().unwrap_or_default()
+                data-intensity=i.to_string() data-achieved=a.to_string()
+                data-x=format!("{x:.2}") data-y=format!("{y:.2}")
+                on:click=open(p)>
+                <title>{tip}</title>
+            </circle>
+        }
+    }).collect_view();
+    let xt = ticks(axes.x.0, axes.x.1).into_iter().map(|e| {
+        let x = axes.px(10f64.powi(e));
+        view! {
+            <line class="grid" x1=x x2=x y1=TOP y2=H - BOTTOM/>
+            <text class="tick" x=x y=H - BOTTOM + 16.0 text-anchor="middle">{fmt_si(10f64.powi(e))}</text>
+        }
+    }).collect_view();
+    let yt = ticks(axes.y.0, axes.y.1).into_iter().map(|e| {
+        let y = axes.py(10f64.powi(e));
+        view! {
+            <line class="grid" x1=LEFT x2=W - RIGHT y1=y y2=y/>
+            <text class="tick" x=LEFT - 6.0 y=y + 4.0 text-anchor="end">{fmt_si(10f64.powi(e))}</text>
+        }
+    }).collect_view();
+    view! {
+        <svg class="roofline-plot" id="roofline-plot" viewBox=format!("0 0 {W} {H}") width=W height=H
+            role="img" aria-label="Roofline: achieved FLOP/s against arithmetic intensity, log-log">
+            {xt}{yt}
+            <text class="axis" x=(LEFT + W - RIGHT) / 2.0 y=H - 6.0 text-anchor="middle">"arithmetic intensity (FLOP/byte)"</text>
+            <text class="axis" x=14 y=(TOP + H - BOTTOM) / 2.0 text-anchor="middle"
+                transform=format!("rotate(-90 14 {})", (TOP + H - BOTTOM) / 2.0)>"achieved FLOP/s"</text>
+            {roofs}
+            {points}
+        </svg>
+    }
+}
+
+/// The points as a table, the first 100; a name opens the timeline on it.
+fn roofline_table(ui: Ui, id: u32, show_timeline: RwSignal<u8>, rows: Vec<Point>) -> impl IntoView {
+    let open = move |p: &Point| {
+        let (slice, at) = (p.slices.first().copied(), p.first_ns);
+        move |_| jump(ui, id, show_timeline, slice, at)
+    };
+    view! {
+        <table class="data" id="roofline-table">
+            <thead><tr>
+                <th>"name"</th><th>"shapes"</th><th>"calls"</th><th>"time"</th><th>"FLOPs"</th><th>"bytes"</th>
+                <th>"achieved"</th><th>"FLOP/B"</th><th>"bound"</th><th title="attainable ÷ achieved">"headroom"</th>
+            </tr></thead>
+            <tbody>
+                {rows.into_iter().take(100).map(|p| {
+                    let go = open(&p);
+                    view! {
+                        <tr data-name=p.name.clone()>
+                            <td><button class="link" on:click=go disabled=p.slices.is_empty()>{p.name.clone()}</button></td>
+                            <td class="shapes">{p.input_shapes.clone().unwrap_or_default()}</td>
+                            <td class="num">{table::fmt_count(p.calls)}</td>
+                            <td class="num" title=p.time_from.clone()>{fmt(p.time_ns)}</td>
+                            <td class="num" title=format!("{:?}", p.flops_source).to_lowercase()>{fmt_si(p.flops)}</td>
+                            <td class="num" title=p.bytes_from.clone()>{p.bytes.map_or("—".into(), |b| fmt_si(b) + "B")}</td>
+                            <td class="num">{p.achieved_flops_per_s.map_or("—".into(), |a| fmt_si(a) + "FLOP/s")}</td>
+                            <td class="num">{p.intensity.map_or("—".into(), |i| format!("{i:.2}"))}</td>
+                            <td>{p.bound.map_or("—".into(), |b| format!("{b:?}").to_lowercase())}</td>
+                            <td class="num">{p.headroom.map_or("—".into(), |h| format!("{h:.1}×"))}</td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// Kernel efficiency: launch shapes, registers, shared memory, occupancy.
+fn kernel_table(kernels: &[KernelEfficiency]) -> impl IntoView {
+    view! {
+
+                <h3>"Kernel efficiency"</h3>
+                <table class="data" id="kernel-efficiency">
+                    <thead><tr><th>"kernel"</th><th>"count"</th><th>"time"</th><th>"grid"</th><th>"block"</th>
+                        <th>"registers (mean / min)"</th><th>"shared memory (mean / min)"</th><th>"est. occupancy % (mean / min)"</th></tr></thead>
+                    <tbody>
+                        {kernels.iter().take(50).map(|k| {
+                            let st = |s: Option<tracelane_core::analysis::roofline::Stat>, d: usize| s.map_or("—".into(), |s| format!("{:.d$} / {:.d$}", s.mean, s.min));
+                            view! {
+                                <tr data-name=k.name.clone()>
+                                    <td class="kernel-name">{k.name.clone()}</td>
+                                    <td class="num">{table::fmt_count(k.count)}</td>
+                                    <td class="num">{fmt(k.time_ns)}</td>
+                                    <td>{k.grid.clone().unwrap_or_else(|| "—".into())}</td>
+                                    <td>{k.block.clone().unwrap_or_else(|| "—".into())}</td>
+                                    <td class="num">{st(k.registers_per_thread, 0)}</td>
+                                    <td class="num">{st(k.shared_memory_bytes, 0)}</td>
+                                    <td class="num">{st(k.occupancy_pct, 1)}</td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
     }
 }
