@@ -200,7 +200,7 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
     let counted = |i: usize| {
         s.category[i].is_counted_host() && t.on_host(i) && !is_filtered(i) && in_range(i)
     };
-    let order = tree_order(t, &counted);
+    let order = tree_order(t, counted);
 
     let (mut nodes, node_of_slice) = build_nodes(t, &order);
 
@@ -253,7 +253,7 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
 /// (sorted by (start, longest first, ops before runtime calls, file order),
 /// which is PyTorch's order too), with the runtime calls whose op is on
 /// another thread sorted in there.
-fn tree_order(t: &Trace, counted: &dyn Fn(usize) -> bool) -> Vec<(u32, u32)> {
+fn tree_order(t: &Trace, counted: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
     let s = &t.slices;
     let n = s.len();
     let mut moved: Vec<Vec<u32>> = vec![Vec::new(); t.tracks.len()];

@@ -1,7 +1,7 @@
 //! Where device time goes as sections: the device-time report (tracelane's
 //! and HTA's), the why-slow summary, the Neuron runtime report.
 
-use super::section::Section;
+use super::section::{time_cell as t, Section};
 use crate::analysis::device_time::DeviceTimeReport;
 use crate::numbers::{fmt_count, fmt_ns, pct};
 
@@ -26,11 +26,6 @@ pub fn device_time_sections(r: &DeviceTimeReport, top: usize) -> Vec<Section> {
         out.push(s);
     }
     out
-}
-
-/// A duration in words.
-fn t(ns: i64) -> String {
-    fmt_ns(ns as f64)
 }
 
 /// Per device: span, busy, idle, compute and what is exposed.

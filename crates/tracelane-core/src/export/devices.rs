@@ -1,6 +1,6 @@
 //! The device views as sections: Neuron engines and DMA, the roofline.
 
-use super::section::Section;
+use super::section::{time_cell as t, Section};
 use crate::analysis::engines::{DmaRow, EngineReport, GroupRow};
 use crate::numbers::{fmt_count, fmt_ns, fmt_si};
 
@@ -23,11 +23,6 @@ pub fn engine_sections(r: &EngineReport, top: usize) -> Vec<Section> {
         out.push(tables_section(r));
     }
     out
-}
-
-/// A duration in words.
-fn t(ns: i64) -> String {
-    fmt_ns(ns as f64)
 }
 
 /// A duration, or a dash where the source has none.

@@ -97,3 +97,8 @@ pub fn sections_to_markdown(sections: &[Section]) -> String {
     }
     out
 }
+
+/// A duration in a cell (`3.217 µs`).
+pub(crate) fn time_cell(ns: i64) -> String {
+    crate::numbers::fmt_ns(ns as f64)
+}

@@ -170,18 +170,8 @@ fn is_chrome_trace(head: &[u8]) -> bool {
     }
 }
 
-/// A Neuron file that is read beside a profile, not on its own: why it
-/// cannot be opened alone.
-pub(crate) fn companion_reason(format: Option<Format>) -> Option<&'static str> {
-    match format {
-        Some(Format::NeuronMapping) => Some(MAPPING_ALONE),
-        Some(Format::NeuronSummary) => Some(SUMMARY_ALONE),
-        _ => None,
-    }
-}
-
 /// A framework mapping opened alone: what it is, what to open it with.
 pub(crate) const MAPPING_ALONE: &str = "this is a TorchNeuron framework mapping (framework_mapping_*.json): it joins PyTorch's trace.json to the Neuron runtime's profile — open it together with them (drop the run's folder, the files at once, or a .zip / .tar of them)";
 
 /// A summary JSON opened alone.
-const SUMMARY_ALONE: &str = "this is a Neuron summary JSON (--output-format summary-json): its counters are read beside the profile they summarise — open it together with that profile (the folder, the files at once, or a .zip / .tar of them)";
+pub(crate) const SUMMARY_ALONE: &str = "this is a Neuron summary JSON (--output-format summary-json): its counters are read beside the profile they summarise — open it together with that profile (the folder, the files at once, or a .zip / .tar of them)";

@@ -345,13 +345,17 @@ impl Importer {
     /// Looks at the first JSON bytes: a Neuron system profile is held
     /// whole; anything else streams into the Chrome parser.
     fn decide(&mut self, head: &[u8], last: bool) -> Result<(), ImportError> {
-        let format = format::of(head);
-        if let Some(reason) = format::companion_reason(format) {
-            return Err(ImportError::NotATrace {
-                reason: reason.into(),
-            });
-        }
-        match format {
+        match format::of(head) {
+            Some(Format::NeuronMapping) => {
+                return Err(ImportError::NotATrace {
+                    reason: format::MAPPING_ALONE.into(),
+                })
+            }
+            Some(Format::NeuronSummary) => {
+                return Err(ImportError::NotATrace {
+                    reason: format::SUMMARY_ALONE.into(),
+                })
+            }
             Some(Format::Archive) => {
                 let mut bytes = Vec::with_capacity(self.size_hint.min(1 << 32) as usize);
                 bytes.extend_from_slice(head);
@@ -390,7 +394,7 @@ impl Importer {
             // Chrome JSON, and whatever no reader recognises: the Chrome
             // parser says what is wrong with it. Its source ranges are
             // ranges of the caller's input when that is plain JSON.
-            Some(Format::ChromeJson | Format::NeuronMapping | Format::NeuronSummary) | None => {
+            Some(Format::ChromeJson) | None => {
                 self.parser.b.args_in_source =
                     self.opts.args_in_source && matches!(self.mode, Mode::Plain);
                 return self.chrome(head, last);

@@ -204,7 +204,10 @@ impl RankSummary {
             unmatched,
         } = match basis {
             Basis::Device => device_kinds(t, &device_rows, args, &group_default),
-            Basis::Host => host_kinds(t, args, &group_default, &mut notes),
+            Basis::Host => {
+                let world = dist.as_ref().and_then(|d| d.world_size);
+                host_kinds(t, args, &group_default, world, &mut notes)
+            }
         };
         let comp = intervals::union(comp);
         let comm = intervals::union(comm);
@@ -336,11 +339,11 @@ fn host_kinds(
     t: &Trace,
     args: &dyn Fn(usize) -> String,
     group_default: &Option<String>,
+    world: Option<i64>,
     notes: &mut Vec<String>,
 ) -> Kinds {
     let s = &t.slices;
     let off = t.clock_offset_ns;
-    let dist = t.distributed();
     let mut k = Kinds::default();
     let mut ops = Vec::new();
     let mut coll_ops = Vec::new();
@@ -361,7 +364,6 @@ fn host_kinds(
     let ops = intervals::union(ops);
     let coll_ops = intervals::union(coll_ops);
     k.comp = subtract(&ops, &coll_ops);
-    let world = dist.as_ref().and_then(|d| d.world_size);
     let found =
         collectives::host_collectives(t, args, &|w, kind| host_work_bytes(t, w, kind, world));
     k.comm
