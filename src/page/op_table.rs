@@ -188,9 +188,9 @@ pub(crate) fn OpTable(summary: Summary) -> impl IntoView {
 
 /// Why a device self % passes 100 % (PyTorch's rule, kept as PyTorch
 /// reports it): the rows where it does carry this as a tooltip.
-const OVER_100: &str = "a record_function range (here ProfilerStep*) takes the span of its GPU-side copy (gpu_user_annotation) as device time — idle time included — on its own row and on the copy's row, as PyTorch's key_averages() does, while its kernels also count under their own rows and the % is of the kernels' total; so these rows can pass 100 %. The number is PyTorch's own.";
+const OVER_100: &str = "the GPU-side copy of a record_function range (gpu_user_annotation; here ProfilerStep*) is a row of its own whose device time is its span — idle time included — as PyTorch's key_averages() counts it, while the % is of the kernels' total; so this row can pass 100 %. The number is PyTorch's own.";
 
-/// A row whose device self time is more than the table's total (an
+/// A row whose device self time is more than the table's total (a GPU-side
 /// annotation's span: see [`OVER_100`]).
 fn past_total(row: &OpRow, totals: table::Totals) -> bool {
     totals.device_self_ns > 0 && row.device_self_ns > totals.device_self_ns

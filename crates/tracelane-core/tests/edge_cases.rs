@@ -468,19 +468,39 @@ fn an_event_much_larger_than_the_chunks_is_read_in_linear_time() {
     assert_eq!(names(&t), ["big"]);
 }
 
+/// Kineto's overhead activities as PyTorch 2.11's `key_averages()` counts
+/// them (measured on `torch-cuda/`): CPU rows of their own that nest on the
+/// process's main thread, given the device events of the op running there.
 #[test]
-fn profiler_overhead_is_a_cpu_row_of_its_own() {
+fn profiler_overhead_nests_on_the_main_thread_and_takes_its_ops_device_time() {
     let t = edge("profiler_overhead.json").unwrap();
     let table = op_table(&t, OpTableOptions::default());
-    let oh = table
-        .rows
-        .iter()
-        .find(|r| r.name == "Activity Buffer Request")
-        .unwrap();
-    assert_eq!((oh.is_device, oh.calls, oh.cpu_self_ns), (false, 1, 5_000));
-    // On its own lane, so not a child of the op it overlaps.
-    let mm = table.rows.iter().find(|r| r.name == "aten::mm").unwrap();
-    assert_eq!(mm.cpu_self_ns, 20_000);
+    let row = |name: &str| {
+        let r = table.rows.iter().find(|r| r.name == name).unwrap();
+        assert!(!r.is_device, "{name}");
+        (
+            r.calls,
+            r.cpu_total_ns,
+            r.cpu_self_ns,
+            r.device_total_ns,
+            r.device_self_ns,
+        )
+    };
+    // The op: its runtime call and the buffer request are its children; its
+    // kernel counts once for it and once more for each overhead inside it.
+    assert_eq!(row("aten::mm"), (1, 20_000, 9_000, 9_000, 3_000));
+    assert_eq!(row("cudaLaunchKernel"), (1, 6_000, 4_000, 3_000, 0));
+    assert_eq!(
+        row("Lazy Function Loading"),
+        (1, 2_000, 2_000, 3_000, 3_000)
+    );
+    // One inside the op, one outside every op (no device time).
+    assert_eq!(
+        row("Activity Buffer Request"),
+        (2, 6_000, 6_000, 3_000, 3_000)
+    );
+    assert_eq!(table.device_counted_twice_ns, 6_000);
+    assert_eq!(table.self_device_total_ns, 3_000);
 }
 
 /// Neuron Explorer's system profile: the provisional fixture's expected counts.

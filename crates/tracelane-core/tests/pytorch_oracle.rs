@@ -1,7 +1,7 @@
 //! The op table must equal PyTorch's own `key_averages()` for the same run:
 //! every row, calls exactly, times within 1 µs.
 //!
-//! Oracles: `tests/fixtures/torch-cpu{,-extra}/<case>.key_averages{,_by_shape}.json`
+//! Oracles: `tests/fixtures/torch-{cpu,cpu-extra,gloo,cuda}/<case>.key_averages{,_by_shape}.json`
 //! beside `<case>.pt.trace.json.gz`. Set `TRACELANE_ORACLE_DIRS` (paths
 //! separated by `:`) to check more directories laid out the same way.
 
@@ -17,6 +17,7 @@ fn oracle_dirs() -> Vec<PathBuf> {
         common::fixtures().join("torch-cpu"),
         common::fixtures().join("torch-cpu-extra"),
         common::fixtures().join("torch-gloo"),
+        common::fixtures().join("torch-cuda"),
     ];
     if let Ok(extra) = std::env::var("TRACELANE_ORACLE_DIRS") {
         dirs.extend(
@@ -153,8 +154,8 @@ fn op_table_matches_pytorch_key_averages_on_every_oracle() {
         }
     }
     assert!(
-        checked >= 8,
-        "expected at least 8 oracle files, found {checked}"
+        checked >= 44,
+        "expected at least the 44 oracle files of the fixtures, found {checked}"
     );
     assert!(
         failures.is_empty(),

@@ -224,8 +224,9 @@ fn real_traces_import_link_and_match_their_golden_summaries() {
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
-/// Σ self device time of host rows + device time with no op (+ what
-/// PyTorch's same-name merge drops) == Σ device event durations, in ns.
+/// Σ self device time of host rows − what PyTorch counts twice (profiler
+/// overhead) + device time with no op + what PyTorch's same-name merge
+/// drops + GPU-side annotations == Σ device event durations, in ns.
 #[test]
 fn device_time_is_conserved_in_the_op_table() {
     for rel in REAL {
@@ -259,7 +260,10 @@ fn device_time_is_conserved_in_the_op_table() {
                 "{rel}: device rows do not add up to all device events"
             );
             assert_eq!(
-                host_self + table.device_without_op_ns + table.device_dropped_by_merge_ns,
+                host_self - table.device_counted_twice_ns
+                    + table.device_without_op_ns
+                    + table.device_dropped_by_merge_ns
+                    + table.device_annotations_ns,
                 all,
                 "{rel}: device time is not conserved"
             );

@@ -44,6 +44,7 @@ pub mod insights;
 pub mod intervals;
 pub mod neuron_runtime;
 pub mod ops;
+pub mod profiler_overhead;
 pub mod ranks;
 pub mod regions;
 pub mod roofline;

@@ -9,7 +9,8 @@
 //! * host events (ops, annotations, runtime/driver calls; not Python tracer
 //!   frames, which the profiler keeps out of its events) form a containment
 //!   tree per thread; a runtime call joins the thread of
-//!   the op it belongs to; a child lies entirely inside its parent
+//!   the op it belongs to, profiler overhead the process's main thread
+//!   ([`super::profiler_overhead`]); a child lies entirely inside its parent
 //!   (`_populate_cpu_children`, ties broken by recording order);
 //! * a node whose parent has the same name and no other child is merged into
 //!   it, the parent taking the node's children and device events
@@ -17,9 +18,11 @@
 //! * CPU total = duration; CPU self = duration − children's durations;
 //!   device self = the node's own device events; device total = device self +
 //!   children's device totals; device events are rows of their own with
-//!   device time only (`gpu_user_annotation` mirrors count for the
-//!   annotation they belong to, as in PyTorch, but are flagged as
-//!   annotations and left out of the totals);
+//!   device time only (`gpu_user_annotation` mirrors are rows flagged as
+//!   annotations, left out of the totals and — as in PyTorch 2.11, whose
+//!   Kineto links them to no op — of every op's device time); profiler
+//!   overhead is given the device events of the op it happened in, which
+//!   PyTorch so counts twice;
 //! * a collective's c10d `Work` range (`gloo:all_reduce`, `nccl:broadcast`,
 //!   … — the annotation `c10d::Work` records with `_setAsync()`) is async in
 //!   PyTorch (`FunctionEvent.is_async`): it is no one's child and no one's
@@ -34,6 +37,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::profiler_overhead::overhead_homes;
 use super::scope::{Scope, ScopeError};
 use crate::category::Category;
 use crate::model::*;
@@ -90,6 +94,12 @@ pub struct OpTable {
     /// Device time PyTorch's same-name merge drops from a parent that had
     /// device events of its own (kept to show nothing vanishes silently).
     pub device_dropped_by_merge_ns: i64,
+    /// `gpu_user_annotation` time: a row of its own, no op's device time.
+    pub device_annotations_ns: i64,
+    /// Device time PyTorch gives a second time, to the profiler overhead
+    /// that happened inside the op that launched it (see
+    /// [`super::profiler_overhead`]): in the host rows' device totals twice.
+    pub device_counted_twice_ns: i64,
 }
 
 /// A node of the host containment tree.
@@ -130,13 +140,34 @@ pub fn rewrite_name(name: &str) -> &str {
 }
 
 pub fn op_table(t: &Trace, opts: OpTableOptions) -> OpTable {
-    attribute(t, &Windows::of(opts.range_ns)).table(t, opts.by_shape)
+    attribute(t, &Windows::of(opts.range_ns), DeviceCount::AsPyTorch).table(t, opts.by_shape)
+}
+
+/// How often a device event counts in the host rows' device times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceCount {
+    /// PyTorch's `key_averages()`: once for its op and once more for each
+    /// profiler overhead event inside that op ([`super::profiler_overhead`]).
+    AsPyTorch,
+    /// Once, for its op: the time an op's device work really took (what a
+    /// roofline divides by).
+    Once,
 }
 
 /// The op table of a scope: the events that start inside any of its
 /// occurrences (every `ProfilerStep#N`, every occurrence of a region, a
 /// range, or the whole trace).
 pub fn op_table_in(t: &Trace, scope: &Scope, by_shape: bool) -> Result<OpTable, ScopeError> {
+    op_table_counting(t, scope, by_shape, DeviceCount::AsPyTorch)
+}
+
+/// [`op_table_in`], device events counted as `count` says.
+pub fn op_table_counting(
+    t: &Trace,
+    scope: &Scope,
+    by_shape: bool,
+    count: DeviceCount,
+) -> Result<OpTable, ScopeError> {
     let windows = match scope {
         Scope::Whole => Windows(None),
         _ => Windows(Some(
@@ -147,7 +178,7 @@ pub fn op_table_in(t: &Trace, scope: &Scope, by_shape: bool) -> Result<OpTable, 
                 .collect(),
         )),
     };
-    Ok(attribute(t, &windows).table(t, by_shape))
+    Ok(attribute(t, &windows, count).table(t, by_shape))
 }
 
 /// The time windows an op table counts events in (`None`: everything):
@@ -171,7 +202,7 @@ impl Windows {
 /// containment tree (what both share: the tree, device attribution, the
 /// same-name merge, memory rows) — the app shows both.
 pub fn op_tables(t: &Trace, range_ns: Option<(i64, i64)>) -> (OpTable, OpTable) {
-    let a = attribute(t, &Windows::of(range_ns));
+    let a = attribute(t, &Windows::of(range_ns), DeviceCount::AsPyTorch);
     (a.table(t, false), a.table(t, true))
 }
 
@@ -186,7 +217,7 @@ struct Attribution {
     names: NameIds,
 }
 
-fn attribute(t: &Trace, windows: &Windows) -> Attribution {
+fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
     let s = &t.slices;
     let n = s.len();
     let in_range = |i: usize| windows.contains(s.start_ns[i]);
@@ -200,13 +231,18 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
     let counted = |i: usize| {
         s.category[i].is_counted_host() && t.on_host(i) && !is_filtered(i) && in_range(i)
     };
-    let order = tree_order(t, counted);
+    let overheads = overhead_homes(t, &counted);
+    let order = tree_order(t, counted, &overheads.moved);
 
     let (mut nodes, node_of_slice) = build_nodes(t, &order);
 
-    // Device events: rows of their own, and device time of the op that launched them.
+    // Device events: rows of their own, and device time of the op that
+    // launched them. A `gpu_user_annotation` is linked to no op's
+    // correlation id in PyTorch 2.11: a row of its own only.
     let mut table = OpTable::default();
     let mut device_rows: Vec<u32> = Vec::new();
+    let mut device_of_op: FxHashMap<u32, i64> =
+        overheads.op_of.values().map(|&op| (op, 0)).collect();
     for i in 0..n {
         if !s.category[i].is_device() || is_filtered(i) || !in_range(i) {
             continue;
@@ -214,12 +250,33 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
         device_rows.push(i as u32);
         let d = s.dur_ns[i];
         table.device_events_ns += d;
+        if s.category[i] == Category::DeviceAnnotation {
+            table.device_annotations_ns += d;
+            continue;
+        }
         let o = t.links.op.get(i).copied().unwrap_or(NO_SLICE);
+        if let Some(sum) = device_of_op.get_mut(&o) {
+            *sum += d;
+        }
         match node_of_slice.get(o as usize) {
             Some(&node) if node != NONE && !nodes[node as usize].is_async => {
                 nodes[node as usize].own_device += d
             }
             _ => table.device_without_op_ns += d,
+        }
+    }
+    // Profiler overhead is given its op's device events as well.
+    let mirrored = if count == DeviceCount::AsPyTorch {
+        &overheads.op_of
+    } else {
+        &FxHashMap::default()
+    };
+    for (&i, op) in mirrored {
+        let node = node_of_slice[i as usize];
+        let d = device_of_op[op];
+        if node != NONE && d > 0 {
+            nodes[node as usize].own_device += d;
+            table.device_counted_twice_ns += d;
         }
     }
 
@@ -251,21 +308,35 @@ fn attribute(t: &Trace, windows: &Windows) -> Attribution {
 
 /// Host events in tree order, as (tree track, slice): each track's own
 /// (sorted by (start, longest first, ops before runtime calls, file order),
-/// which is PyTorch's order too), with the runtime calls whose op is on
-/// another thread sorted in there.
-fn tree_order(t: &Trace, counted: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
+/// which is PyTorch's order too), with the events PyTorch puts on another
+/// thread sorted in there: runtime calls whose op is on another thread
+/// (they join the op's thread) and profiler overhead (see
+/// [`super::profiler_overhead`]).
+fn tree_order(
+    t: &Trace,
+    counted: impl Fn(usize) -> bool,
+    overhead_moves: &[(u32, u32)],
+) -> Vec<(u32, u32)> {
     let s = &t.slices;
     let n = s.len();
     let mut moved: Vec<Vec<u32>> = vec![Vec::new(); t.tracks.len()];
-    let mut any_moved = false;
+    let mut moves_away = vec![false; if overhead_moves.is_empty() { 0 } else { n }];
+    for &(i, track) in overhead_moves {
+        moved[track as usize].push(i);
+        moves_away[i as usize] = true;
+    }
+    let runtime_moves = |i: usize| {
+        s.category[i] == Category::Runtime
+            && t.links
+                .op
+                .get(i)
+                .is_some_and(|&o| o != NO_SLICE && s.track[o as usize] != s.track[i])
+    };
+    let mut any_runtime_moved = false;
     for i in 0..n {
-        if s.category[i] == Category::Runtime && counted(i) {
-            if let Some(&o) = t.links.op.get(i) {
-                if o != NO_SLICE && s.track[o as usize] != s.track[i] {
-                    moved[s.track[o as usize].idx()].push(i as u32);
-                    any_moved = true;
-                }
-            }
+        if runtime_moves(i) && counted(i) {
+            moved[s.track[t.links.op[i] as usize].idx()].push(i as u32);
+            any_runtime_moved = true;
         }
     }
     let sort_key = |i: u32| {
@@ -273,7 +344,10 @@ fn tree_order(t: &Trace, counted: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
         (
             s.start_ns[i],
             std::cmp::Reverse(s.end_ns(i)),
-            u8::from(s.category[i] == Category::Runtime),
+            u8::from(matches!(
+                s.category[i],
+                Category::Runtime | Category::Overhead
+            )),
             s.file_order[i],
         )
     };
@@ -283,10 +357,8 @@ fn tree_order(t: &Trace, counted: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
         let own = (tr.slices.start..tr.slices.end).filter(|&i| {
             let i = i as usize;
             counted(i)
-                && !(any_moved
-                    && s.category[i] == Category::Runtime
-                    && t.links.op[i] != NO_SLICE
-                    && s.track[t.links.op[i] as usize] != s.track[i])
+                && !(any_runtime_moved && runtime_moves(i))
+                && !moves_away.get(i).copied().unwrap_or(false)
         });
         if moved[k].is_empty() {
             order.extend(own.map(|i| (k as u32, i)));

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::flops::{self, FlopsSource, OpInputs};
-use super::ops::{op_table_in, pytorch_shapes_key, rewrite_name, OpRow};
+use super::ops::{op_table_counting, pytorch_shapes_key, rewrite_name, DeviceCount, OpRow};
 use super::scope::{Scope, ScopeError};
 use crate::category::Category;
 use crate::model::Trace;
@@ -364,7 +364,9 @@ pub fn roofline(
         return hlo_roofline(t, scope, over);
     }
     let device = device_name(t);
-    let table = op_table_in(t, scope, true)?;
+    // Each op's device time once: not PyTorch's second count under
+    // profiler overhead.
+    let table = op_table_counting(t, scope, true, DeviceCount::Once)?;
     let windows: Option<Vec<(i64, i64)>> = match scope {
         Scope::Whole => None,
         _ => Some(
