@@ -1,5 +1,5 @@
-//! `Mode::Hta` against HTA 0.6.1's own answers for the public traces
-//! (`tests/fixtures/hta06/*.hta.json`) and `Mode::Hta05` against 0.5.0's
+//! `Mode::Hta` against HTA 0.6.1's own answers for the public traces and
+//! the real CUDA captures made here (`tests/fixtures/hta06/*.hta.json`) and `Mode::Hta05` against 0.5.0's
 //! (`tests/fixtures/hta/*.hta.json`), both written by `tools/hta_oracle.py`:
 //! times within 1 µs, percentages within 0.1 points, counts exact.
 //!
@@ -17,7 +17,7 @@ use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::Scope;
 use tracelane_core::Trace;
 
-const CASES: [(&str, &str); 10] = [
+const CASES: [(&str, &str); 22] = [
     ("public/hta_simple_add_a100.json.gz", "hta_simple_add_a100"),
     ("public/hta_amd_mi250_rocm.json.gz", "hta_amd_mi250_rocm"),
     ("public/hta_triton_example.json.gz", "hta_triton_example"),
@@ -45,6 +45,54 @@ const CASES: [(&str, &str); 10] = [
     (
         "neuron-provisional/torchneuron_rmsnorm.json",
         "torchneuron_rmsnorm",
+    ),
+    (
+        "torch-cuda/block_infer_cuda.pt.trace.json.gz",
+        "block_infer_cuda.pt.trace",
+    ),
+    (
+        "torch-cuda/mlp_train_cuda.pt.trace.json.gz",
+        "mlp_train_cuda.pt.trace",
+    ),
+    (
+        "torch-cuda/rmsnorm_compiled_cuda.pt.trace.json.gz",
+        "rmsnorm_compiled_cuda.pt.trace",
+    ),
+    (
+        "torch-cuda/rmsnorm_fused_cuda.pt.trace.json.gz",
+        "rmsnorm_fused_cuda.pt.trace",
+    ),
+    (
+        "torch-cuda/rmsnorm_naive_cuda.pt.trace.json.gz",
+        "rmsnorm_naive_cuda.pt.trace",
+    ),
+    (
+        "torch-cuda-behaviours/blocking_cuda.pt.trace.json.gz",
+        "blocking_cuda.pt.trace",
+    ),
+    (
+        "torch-cuda-behaviours/cuda_graph_cuda.pt.trace.json.gz",
+        "cuda_graph_cuda.pt.trace",
+    ),
+    (
+        "torch-cuda-behaviours/multistream_cuda.pt.trace.json.gz",
+        "multistream_cuda.pt.trace",
+    ),
+    (
+        "torch-memory/mem_churn_cuda.pt.trace.json.gz",
+        "mem_churn_cuda.pt.trace",
+    ),
+    (
+        "torch-memory/mem_infer_cuda.pt.trace.json.gz",
+        "mem_infer_cuda.pt.trace",
+    ),
+    (
+        "torch-memory/mem_train_cuda.pt.trace.json.gz",
+        "mem_train_cuda.pt.trace",
+    ),
+    (
+        "memory-snapshots/snap_train_cuda.pt.trace.json.gz",
+        "snap_train_cuda.pt.trace",
     ),
 ];
 

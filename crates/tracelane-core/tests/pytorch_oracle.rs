@@ -1,7 +1,7 @@
 //! The op table must equal PyTorch's own `key_averages()` for the same run:
 //! every row, calls exactly, times within 1 µs.
 //!
-//! Oracles: `tests/fixtures/torch-{cpu,cpu-extra,gloo,cuda}/<case>.key_averages{,_by_shape}.json`
+//! Oracles: `tests/fixtures/torch-{cpu,cpu-extra,gloo,cuda,cuda-behaviours,memory}/<case>.key_averages{,_by_shape}.json`
 //! beside `<case>.pt.trace.json.gz`. Set `TRACELANE_ORACLE_DIRS` (paths
 //! separated by `:`) to check more directories laid out the same way.
 
@@ -18,6 +18,8 @@ fn oracle_dirs() -> Vec<PathBuf> {
         common::fixtures().join("torch-cpu-extra"),
         common::fixtures().join("torch-gloo"),
         common::fixtures().join("torch-cuda"),
+        common::fixtures().join("torch-cuda-behaviours"),
+        common::fixtures().join("torch-memory"),
     ];
     if let Ok(extra) = std::env::var("TRACELANE_ORACLE_DIRS") {
         dirs.extend(
@@ -154,8 +156,8 @@ fn op_table_matches_pytorch_key_averages_on_every_oracle() {
         }
     }
     assert!(
-        checked >= 44,
-        "expected at least the 44 oracle files of the fixtures, found {checked}"
+        checked >= 62,
+        "expected at least the 62 oracle files of the fixtures, found {checked}"
     );
     assert!(
         failures.is_empty(),

@@ -355,7 +355,7 @@ pub fn device_time_of(t: &Trace, f: &Frame, scope: &Scope) -> DeviceTimeReport {
     if mode.is_hta() && f.rounded_to_us {
         notes.push("HTA rounds each start up and each end down to whole µs in this trace".into());
     }
-    let devices = temporal(t, f);
+    let mut devices = temporal(t, f);
     let comm_comp_overlap_pct = devices
         .iter()
         .map(|d| {
@@ -363,6 +363,13 @@ pub fn device_time_of(t: &Trace, f: &Frame, scope: &Scope) -> DeviceTimeReport {
                 .then(|| 100.0 * d.communication_overlapped_ns as f64 / d.communication_ns as f64)
         })
         .collect();
+    if mode.is_hta() && devices.iter().any(hta_rejects) {
+        let backwards = device_rows(f).filter(|&r| f.end[r] < f.ts[r]).count();
+        notes.push(format!(
+            "HTA's temporal breakdown fails on this trace (an AssertionError in get_temporal_breakdown): rounded to whole µs, {backwards} device events end before they start and the busy time comes out negative; tracelane's mode gives the breakdown"
+        ));
+        devices.clear();
+    }
     let (idle, longest_gaps) = idle_breakdown(t, f);
     let queues = match mode {
         Mode::Hta | Mode::Hta05 => hta_queues(t, f),
@@ -387,6 +394,14 @@ pub fn device_time_of(t: &Trace, f: &Frame, scope: &Scope) -> DeviceTimeReport {
         queues,
         comm_comp_overlap_pct,
     }
+}
+
+/// What `get_temporal_breakdown` asserts of a rank before it answers
+/// (`idle_time <= kernel_time`, `compute_time <= kernel_time`,
+/// `non_compute_time >= 0`): a breakdown that fails them is no answer of
+/// HTA's.
+fn hta_rejects(d: &TemporalBreakdown) -> bool {
+    d.idle_ns > d.span_ns || d.compute_ns > d.span_ns || d.non_compute_ns < 0
 }
 
 fn device_rows(f: &Frame) -> impl Iterator<Item = usize> + '_ {
@@ -901,7 +916,9 @@ impl DeviceTimeReport {
                 json!({
                     "kernel_type": k.kernel_type,
                     "sum_us": us(k.time_ns),
-                    "percentage": round(100.0 * k.time_ns as f64 / type_total.max(1) as f64, 1),
+                    // HTA divides by the total: 0 / 0 is its NaN (null).
+                    "percentage": (type_total > 0)
+                        .then(|| round(100.0 * k.time_ns as f64 / type_total as f64, 1)),
                 })
             })
             .collect();
