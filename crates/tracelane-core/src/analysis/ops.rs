@@ -265,12 +265,12 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
             _ => table.device_without_op_ns += d,
         }
     }
-    // Profiler overhead is given its op's device events as well.
-    let mirrored = if count == DeviceCount::AsPyTorch {
-        &overheads.op_of
-    } else {
-        &FxHashMap::default()
-    };
+    // Profiler overhead is given its op's device events as well (PyTorch's
+    // count only).
+    let mirrored = overheads
+        .op_of
+        .iter()
+        .filter(|_| count == DeviceCount::AsPyTorch);
     for (&i, op) in mirrored {
         let node = node_of_slice[i as usize];
         let d = device_of_op[op];
