@@ -178,6 +178,17 @@ fn a_device_waiting_on_the_host_is_host_bound_and_a_synchronous_runtime_is_named
     let f = of(&r, "host_bound");
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].evidence.ops[0], "aten::conv2d");
+    // …and inside it, where the host's time went: cudaFree (CUDA's
+    // context creation on first use), not the outermost frame.
+    assert!(
+        number(
+            f[0],
+            "host self time in those gaps (op, runtime call or Python frame)"
+        )
+        .starts_with("cudaFree "),
+        "{:?}",
+        f[0].evidence.numbers
+    );
     assert_eq!(r.findings[0].rule, "host_bound");
     // Quiet: a busy device, a launch-bound trace (that rule says it), a
     // device idle less than half the time.
@@ -670,6 +681,72 @@ fn a_graph_replay_is_one_launch_of_its_kernels_not_a_launch_bound_program() {
             f.action
         );
     }
+}
+
+const BEHAVIOURS: &str = "torch-cuda-behaviours";
+
+#[test]
+fn first_calls_and_lazy_loading_are_warm_up_not_a_slow_host_or_a_fusion() {
+    // A real H200 capture with no warm-up: `step 0` pays cuBLAS's module
+    // loading (25 ms, Kineto's overhead records) and each kernel's first
+    // launch; steps 1 and 2 take under a millisecond.
+    let r = whole(&trace(&format!(
+        "{BEHAVIOURS}/multistream_cuda.pt.trace.json.gz"
+    )));
+    assert_eq!(r.findings[0].rule, "warmup", "{:?}", titles(&r));
+    assert_eq!(
+        number(&r.findings[0], "warm-up durations"),
+        "step 0 61,539 µs"
+    );
+    let once = of(&r, "one_time_work");
+    assert_eq!(once.len(), 1);
+    assert!(number(once[0], "records").starts_with("Runtime Triggered Module Loading ×2 25,045 µs"));
+    assert!(once[0].action.contains("CUDA_MODULE_LOADING"));
+    // What is left for the other rules is the steady state's.
+    let host = of(&r, "host_bound");
+    assert!(
+        host.iter().all(|f| f.gain_ns < 1_000_000),
+        "{:?}",
+        titles(&r)
+    );
+    let fusion = of(&r, "fusion");
+    assert_eq!(fusion.len(), 1);
+    assert!(fusion[0].gain_ns < 1_000_000, "{}", fusion[0].gain_basis);
+    assert!(number(
+        fusion[0],
+        "first calls left out (over 1.5× the median chain)"
+    )
+    .starts_with("1, "));
+    // A graph replay captured cold: warm-up first, never "use CUDA graphs".
+    let r = whole(&trace(&format!(
+        "{BEHAVIOURS}/cuda_graph_cuda.pt.trace.json.gz"
+    )));
+    assert_eq!(r.findings[0].rule, "warmup", "{:?}", titles(&r));
+    assert!(r
+        .findings
+        .iter()
+        .all(|f| !f.action.contains("capture the step in a")));
+    // Blocking calls: no numbered steps, so the host's first calls stay the
+    // host's, named op by op; the lazy loading is said apart.
+    let r = whole(&trace(&format!(
+        "{BEHAVIOURS}/blocking_cuda.pt.trace.json.gz"
+    )));
+    let host = of(&r, "host_bound");
+    assert_eq!(host.len(), 1);
+    assert!(number(host[0], "outermost ops in those gaps").starts_with("aten::gt "));
+    assert_eq!(
+        number(
+            host[0],
+            "warm-up, one-time loading and profiler overhead in those gaps"
+        ),
+        "3,341 µs"
+    );
+    assert_eq!(of(&r, "one_time_work").len(), 1);
+    assert_eq!(of(&r, "blocking_sync").len(), 1);
+}
+
+fn titles(r: &InsightsReport) -> Vec<&str> {
+    r.findings.iter().map(|f| f.title.as_str()).collect()
 }
 
 /// Findings that fail their own evidence check (`insights::verify`), on

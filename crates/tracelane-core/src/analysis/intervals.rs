@@ -101,6 +101,15 @@ pub fn intersect(x: &[Interval], y: &[Interval]) -> Vec<Interval> {
     out
 }
 
+/// What of `ranges` (any list) lies outside the merged list `cut`: a
+/// merged list.
+pub fn subtract(ranges: &[Interval], cut: &[Interval]) -> Vec<Interval> {
+    union(ranges.to_vec())
+        .into_iter()
+        .flat_map(|r| gaps(cut, r))
+        .collect()
+}
+
 /// One stretch of an overlap sweep: `[start, end)` during which exactly the
 /// sets in `mask` (bit k = set k) are active. Stretches where none is
 /// active are left out.
@@ -184,6 +193,16 @@ mod tests {
         let x = union(vec![(0, 10), (20, 30)]);
         let y = union(vec![(5, 25), (28, 40)]);
         assert_eq!(intersect(&x, &y), [(5, 10), (20, 25), (28, 30)]);
+    }
+
+    #[test]
+    fn subtract_leaves_what_the_cut_does_not_cover() {
+        let cut = union(vec![(5, 8), (20, 30)]);
+        assert_eq!(
+            subtract(&[(0, 10), (9, 12), (25, 40)], &cut),
+            [(0, 5), (8, 12), (30, 40)]
+        );
+        assert_eq!(subtract(&[(21, 29)], &cut), []);
     }
 
     #[test]

@@ -159,6 +159,55 @@ pub fn profiler_steps(t: &Trace) -> Vec<Occurrence> {
     outermost(t, |n| is_step.get(n.0 as usize).copied().unwrap_or(false))
 }
 
+/// Without `ProfilerStep#N`, the steps a user numbered by hand: the
+/// annotations (`record_function`) named one stem and a number —
+/// `step 0`, `iter_1`, `batch-2` — the stem with at least three numbers
+/// and the most time, outermost first. `None` when no stem has three.
+pub fn numbered_annotations(t: &Trace) -> Option<(String, Vec<Occurrence>)> {
+    let mut stems: Vec<(String, Vec<u64>, i64)> = Vec::new();
+    let mut stem_of: Vec<Option<usize>> = vec![None; t.strings.len()];
+    for i in 0..t.slices.len() {
+        if t.slices.category[i] != crate::category::Category::UserAnnotation || !t.on_host(i) {
+            continue;
+        }
+        let name = t.slice_name(i);
+        let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let number = &name[stem.len()..];
+        if stem.is_empty()
+            || number.is_empty()
+            || number.len() > 18
+            || stem.starts_with("ProfilerStep#")
+        {
+            continue;
+        }
+        let Ok(n) = number.parse::<u64>() else {
+            continue;
+        };
+        let k = match stems.iter().position(|x| x.0 == stem) {
+            Some(k) => k,
+            None => {
+                stems.push((stem.to_string(), Vec::new(), 0));
+                stems.len() - 1
+            }
+        };
+        stems[k].1.push(n);
+        stems[k].2 += t.slices.dur_ns[i];
+        stem_of[t.slices.name[i].0 as usize] = Some(k);
+    }
+    let best = (0..stems.len())
+        .filter(|&k| {
+            let mut n = stems[k].1.clone();
+            n.sort_unstable();
+            n.dedup();
+            n.len() >= 3
+        })
+        .max_by_key(|&k| (stems[k].2, std::cmp::Reverse(k)))?;
+    let occ = outermost(t, |n| {
+        stem_of.get(n.0 as usize).copied().flatten() == Some(best)
+    });
+    Some((format!("{}N", stems[best].0), occ))
+}
+
 /// A `ProfilerStep#N` with its N.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NumberedStep {

@@ -105,16 +105,21 @@ fn compiles(name: &str) -> bool {
 
 /// Per occurrence of `scope` (the whole trace: every `ProfilerStep#N`).
 pub fn warmup(t: &Trace, scope: &Scope) -> Result<WarmupReport, ScopeError> {
+    let mut label = scope.label();
     let occ = match scope {
         Scope::Whole => {
             let all = super::scope::profiler_steps(t);
-            if all.is_empty() {
+            if !all.is_empty() {
+                all
+            } else if let Some((stem, numbered)) = super::scope::numbered_annotations(t) {
+                label = format!("{stem} (numbered annotations, no ProfilerStep#N)");
+                numbered
+            } else {
                 return Err(ScopeError(
-                    "no ProfilerStep#N in this trace: choose a region to see its occurrences"
+                    "no ProfilerStep#N and no numbered annotations (step 0, step 1, …) in this trace: choose a region to see its occurrences"
                         .into(),
                 ));
             }
-            all
         }
         s => s.occurrences(t)?,
     };
@@ -155,7 +160,7 @@ pub fn warmup(t: &Trace, scope: &Scope) -> Result<WarmupReport, ScopeError> {
         })
         .collect();
     Ok(WarmupReport {
-        scope: scope.label(),
+        scope: label,
         occurrences,
         median_ns: steady,
         median_all_ns: median(&durs),

@@ -4,6 +4,7 @@
 
 use crate::analysis::critical_path::{CriticalPathReport, EdgeKind};
 use crate::analysis::intervals::{self, Interval};
+use crate::category::Category;
 use crate::model::Trace;
 
 use super::report::{Evidence, Finding, Severity};
@@ -19,6 +20,26 @@ pub(super) struct Cx<'a> {
     pub(super) whole: bool,
     pub(super) path: Option<OnPath>,
     pub(super) wall_ns: i64,
+    /// The profiler's and the CUDA driver's one-time work in the scope
+    /// (Kineto's `overhead` records: lazy module and function loading,
+    /// activity buffer requests), merged: no rule's gain counts it, since
+    /// the model does not pay it again in the next step.
+    pub(super) one_time: Vec<Interval>,
+    /// The warm-up occurrences the warm-up rule flags, merged. With
+    /// `one_time`, what [`Cx::steady`] leaves out, so a rule's gain is the
+    /// steady state's.
+    pub(super) warm_up: Vec<Interval>,
+}
+
+/// The scope's profiler and driver overhead slices, merged.
+pub(super) fn one_time_work(t: &Trace, inside: &dyn Fn(i64) -> bool) -> Vec<Interval> {
+    let s = &t.slices;
+    intervals::union(
+        (0..s.len())
+            .filter(|&i| s.category[i] == Category::Overhead && inside(s.start_ns[i]))
+            .map(|i| (s.start_ns[i], s.end_ns(i)))
+            .collect(),
+    )
 }
 
 impl Cx<'_> {
@@ -26,17 +47,34 @@ impl Cx<'_> {
         self.whole || intervals::window_of(self.windows, ns).is_some()
     }
 
-    /// `estimate` bounded by the critical path's time inside `ranges`,
-    /// and the words saying so.
+    /// `ranges` without the one-time work in them: what a rule's gain may
+    /// come from.
+    pub(super) fn steady(&self, ranges: &[Interval]) -> Vec<Interval> {
+        intervals::subtract(&intervals::subtract(ranges, &self.one_time), &self.warm_up)
+    }
+
+    /// `estimate` bounded by the critical path's time inside `ranges`
+    /// (less the one-time work there), and the words saying so.
     pub(super) fn bounded(&self, estimate: i64, ranges: &[Interval]) -> (i64, String) {
+        let steady = self.steady(ranges);
+        let one_time =
+            intervals::total(&intervals::union(ranges.to_vec())) - intervals::total(&steady);
+        let without = if one_time > 0 {
+            format!(
+                ", less the {} of warm-up, one-time loading and profiler overhead in its ranges",
+                us(one_time)
+            )
+        } else {
+            String::new()
+        };
         match &self.path {
             Some(p) => {
-                let on = p.time_in(ranges);
+                let on = p.time_in(&steady);
                 if on < estimate {
                     (
                         on.max(0),
                         format!(
-                            "estimate {} cut to the {} of it on the critical path",
+                            "estimate {} cut to the {} of it on the critical path{without}",
                             us(estimate),
                             us(on)
                         ),
@@ -47,6 +85,17 @@ impl Cx<'_> {
                         format!("estimate {}, all of it on the critical path", us(estimate)),
                     )
                 }
+            }
+            None if one_time > 0 && intervals::total(&steady) < estimate => {
+                let left = intervals::total(&steady);
+                (
+                    left,
+                    format!(
+                        "estimate {} cut to its ranges' {}{without}",
+                        us(estimate),
+                        us(left)
+                    ),
+                )
             }
             None => (
                 estimate.max(0),

@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::analysis::intervals::{self, Interval};
+use crate::analysis::warmup::{median, WARMUP_FACTOR};
 use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
 
@@ -406,6 +407,9 @@ fn group_by_ops(t: &Trace, chains: Vec<Chain>) -> Vec<(String, Vec<Chain>)> {
 /// What a group of chains costs and what fusing it saves.
 struct Measured {
     estimate: i64,
+    /// Chains left out as first calls, and their time over the median.
+    first_calls: usize,
+    first_call_ns: i64,
     ranges: Vec<Interval>,
     slices: Vec<u32>,
     host_ns: i64,
@@ -418,13 +422,13 @@ struct Measured {
 /// op in a CPU-only capture), with the ranges and slices that show it.
 fn measure(t: &Trace, chains: &[Chain]) -> Measured {
     let s = &t.slices;
-    let mut estimate = 0i64;
     let mut ranges = Vec::new();
     let mut slices = Vec::new();
     let mut host_ns = 0i64;
     let mut device_ns = 0i64;
     let mut gaps_ns = 0i64;
     let mut kept_ns = 0i64;
+    let mut each: Vec<i64> = Vec::with_capacity(chains.len());
     for c in chains {
         let host0 = s.start_ns[c.ops[0] as usize];
         let host1 = c
@@ -445,7 +449,7 @@ fn measure(t: &Trace, chains: &[Chain]) -> Measured {
                 .map(|&o| s.dur_ns[o as usize])
                 .max()
                 .unwrap_or(0);
-            estimate += (host1 - host0) - longest;
+            each.push((host1 - host0) - longest);
             kept_ns += longest;
             ranges.push((host0, host1));
         } else {
@@ -477,13 +481,31 @@ fn measure(t: &Trace, chains: &[Chain]) -> Measured {
             gaps_ns += (d1 - d0) - busy;
             // One kernel reads the inputs and writes the output once,
             // as the chain's longest kernel does at least.
-            estimate += (d1 - d0) - longest;
+            each.push((d1 - d0) - longest);
             kept_ns += longest;
             ranges.push((d0, d1));
         }
     }
+    // A chain far slower than its peers paid a first call (lazy loading,
+    // allocator growth, autotuning): fusing does not remove that, so among
+    // three or more it counts as the median chain (the warm-up rule's
+    // factor).
+    let (mut first_calls, mut first_call_ns) = (0usize, 0i64);
+    if each.len() >= 3 {
+        let typical = median(&each);
+        for e in &mut each {
+            if *e as f64 > WARMUP_FACTOR * typical as f64 {
+                first_calls += 1;
+                first_call_ns += *e - typical;
+                *e = typical;
+            }
+        }
+    }
+    let estimate: i64 = each.iter().sum();
     Measured {
         estimate,
+        first_calls,
+        first_call_ns,
         ranges,
         slices,
         host_ns,
@@ -501,6 +523,8 @@ fn chain_finding(cx: &Cx, sig: String, chains: &[Chain], shapes_unknown: bool) -
     let n_ops = first.ops.len();
     let Measured {
         estimate,
+        first_calls,
+        first_call_ns,
         mut ranges,
         mut slices,
         host_ns,
@@ -539,6 +563,12 @@ fn chain_finding(cx: &Cx, sig: String, chains: &[Chain], shapes_unknown: bool) -
         numbers.push(("fused estimate (its longest ops)".into(), us(kept_ns)));
     }
     numbers.push(("host time in these ops".into(), us(host_ns)));
+    if first_calls > 0 {
+        numbers.push((
+            format!("first calls left out (over {WARMUP_FACTOR}× the median chain)"),
+            format!("{first_calls}, {} over it", us(first_call_ns)),
+        ));
+    }
     if shapes_unknown {
         numbers.push(("shapes".into(), "not recorded: chained by order".into()));
     }

@@ -154,10 +154,20 @@ pub(super) fn launch_bound(cx: &Cx, w: &WhySlow) -> (Vec<Finding>, String) {
     (vec![finding], String::new())
 }
 
-/// The host's work in the gaps where the device waited for it: the
-/// top-level host slices overlapping `gaps` (their overlap, per name,
-/// largest first) and how much of the gaps any recorded host slice covers.
-fn host_work_in(cx: &Cx, gaps: &[Interval]) -> (Vec<(String, i64)>, i64) {
+/// The host's work in the gaps where the device waited for it.
+struct HostWork {
+    /// A flat profile: each host slice's *self* time inside the gaps (its
+    /// overlap less its host children's), per name, largest first — the op,
+    /// runtime call or Python frame the host was in.
+    own: Vec<(String, i64)>,
+    /// The outermost ops (CPU ops and runtime calls, Python frames aside)
+    /// overlapping the gaps, per name, largest first: what the user called.
+    outer: Vec<(String, i64)>,
+    /// How much of the gaps any recorded host slice covers.
+    recorded: i64,
+}
+
+fn host_work_in(cx: &Cx, gaps: &[Interval]) -> HostWork {
     let t = cx.t;
     let host = |c: Category| {
         matches!(
@@ -165,43 +175,53 @@ fn host_work_in(cx: &Cx, gaps: &[Interval]) -> (Vec<(String, i64)>, i64) {
             Category::CpuOp | Category::Runtime | Category::PythonFunction
         )
     };
-    let mut by_name: Vec<(String, i64)> = Vec::new();
+    let op = |c: Category| matches!(c, Category::CpuOp | Category::Runtime);
+    let merged = intervals::union(gaps.to_vec());
+    let mut own: Vec<i64> = vec![0; t.slices.len()];
+    let mut outer: Vec<i64> = vec![0; t.slices.len()];
     let mut covered: Vec<Interval> = Vec::new();
+    let nearest = |s: usize, wanted: &dyn Fn(Category) -> bool| {
+        let mut k = t.slices.parent[s];
+        while k != NO_SLICE && !wanted(t.slices.category[k as usize]) {
+            k = t.slices.parent[k as usize];
+        }
+        k
+    };
     for s in 0..t.slices.len() {
         if !host(t.slices.category[s]) {
             continue;
         }
-        let (a, b) = (t.slices.start_ns[s], t.slices.end_ns(s));
-        let mut k = t.slices.parent[s];
-        let mut top = true;
-        while k != NO_SLICE {
-            if host(t.slices.category[k as usize]) {
-                top = false;
-                break;
-            }
-            k = t.slices.parent[k as usize];
-        }
-        if !top {
+        let inside = intervals::clip(&merged, (t.slices.start_ns[s], t.slices.end_ns(s)));
+        let overlap = intervals::total(&inside);
+        if overlap == 0 {
             continue;
         }
-        let mut overlap = 0;
-        for &(x, y) in gaps {
-            let (lo, hi) = (a.max(x), b.min(y));
-            if lo < hi {
-                overlap += hi - lo;
-                covered.push((lo, hi));
-            }
+        own[s] += overlap;
+        match nearest(s, &host) {
+            NO_SLICE => covered.extend(inside),
+            k => own[k as usize] -= overlap,
         }
-        if overlap > 0 {
-            let name = t.str(t.slices.name[s]).to_string();
-            match by_name.iter_mut().find(|x| x.0 == name) {
-                Some(x) => x.1 += overlap,
-                None => by_name.push((name, overlap)),
-            }
+        if op(t.slices.category[s]) && nearest(s, &op) == NO_SLICE {
+            outer[s] = overlap;
         }
     }
-    crate::sort::by(&mut by_name, &|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    (by_name, intervals::union_len(&mut covered))
+    let by_name = |ns: &[i64]| {
+        let mut rows: Vec<(String, i64)> = Vec::new();
+        for (s, &v) in ns.iter().enumerate().filter(|x| *x.1 > 0) {
+            let name = t.str(t.slices.name[s]);
+            match rows.iter_mut().find(|x| x.0 == name) {
+                Some(x) => x.1 += v,
+                None => rows.push((name.to_string(), v)),
+            }
+        }
+        crate::sort::by(&mut rows, &|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        rows
+    };
+    HostWork {
+        own: by_name(&own),
+        outer: by_name(&outer),
+        recorded: intervals::union_len(&mut covered),
+    }
 }
 
 /// The device waits for the host: it sits idle most of the scope and most
@@ -253,7 +273,11 @@ pub(super) fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec
         .collect();
     let ranges: Vec<Interval> = gaps.iter().map(|g| (g.start_ns, g.end_ns)).collect();
     let listed: i64 = ranges.iter().map(|r| r.1 - r.0).sum();
-    let (ops, recorded) = host_work_in(cx, &ranges);
+    let HostWork {
+        own,
+        outer: ops,
+        recorded,
+    } = host_work_in(cx, &ranges);
     let (launches, synchronous) = synchronous_launches(cx);
     let sync = launches > 0 && synchronous as f64 >= HOST_BOUND_SYNC_SHARE * launches as f64;
     let (gain, basis) = host_gain(cx, w, wait, &ranges);
@@ -276,17 +300,34 @@ pub(super) fn host_bound(cx: &Cx, w: &WhySlow, launch_bound_fired: bool) -> (Vec
             format!("{synchronous} of {launches}"),
         ),
     ];
+    let top = |rows: &[(String, i64)]| {
+        rows.iter()
+            .take(5)
+            .map(|(n, ns)| format!("{n} {}", us(*ns)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if !ops.is_empty() {
+        numbers.push(("outermost ops in those gaps".into(), top(&ops)));
+    }
+    if !own.is_empty() {
         numbers.push((
-            "host ops in those gaps".into(),
-            ops.iter()
-                .take(5)
-                .map(|(n, ns)| format!("{n} {}", us(*ns)))
-                .collect::<Vec<_>>()
-                .join(", "),
+            "host self time in those gaps (op, runtime call or Python frame)".into(),
+            top(&own),
+        ));
+    }
+    let not_steady =
+        intervals::total(&intervals::union(ranges.clone())) - intervals::total(&cx.steady(&ranges));
+    if not_steady > 0 {
+        numbers.push((
+            "warm-up, one-time loading and profiler overhead in those gaps".into(),
+            us(not_steady),
         ));
     }
     let mut action = String::from("the device waits for the host between launches: ");
+    if 2 * not_steady >= listed && listed > 0 {
+        action.push_str("most of that wait is warm-up (first calls, CUDA's lazy loading of each kernel on its first launch, the profiler's buffers), not the steady state: record after a warm-up step; ");
+    }
     if sync {
         action.push_str("the runtime's launch calls return only after the device finishes, so host work never overlaps device work — use asynchronous submission (on Neuron, nrt_execute is synchronous by default: a framework version on the runtime's explicit async APIs, nrta_*), or fewer, larger executions (one compiled graph per step); ");
     }
@@ -405,14 +446,25 @@ fn host_gain(cx: &Cx, w: &WhySlow, wait: i64, ranges: &[Interval]) -> (i64, Stri
         ),
     };
     // Only the path's time inside the gaps is the host's to give back:
-    // what it spends elsewhere overlaps device work.
+    // what it spends elsewhere overlaps device work, and one-time loading
+    // is not the host's steady cost.
+    let steady = cx.steady(ranges);
+    let one_time = intervals::total(&intervals::union(ranges.to_vec())) - intervals::total(&steady);
     let (gain, basis) = match &cx.path {
-        Some(p) if p.time_in(ranges) < gain => {
-            let on = p.time_in(ranges);
+        Some(p) if p.time_in(&steady) < gain => {
+            let on = p.time_in(&steady);
+            let without = if one_time > 0 {
+                format!(
+                    " less their {} of warm-up, one-time loading and profiler overhead",
+                    us(one_time)
+                )
+            } else {
+                String::new()
+            };
             (
                 on,
                 format!(
-                    "{basis}, cut to the {} of the critical path inside the host-wait gaps",
+                    "{basis}, cut to the {} of the critical path inside the host-wait gaps{without}",
                     us(on)
                 ),
             )

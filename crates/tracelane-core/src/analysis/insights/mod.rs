@@ -70,12 +70,27 @@ pub fn insights_of(
             "no critical path ({e}): gains are the rules' estimates, not bounded by it"
         ));
     }
+    let whole = *scope == Scope::Whole;
+    let one_time = cx::one_time_work(t, &|ns| {
+        whole || super::intervals::window_of(&windows, ns).is_some()
+    });
+    let warm_up: Vec<Interval> = match &w.warmup {
+        Some(Ok(r)) => r
+            .occurrences
+            .iter()
+            .filter(|o| o.warmup)
+            .map(|o| (o.start_ns, o.start_ns + o.dur_ns))
+            .collect(),
+        _ => Vec::new(),
+    };
     let cx = Cx {
         t,
         windows: &windows,
-        whole: *scope == Scope::Whole,
+        whole,
         path: path.map(OnPath::new),
         wall_ns,
+        one_time,
+        warm_up: super::intervals::union(warm_up),
     };
     let engines = (t.device_profile.is_some())
         .then(|| super::engines::engines(t, scope).ok())
@@ -136,6 +151,7 @@ pub fn insights_of(
         ),
     );
     run("warmup", warm_up::warmup(&cx, w));
+    run("one_time_work", warm_up::one_time_work(&cx));
     let neuron = neuron_device::rules(&cx, engines.as_ref());
     for (id, r) in neuron {
         run(id, r);

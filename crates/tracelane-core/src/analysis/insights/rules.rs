@@ -41,6 +41,10 @@ pub const SYNCHRONOUS_CALLS: &[&str] = &["nrt_execute"];
 /// Neuron Explorer's glossary): they outlast it by definition and say
 /// nothing about whether the submission was synchronous.
 pub const WAIT_CALLS: &[&str] = &["kbl_exec_wait"];
+/// One-time work (lazy kernel loading, profiler buffers) with at least
+/// this share of the scope's wall time on the critical path is a finding
+/// (the medium-severity share: less does not change what the trace says).
+pub const ONE_TIME_MIN_SHARE: f64 = MEDIUM_SHARE;
 /// Layout conversions: their share of device time at or above which they
 /// are a finding (Neuron Explorer's cut-off for transpose FLOPs, 10 %).
 pub const LAYOUT_SHARE: f64 = 0.10;
@@ -136,6 +140,11 @@ pub const RULES: &[Rule] = &[
         id: "warmup",
         name: "Warm-up and compile",
         condition: "leading steps longer than 1.5× the steady median (tracelane's warm-up rule, analysis::warmup)",
+    },
+    Rule {
+        id: "one_time_work",
+        name: "One-time loading in the capture",
+        condition: "Kineto's overhead records (the CUDA driver's lazy module and function loading on a kernel's first launch, the profiler's activity buffers) with ≥ 2 % of the scope's wall time on the critical path (our own cut-off: the medium-severity share); every other rule's gain leaves this time out",
     },
     Rule {
         id: "neuron_transpose",
