@@ -29,6 +29,8 @@ struct Tbl {
     trace_id: u32,
     file: StoredValue<String>,
     totals: table::Totals,
+    /// The trace recorded memory: the memory columns are shown.
+    memory: bool,
     /// By shape: asked of the worker the first time the table is grouped so.
     by_shape: RwSignal<Option<Vec<OpRow>>>,
     query: RwSignal<String>,
@@ -52,6 +54,7 @@ impl Tbl {
             true,
         );
         let was = ui.state_of(summary.id).table;
+        let memory = table::has_memory(&summary.rows_by_name);
         let by_name = StoredValue::new(summary.rows_by_name);
         let by_shape = RwSignal::new(summary.rows_by_shape);
         let query = RwSignal::new(was.query);
@@ -113,6 +116,7 @@ impl Tbl {
                 cpu_self_ns: summary.self_cpu_total_ns,
                 device_self_ns: summary.self_device_total_ns,
             },
+            memory,
             by_shape,
             query,
             use_regex,
@@ -133,7 +137,7 @@ impl Tbl {
 
     /// The columns shown (input shapes only when grouped by them).
     fn columns(self) -> Vec<Column> {
-        Column::shown(self.group.get() == Group::Shape).collect()
+        Column::shown(self.group.get() == Group::Shape, self.memory).collect()
     }
 }
 

@@ -4,7 +4,7 @@
 
 use tracelane_core::analysis::ops::OpRow;
 pub use tracelane_core::export::{
-    cell, fmt_count, fmt_ns, pct, sort_rows, to_csv, to_markdown, Column, Totals,
+    cell, fmt_count, fmt_ns, has_memory, pct, sort_rows, to_csv, to_markdown, Column, Totals,
 };
 
 /// Case-insensitive substring filter on the name (the page adds regular

@@ -16,7 +16,8 @@ test('each public fixture gives the same table as the CLI', async () => {
   await waitForDemo(page);
   for (const rel of ['public/hta_triton_example.json.gz', 'public/hta_simple_add_a100.json.gz', 'public/hta_amd_mi250_rocm.json.gz',
     'public/hta_cpu_only_rank34.json.gz', 'public/hta_compare_pair/base.json.gz', 'public/hta_nccl_2rank_rank0.json.gz',
-    'torch-cpu/mlp_train_cpu.pt.trace.json.gz', 'neuron-provisional/torchneuron_rmsnorm.json']) {
+    'torch-cpu/mlp_train_cpu.pt.trace.json.gz', 'neuron-provisional/torchneuron_rmsnorm.json',
+    'torch-memory/mem_train_cuda.pt.trace.json.gz']) {
     await openFile(page, rel);
     const want = cliRows(rel);
     const shown = await page.locator('#row-count').textContent();
@@ -26,6 +27,9 @@ test('each public fixture gives the same table as the CLI', async () => {
     assert.deepEqual(names.slice(0, 5), want.slice(0, 5).map((r) => r.name), rel);
     // One exporter: the page's CSV is the CLI's, byte for byte (same default sort).
     assert.equal(await exportCsv(page), cliCsv(rel), rel);
+    // PyTorch's memory columns, only where the trace recorded memory.
+    const memory = rel.startsWith('torch-memory/') ? 1 : 0;
+    assert.equal(await page.locator('.th[data-col="Self device mem"]').count(), memory, rel);
   }
   await page.screenshot({ path: path.join(artifacts, 'nccl-or-last.png'), fullPage: true });
   await page.close();

@@ -503,6 +503,27 @@ fn profiler_overhead_nests_on_the_main_thread_and_takes_its_ops_device_time() {
     assert_eq!(table.self_device_total_ns, 3_000);
 }
 
+/// PyTorch's memory columns: a `[memory]` record counts in every CPU event
+/// whose `[start, end]` holds it (both ends, any thread); self = total −
+/// children's totals; a record inside no event is a `[memory]` row.
+#[test]
+fn memory_columns_count_records_on_both_ends_and_any_thread() {
+    let t = edge("memory_columns.json").unwrap();
+    let table = op_table(&t, OpTableOptions::default());
+    let mem = |name: &str| {
+        let r = table.rows.iter().find(|r| r.name == name).unwrap();
+        (
+            r.cpu_mem_bytes,
+            r.cpu_self_mem_bytes,
+            r.device_mem_bytes,
+            r.device_self_mem_bytes,
+        )
+    };
+    assert_eq!(mem("outer"), (70, 100, 50, 0));
+    assert_eq!(mem("inner"), (-30, -30, 50, 50));
+    assert_eq!(mem("[memory]"), (7, 7, 0, 0));
+}
+
 /// Neuron Explorer's system profile: the provisional fixture's expected counts.
 #[test]
 fn neuron_system_profile_matches_its_expected_counts() {

@@ -1,5 +1,6 @@
 //! The op table must equal PyTorch's own `key_averages()` for the same run:
-//! every row, calls exactly, times within 1 µs.
+//! every row, calls exactly, times within 1 µs, the memory columns (where
+//! the oracle was recorded with `profile_memory`) exactly.
 //!
 //! Oracles: `tests/fixtures/torch-{cpu,cpu-extra,gloo,cuda,cuda-behaviours,memory}/<case>.key_averages{,_by_shape}.json`
 //! beside `<case>.pt.trace.json.gz`. Set `TRACELANE_ORACLE_DIRS` (paths
@@ -54,12 +55,29 @@ fn check(trace_path: &Path, oracle_path: &Path, by_shape: bool) -> Vec<String> {
         serde_json::from_slice(&std::fs::read(oracle_path).unwrap()).unwrap();
 
     let mut want: BTreeMap<Key, Vec<Vals>> = BTreeMap::new();
+    // The memory columns (oracles recorded with profile_memory), summed
+    // per key, exactly.
+    let mut want_mem: BTreeMap<Key, [i64; 4]> = BTreeMap::new();
+    let mut got_mem: BTreeMap<Key, [i64; 4]> = BTreeMap::new();
+    const MEM: [&str; 4] = [
+        "cpu_memory_usage",
+        "self_cpu_memory_usage",
+        "device_memory_usage",
+        "self_device_memory_usage",
+    ];
     for r in oracle["rows"].as_array().unwrap() {
         let shapes = if by_shape {
             compact(r["input_shapes"].as_str().unwrap_or("[]"))
         } else {
             String::new()
         };
+        let key = (r["key"].as_str().unwrap().to_string(), shapes.clone());
+        if r.get(MEM[0]).is_some() {
+            let m = want_mem.entry(key).or_default();
+            for (k, col) in MEM.iter().enumerate() {
+                m[k] += r[col].as_i64().unwrap();
+            }
+        }
         want.entry((r["key"].as_str().unwrap().to_string(), shapes))
             .or_default()
             .push((
@@ -77,6 +95,18 @@ fn check(trace_path: &Path, oracle_path: &Path, by_shape: bool) -> Vec<String> {
         } else {
             String::new()
         };
+        let m = got_mem.entry((r.name.clone(), shapes.clone())).or_default();
+        for (k, v) in [
+            r.cpu_mem_bytes,
+            r.cpu_self_mem_bytes,
+            r.device_mem_bytes,
+            r.device_self_mem_bytes,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            m[k] += v;
+        }
         got.entry((r.name.clone(), shapes)).or_default().push((
             r.calls,
             r.cpu_total_ns as f64 / 1e3,
@@ -113,6 +143,14 @@ fn check(trace_path: &Path, oracle_path: &Path, by_shape: bool) -> Vec<String> {
             {
                 problems.push(format!("{k:?}: want {a:?}, got {b:?}"));
             }
+        }
+    }
+    for (k, w) in &want_mem {
+        let g = got_mem.get(k).copied().unwrap_or_default();
+        if *w != g {
+            problems.push(format!(
+                "{k:?} memory (cpu, self, device, self): want {w:?}, got {g:?}"
+            ));
         }
     }
     for k in got.keys() {

@@ -42,6 +42,7 @@ pub(crate) mod hta_queue;
 pub mod info;
 pub mod insights;
 pub mod intervals;
+pub mod memory_events;
 pub mod neuron_runtime;
 pub mod ops;
 pub mod profiler_overhead;

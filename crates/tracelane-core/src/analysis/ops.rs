@@ -37,6 +37,7 @@
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::memory_events::{MemBytes, MemoryEvents};
 use super::profiler_overhead::overhead_homes;
 use super::scope::{Scope, ScopeError};
 use crate::category::Category;
@@ -63,7 +64,7 @@ pub struct OpTableOptions {
 }
 
 /// One row of the table, times in nanoseconds.
-#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct OpRow {
     pub name: String,
     /// Compact `Input Dims` JSON (`[]` when none) when grouping by shape.
@@ -76,6 +77,17 @@ pub struct OpRow {
     pub cpu_self_ns: i64,
     pub device_total_ns: i64,
     pub device_self_ns: i64,
+    /// PyTorch's memory columns (`profile_memory=True`; see
+    /// [`super::memory_events`]): net bytes allocated inside the events,
+    /// CPU and device, and their self parts (total − children's totals).
+    #[serde(default)]
+    pub cpu_mem_bytes: i64,
+    #[serde(default)]
+    pub cpu_self_mem_bytes: i64,
+    #[serde(default)]
+    pub device_mem_bytes: i64,
+    #[serde(default)]
+    pub device_self_mem_bytes: i64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -112,6 +124,9 @@ struct Node {
     child_dur: i64,
     own_device: i64,
     device_total: i64,
+    /// `[memory]` bytes inside the event, and inside its children.
+    mem: MemBytes,
+    child_mem: MemBytes,
 }
 
 const NONE: u32 = u32::MAX;
@@ -211,7 +226,7 @@ struct Attribution {
     nodes: Vec<Node>,
     alive: Vec<bool>,
     device_rows: Vec<u32>,
-    mem_rows: Vec<(i64, &'static str)>,
+    mem_rows: Vec<(i64, &'static str, MemBytes)>,
     /// Device totals (the rows and self totals are filled per grouping).
     totals: OpTable,
     names: NameIds,
@@ -234,7 +249,8 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
     let overheads = overhead_homes(t, &counted);
     let order = tree_order(t, counted, &overheads.moved);
 
-    let (mut nodes, node_of_slice) = build_nodes(t, &order);
+    let memory = MemoryEvents::of(t, &|ts| windows.contains(ts));
+    let (mut nodes, node_of_slice) = build_nodes(t, &order, &memory);
 
     // Device events: rows of their own, and device time of the op that
     // launched them. A `gpu_user_annotation` is linked to no op's
@@ -295,7 +311,7 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
     }
 
     // Memory instants PyTorch reports as rows of their own.
-    let mem_rows = memory_rows(t, &nodes, windows);
+    let mem_rows = memory_rows(t, &nodes, &memory, windows);
     Attribution {
         nodes,
         alive,
@@ -374,7 +390,7 @@ fn tree_order(
 /// The call tree of the host events (PyTorch's `EventList` nesting by
 /// time, per thread); c10d work is asynchronous, outside it. Each slice's
 /// node (`NONE`: none).
-fn build_nodes(t: &Trace, order: &[(u32, u32)]) -> (Vec<Node>, Vec<u32>) {
+fn build_nodes(t: &Trace, order: &[(u32, u32)], memory: &MemoryEvents) -> (Vec<Node>, Vec<u32>) {
     let s = &t.slices;
     let n = s.len();
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
@@ -398,6 +414,8 @@ fn build_nodes(t: &Trace, order: &[(u32, u32)]) -> (Vec<Node>, Vec<u32>) {
                 child_dur: 0,
                 own_device: 0,
                 device_total: 0,
+                mem: memory.within(st, en),
+                child_mem: [0, 0],
             });
             node_of_slice[i] = me;
             continue;
@@ -413,9 +431,12 @@ fn build_nodes(t: &Trace, order: &[(u32, u32)]) -> (Vec<Node>, Vec<u32>) {
                 break;
             }
         }
+        let mem = memory.within(st, en);
         if parent != NONE {
-            nodes[parent as usize].children += 1;
-            nodes[parent as usize].child_dur += s.dur_ns[i];
+            let p = &mut nodes[parent as usize];
+            p.children += 1;
+            p.child_dur += s.dur_ns[i];
+            p.child_mem = [p.child_mem[0] + mem[0], p.child_mem[1] + mem[1]];
         }
         nodes.push(Node {
             slice: i as u32,
@@ -425,6 +446,8 @@ fn build_nodes(t: &Trace, order: &[(u32, u32)]) -> (Vec<Node>, Vec<u32>) {
             child_dur: 0,
             own_device: 0,
             device_total: 0,
+            mem,
+            child_mem: [0, 0],
         });
         node_of_slice[i] = me;
         stack.push(me);
@@ -465,15 +488,17 @@ fn remove_dup_nodes(
             if names.canon[s.name[pi].0 as usize] == names.canon[s.name[mi].0 as usize]
                 && nodes[p as usize].children == 1
             {
-                let (children, child_dur, own) = (
+                let (children, child_dur, child_mem, own) = (
                     nodes[me].children,
                     nodes[me].child_dur,
+                    nodes[me].child_mem,
                     nodes[me].own_device,
                 );
                 let parent = &mut nodes[p as usize];
                 table.device_dropped_by_merge_ns += parent.own_device;
                 parent.children = children;
                 parent.child_dur = child_dur;
+                parent.child_mem = child_mem;
                 parent.own_device = own;
                 alive[me] = false;
                 redirect[me] = p;
@@ -570,7 +595,7 @@ impl Attribution {
         let mut index: FxHashMap<u64, u32> = FxHashMap::default();
         let mut first: Vec<First> = Vec::new();
         let mut add =
-            |table: &mut OpTable, name: &dyn Fn() -> String, k: u64, at: First, vals: [i64; 4]| {
+            |table: &mut OpTable, name: &dyn Fn() -> String, k: u64, at: First, vals: [i64; 8]| {
                 let slot = if k & 0xFFFF_FFFC == 0 {
                     // `canon` is at most the number of strings, or u32::MAX for
                     // a name never interned (a memory row without events).
@@ -595,6 +620,10 @@ impl Attribution {
                         cpu_self_ns: 0,
                         device_total_ns: 0,
                         device_self_ns: 0,
+                        cpu_mem_bytes: 0,
+                        cpu_self_mem_bytes: 0,
+                        device_mem_bytes: 0,
+                        device_self_mem_bytes: 0,
                     });
                     first.push(at);
                 }
@@ -606,6 +635,10 @@ impl Attribution {
                 r.cpu_self_ns += vals[1];
                 r.device_total_ns += vals[2];
                 r.device_self_ns += vals[3];
+                r.cpu_mem_bytes += vals[4];
+                r.cpu_self_mem_bytes += vals[5];
+                r.device_mem_bytes += vals[6];
+                r.device_self_mem_bytes += vals[7];
             };
         let canon = &self.names.canon;
         let key_of = |i: usize, device: bool, annotation: bool| -> u64 {
@@ -634,6 +667,18 @@ impl Attribution {
                 },
                 node.device_total,
                 node.own_device,
+                node.mem[0],
+                if node.is_async {
+                    0
+                } else {
+                    node.mem[0] - node.child_mem[0]
+                },
+                node.mem[1],
+                if node.is_async {
+                    0
+                } else {
+                    node.mem[1] - node.child_mem[1]
+                },
             ];
             table.self_cpu_total_ns += vals[1];
             add(&mut table, &name_of(i), key, at(i), vals);
@@ -646,9 +691,15 @@ impl Attribution {
             if !is_annotation {
                 table.self_device_total_ns += d;
             }
-            add(&mut table, &name_of(i), key, at(i), [0, 0, d, d]);
+            add(
+                &mut table,
+                &name_of(i),
+                key,
+                at(i),
+                [0, 0, d, d, 0, 0, 0, 0],
+            );
         }
-        for &(ts, name) in mem_rows {
+        for &(ts, name, [cpu, dev]) in mem_rows {
             // Filtered names are never the name of another row's key.
             let id = t
                 .strings
@@ -659,7 +710,7 @@ impl Attribution {
                 &|| name.to_string(),
                 key(id, false, false, 0),
                 (ts, -ts, u32::MAX),
-                [0, 0, 0, 0],
+                [0, 0, 0, 0, cpu, cpu, dev, dev],
             );
         }
         let mut order: Vec<usize> = (0..table.rows.len()).collect();
@@ -709,27 +760,22 @@ pub fn pytorch_shapes_key(dims: &str) -> String {
 
 /// `[memory]` instants not inside any host event's `[start, end]` (any
 /// thread, as `MemRecordsAcc.in_interval` checks), and every `[OutOfMemory]`.
-fn memory_rows(t: &Trace, nodes: &[Node], windows: &Windows) -> Vec<(i64, &'static str)> {
-    let inst = &t.instants;
-    let mem = t.strings.lookup("[memory]");
-    let oom = t.strings.lookup("[OutOfMemory]");
-    if mem.is_none() && oom.is_none() {
-        return Vec::new();
-    }
-    let in_range = |ts: i64| windows.contains(ts);
-    let mut mem_ts: Vec<i64> = Vec::new();
-    let mut out: Vec<(i64, &'static str)> = Vec::new();
-    for k in 0..inst.ts_ns.len() {
-        if !in_range(inst.ts_ns[k]) {
-            continue;
-        }
-        if Some(inst.name[k]) == mem {
-            mem_ts.push(inst.ts_ns[k]);
-        } else if Some(inst.name[k]) == oom {
-            out.push((inst.ts_ns[k], "[OutOfMemory]"));
+fn memory_rows(
+    t: &Trace,
+    nodes: &[Node],
+    memory: &MemoryEvents,
+    windows: &Windows,
+) -> Vec<(i64, &'static str, MemBytes)> {
+    let mut out: Vec<(i64, &'static str, MemBytes)> = Vec::new();
+    if let Some(oom) = t.strings.lookup("[OutOfMemory]") {
+        let inst = &t.instants;
+        for k in 0..inst.ts_ns.len() {
+            if inst.name[k] == oom && windows.contains(inst.ts_ns[k]) {
+                out.push((inst.ts_ns[k], "[OutOfMemory]", [0, 0]));
+            }
         }
     }
-    mem_ts.sort_unstable();
+    let mem_ts = &memory.ts_ns;
     // Coverage by a difference array over the sorted instants.
     let mut cover = vec![0i32; mem_ts.len() + 1];
     let s = &t.slices;
@@ -749,7 +795,7 @@ fn memory_rows(t: &Trace, nodes: &[Node], windows: &Windows) -> Vec<(i64, &'stat
     for (k, &ts) in mem_ts.iter().enumerate() {
         run += cover[k];
         if run == 0 {
-            out.push((ts, "[memory]"));
+            out.push((ts, "[memory]", memory.bytes[k]));
         }
     }
     out

@@ -23,6 +23,13 @@ pub enum Column {
     DeviceAvg,
     CpuPct,
     DevicePct,
+    /// PyTorch's memory columns (`profile_memory=True`), shown when the
+    /// trace recorded memory: CPU Mem, Self CPU Mem, device Mem, Self
+    /// device Mem.
+    CpuMem,
+    CpuSelfMem,
+    DeviceMem,
+    DeviceSelfMem,
 }
 
 /// The totals percentages are taken of (PyTorch's "Self CPU time total" and
@@ -44,7 +51,7 @@ impl Totals {
 
 impl Column {
     /// Every column, in the order tables and exports show them.
-    pub const ALL: [Column; 11] = [
+    pub const ALL: [Column; 15] = [
         Column::Name,
         Column::Shapes,
         Column::Calls,
@@ -56,6 +63,10 @@ impl Column {
         Column::DeviceAvg,
         Column::CpuPct,
         Column::DevicePct,
+        Column::CpuMem,
+        Column::CpuSelfMem,
+        Column::DeviceMem,
+        Column::DeviceSelfMem,
     ];
 
     pub fn title(self) -> &'static str {
@@ -71,6 +82,10 @@ impl Column {
             Column::DeviceAvg => "Device avg",
             Column::CpuPct => "CPU self %",
             Column::DevicePct => "Device self %",
+            Column::CpuMem => "CPU mem",
+            Column::CpuSelfMem => "Self CPU mem",
+            Column::DeviceMem => "Device mem",
+            Column::DeviceSelfMem => "Self device mem",
         }
     }
 
@@ -88,6 +103,10 @@ impl Column {
             Column::DeviceAvg => "device_avg",
             Column::CpuPct => "cpu_pct",
             Column::DevicePct => "device_pct",
+            Column::CpuMem => "cpu_mem",
+            Column::CpuSelfMem => "cpu_self_mem",
+            Column::DeviceMem => "device_mem",
+            Column::DeviceSelfMem => "device_self_mem",
         }
     }
 
@@ -100,11 +119,55 @@ impl Column {
         !matches!(self, Column::Name | Column::Shapes)
     }
 
-    /// The columns shown for a grouping (input shapes only when grouped by them).
-    pub fn shown(by_shape: bool) -> impl Iterator<Item = Column> {
+    /// The memory columns.
+    pub fn is_memory(self) -> bool {
+        matches!(
+            self,
+            Column::CpuMem | Column::CpuSelfMem | Column::DeviceMem | Column::DeviceSelfMem
+        )
+    }
+
+    /// The columns shown for a grouping (input shapes only when grouped by
+    /// them), the memory columns only when the trace recorded memory
+    /// ([`has_memory`]).
+    pub fn shown(by_shape: bool, memory: bool) -> impl Iterator<Item = Column> {
         Column::ALL
             .into_iter()
-            .filter(move |&c| by_shape || c != Column::Shapes)
+            .filter(move |&c| (by_shape || c != Column::Shapes) && (memory || !c.is_memory()))
+    }
+}
+
+/// Did the trace record memory (`profile_memory=True`): a `[memory]` row,
+/// or any op given bytes.
+pub fn has_memory(rows: &[OpRow]) -> bool {
+    rows.iter().any(|r| {
+        r.name == "[memory]"
+            || [
+                r.cpu_mem_bytes,
+                r.device_mem_bytes,
+                r.cpu_self_mem_bytes,
+                r.device_self_mem_bytes,
+            ]
+            .iter()
+            .any(|&b| b != 0)
+    })
+}
+
+/// Bytes as PyTorch's table prints them (`profiler_util._format_memory`
+/// in PyTorch 2.11: powers of 1024 written `GB`, `MB`, `KB` with two
+/// decimals, whole `B` below 1 KB — checked on the torch-memory fixtures'
+/// tables).
+pub fn fmt_mem(bytes: i64) -> String {
+    const KB: f64 = 1024.0;
+    let (b, a) = (bytes as f64, bytes.unsigned_abs() as f64);
+    if a >= KB * KB * KB {
+        format!("{:.2} GB", b / (KB * KB * KB))
+    } else if a >= KB * KB {
+        format!("{:.2} MB", b / (KB * KB))
+    } else if a >= KB {
+        format!("{:.2} KB", b / KB)
+    } else {
+        format!("{bytes} B")
     }
 }
 
@@ -141,6 +204,10 @@ pub fn sort_rows(rows: &mut [OpRow], col: Column, descending: bool) {
             Column::DeviceAvg => {
                 avg(a.device_total_ns, a.calls).total_cmp(&avg(b.device_total_ns, b.calls))
             }
+            Column::CpuMem => a.cpu_mem_bytes.cmp(&b.cpu_mem_bytes),
+            Column::CpuSelfMem => a.cpu_self_mem_bytes.cmp(&b.cpu_self_mem_bytes),
+            Column::DeviceMem => a.device_mem_bytes.cmp(&b.device_mem_bytes),
+            Column::DeviceSelfMem => a.device_self_mem_bytes.cmp(&b.device_self_mem_bytes),
         };
         let ord = if descending { ord.reverse() } else { ord };
         ord.then_with(|| a.name.cmp(&b.name))
@@ -167,6 +234,10 @@ pub fn cell(row: &OpRow, col: Column, totals: Totals) -> String {
         Column::DeviceAvg => fmt_ns(avg(row.device_total_ns, row.calls)),
         Column::CpuPct => pct(row.cpu_self_ns, totals.cpu_self_ns),
         Column::DevicePct => pct(row.device_self_ns, totals.device_self_ns),
+        Column::CpuMem => fmt_mem(row.cpu_mem_bytes),
+        Column::CpuSelfMem => fmt_mem(row.cpu_self_mem_bytes),
+        Column::DeviceMem => fmt_mem(row.device_mem_bytes),
+        Column::DeviceSelfMem => fmt_mem(row.device_self_mem_bytes),
     }
 }
 
@@ -189,7 +260,13 @@ pub fn to_csv(rows: &[OpRow], by_shape: bool) -> String {
     if by_shape {
         out.push_str(",input_shapes");
     }
-    out.push_str(",calls,cpu_total_us,cpu_self_us,device_total_us,device_self_us\n");
+    let memory = has_memory(rows);
+    out.push_str(",calls,cpu_total_us,cpu_self_us,device_total_us,device_self_us");
+    out.push_str(if memory {
+        ",cpu_mem_bytes,cpu_self_mem_bytes,device_mem_bytes,device_self_mem_bytes\n"
+    } else {
+        "\n"
+    });
     for r in rows {
         out.push_str(&csv_field(&r.name));
         if by_shape {
@@ -197,20 +274,31 @@ pub fn to_csv(rows: &[OpRow], by_shape: bool) -> String {
             out.push_str(&csv_field(shapes(r)));
         }
         out.push_str(&format!(
-            ",{},{},{},{},{}\n",
+            ",{},{},{},{},{}",
             r.calls,
             us(r.cpu_total_ns),
             us(r.cpu_self_ns),
             us(r.device_total_ns),
             us(r.device_self_ns)
         ));
+        if memory {
+            out.push_str(&format!(
+                ",{},{},{},{}",
+                r.cpu_mem_bytes, r.cpu_self_mem_bytes, r.device_mem_bytes, r.device_self_mem_bytes
+            ));
+        }
+        out.push('\n');
     }
     out
 }
 
 /// The rows as JSON: an array of `{name, input_shapes (grouped by shape
-/// only), calls, cpu_total_us, cpu_self_us, device_total_us, device_self_us}`.
+/// only), calls, cpu_total_us, cpu_self_us, device_total_us, device_self_us}`,
+/// and PyTorch's memory columns (`cpu_mem_bytes`, `cpu_self_mem_bytes`,
+/// `device_mem_bytes`, `device_self_mem_bytes`) when the trace recorded
+/// memory.
 pub fn to_json(rows: &[OpRow], by_shape: bool) -> serde_json::Value {
+    let with_memory = has_memory(rows);
     let list: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
@@ -224,6 +312,15 @@ pub fn to_json(rows: &[OpRow], by_shape: bool) -> serde_json::Value {
             m.insert("cpu_self_us".into(), us(r.cpu_self_ns).into());
             m.insert("device_total_us".into(), us(r.device_total_ns).into());
             m.insert("device_self_us".into(), us(r.device_self_ns).into());
+            if with_memory {
+                m.insert("cpu_mem_bytes".into(), r.cpu_mem_bytes.into());
+                m.insert("cpu_self_mem_bytes".into(), r.cpu_self_mem_bytes.into());
+                m.insert("device_mem_bytes".into(), r.device_mem_bytes.into());
+                m.insert(
+                    "device_self_mem_bytes".into(),
+                    r.device_self_mem_bytes.into(),
+                );
+            }
             serde_json::Value::Object(m)
         })
         .collect();
@@ -232,7 +329,7 @@ pub fn to_json(rows: &[OpRow], by_shape: bool) -> serde_json::Value {
 
 /// The rows as a Markdown table, for pasting into a pull request.
 pub fn to_markdown(rows: &[OpRow], by_shape: bool, totals: Totals) -> String {
-    let cols: Vec<Column> = Column::shown(by_shape).collect();
+    let cols: Vec<Column> = Column::shown(by_shape, has_memory(rows)).collect();
     let mut out = format!(
         "| {} |\n",
         cols.iter()
@@ -262,7 +359,7 @@ pub fn to_markdown(rows: &[OpRow], by_shape: bool, totals: Totals) -> String {
 pub fn to_text(rows: &[OpRow], by_shape: bool, table: &OpTable) -> String {
     const NAME_MAX: usize = 60;
     let totals = Totals::of(table);
-    let cols: Vec<Column> = Column::shown(by_shape).collect();
+    let cols: Vec<Column> = Column::shown(by_shape, has_memory(&table.rows)).collect();
     let clip = |s: String, c: Column| -> String {
         if c == Column::Name && s.chars().count() > NAME_MAX {
             let t: String = s.chars().take(NAME_MAX - 3).collect();
@@ -346,6 +443,7 @@ mod tests {
             cpu_self_ns: cpu_self,
             device_total_ns: dev,
             device_self_ns: dev,
+            ..Default::default()
         }
     }
 
@@ -388,6 +486,15 @@ mod tests {
             "[]"
         );
         assert!(to_markdown(&[r], true, Totals::default()).contains("| aten::empty | [] |"));
+    }
+
+    #[test]
+    fn memory_reads_as_pytorchs_table() {
+        assert_eq!(fmt_mem(25_288_704), "24.12 MB");
+        assert_eq!(fmt_mem(-30 * 1024), "-30.00 KB");
+        assert_eq!(fmt_mem(-144), "-144 B");
+        assert_eq!(fmt_mem(0), "0 B");
+        assert_eq!(fmt_mem(3 << 30), "3.00 GB");
     }
 
     #[test]

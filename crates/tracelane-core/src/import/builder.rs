@@ -568,7 +568,10 @@ impl Builder {
 
     /// An instant (`i`, `I`, `R`).
     pub(crate) fn instant(&mut self, track: TrackIdx, ts: i64, e: &EventIn) {
-        let args = if self.args_in_source {
+        // `[memory]` records keep their args whatever the policy: their
+        // bytes are the op table's memory columns and the memory view's
+        // series (small: a few numbers each).
+        let args = if self.args_in_source && self.trace.strings.get(e.name) != "[memory]" {
             (0, 0)
         } else {
             self.store_args(e.args)
