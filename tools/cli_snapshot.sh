@@ -39,6 +39,7 @@ for t in "${files[@]}"; do
   run "insights.$k" insights "$t" --format json
   run "insights.md.$k" insights "$t" --format md
   run "regions.$k" regions "$t" --format json
+  run "memory.$k" memory "$t" --format json
   case "$t" in *.pftrace) run "engines.$k" engines "$t" --format json;; esac
 done
 

@@ -1,15 +1,18 @@
 //! Fuzzes the import of a set of files that open as one trace (a
 //! TorchNeuron run: trace.json, the Neuron profile, the framework mapping,
-//! a summary JSON; a Neuron profile's tables): the input is cut into files
+//! a summary JSON; a Neuron profile's tables; a PyTorch trace with its raw
+//! memory timeline): the input is cut into files
 //! at `\n--FILE--\n`, each named in turn from a TorchNeuron run's names, so
 //! the set's classification, every Neuron reader, the mapping join and the
-//! stack of two models meet any bytes. It must never panic, and an import
-//! that succeeds must give a model the op table and the insights run on.
+//! stack of two models, the memory timeline's reader and its join meet any
+//! bytes. It must never panic, and an import that succeeds must give a
+//! model the op table, the insights and the memory report run on.
 //! Run: `cd fuzz && mkdir -p corpus/set && cargo +nightly fuzz run set corpus/set seeds/set -- -max_total_time=600`
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tracelane_core::analysis::ops::{op_table, OpTableOptions};
+use tracelane_core::analysis::memory::{memory, At};
 use tracelane_core::analysis::{insights, Scope};
 use tracelane_core::import::import_set;
 use tracelane_core::ImportOptions;
@@ -20,6 +23,7 @@ const NAMES: &[&str] = &[
     "run/framework_mapping_20260101_000000_000.json",
     "run/summary.json",
     "run/nrt_events.json",
+    "run/memory.raw.json.gz",
 ];
 
 fuzz_target!(|data: &[u8]| {
@@ -46,5 +50,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = op_table(&t, OpTableOptions::default());
         let args = |i: usize| t.slice_args_json(i).to_string();
         let _ = insights::insights(&t, &Scope::Whole, &args);
+        let _ = memory(&t, &Scope::Whole, At::Peak);
+        let _ = memory(&t, &Scope::Whole, At::Time(data.len() as i64 * 1000));
     }
 });

@@ -78,17 +78,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                 answered_exact.set(k);
                 done();
                 // Then the timeline gains the analyses' counter lanes (once).
-                if !ui.lanes.with_untracked(|l| l.iter().any(|(t, _)| *t == id)) {
-                    let pending = client::ask(Ask::CounterLanes { id });
-                    leptos::task::spawn_local(async move {
-                        if let Ok(Answer::Lanes { lanes: Some(lanes) }) = pending.await {
-                            ui.lanes.update(|l| {
-                                l.retain(|(t, _)| *t != id);
-                                l.push((id, lanes));
-                            });
-                        }
-                    });
-                }
+                client::ask_counter_lanes(ui, id);
             },
         );
         ask_hta.ask(

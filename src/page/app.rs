@@ -309,7 +309,7 @@ fn DemoHint() -> impl IntoView {
                     "Each op against the device's compute and memory roofs: how far below the roof it runs, and which \
                      roof bounds it.",
                 ),
-                3 => return None,
+                3 | 6 => return None,
                 5 => (
                     "summary",
                     "What to change first, ranked by the time it would save. In the eager RMSNorm traces the six ops \
@@ -547,18 +547,22 @@ fn TraceView(summary: Summary) -> impl IntoView {
     };
     let span = table::fmt_ns(s.span_ns as f64);
     let diag = s.diagnostics.clone();
-    // 0 op table, 1 timeline, 2 analyses, 3 engines, 4 roofline, 5 summary.
+    // 0 op table, 1 timeline, 2 analyses, 3 engines, 4 roofline, 5 summary,
+    // 6 memory.
     // A view that asked for this trace's timeline (a collective's ranks)
     // opens on it.
     let focused = ui.focus.get_untracked().is_some_and(|f| f.trace == s.id);
     let shown = ui.view;
     if focused {
         shown.set(1);
-    } else if shown.get_untracked() == 3 && !s.engines {
+    } else if (shown.get_untracked() == 3 && !s.engines)
+        || (shown.get_untracked() == 6 && !s.memory)
+    {
         shown.set(0);
     }
     let (s2, s3, s4, s5, s6) = (s.clone(), s.clone(), s.clone(), s.clone(), s.clone());
-    let engines = s.engines;
+    let s7 = s.clone();
+    let (engines, memory) = (s.engines, s.memory);
     view! {
         <section class="trace">
             <div class="facts" id="trace-facts"
@@ -588,6 +592,10 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 })}
                 <button role="tab" id="show-roofline" aria-selected=move || (shown.get() == 4).to_string() class:active=move || shown.get() == 4 on:click=move |_| shown.set(4)
                     title="Each op against the device's compute and memory roofs: compute- or memory-bound, and how far from the roof">"Roofline"</button>
+                {memory.then(|| view! {
+                    <button role="tab" id="show-memory" aria-selected=move || (shown.get() == 6).to_string() class:active=move || shown.get() == 6 on:click=move |_| shown.set(6)
+                        title="Allocated and reserved memory per device: the peak and what holds it, what is never freed">"Memory"</button>
+                })}
             </div>
             {move || match shown.get() {
                 1 => view! { <crate::page::timeline::TimelineView summary=s2.clone()/> }.into_any(),
@@ -595,6 +603,7 @@ fn TraceView(summary: Summary) -> impl IntoView {
                 3 => view! { <crate::page::device::EnginesView summary=s4.clone() show_timeline=shown/> }.into_any(),
                 4 => view! { <crate::page::device::RooflineView summary=s5.clone() show_timeline=shown/> }.into_any(),
                 5 => view! { <crate::page::summary::SummaryView summary=s6.clone() show_timeline=shown/> }.into_any(),
+                6 => view! { <crate::page::memory::MemoryView summary=s7.clone() show_timeline=shown/> }.into_any(),
                 _ => view! { <OpTable summary=s.clone()/> }.into_any(),
             }}
             <Diagnostics diag=diag/>

@@ -148,3 +148,20 @@ impl Default for Latest {
         Latest::new()
     }
 }
+
+/// Adds the analyses' counters (queue length, copy bandwidth, memory) to
+/// trace `id`'s timeline lanes, unless it has them.
+pub fn ask_counter_lanes(ui: crate::page::state::Ui, id: u32) {
+    if ui.lanes.with_untracked(|l| l.iter().any(|(t, _)| *t == id)) {
+        return;
+    }
+    let pending = ask(Ask::CounterLanes { id });
+    leptos::task::spawn_local(async move {
+        if let Ok(Answer::Lanes { lanes: Some(lanes) }) = pending.await {
+            ui.lanes.update(|l| {
+                l.retain(|(t, _)| *t != id);
+                l.push((id, lanes));
+            });
+        }
+    });
+}

@@ -66,10 +66,16 @@ fn file_name(path: &str) -> String {
     path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase()
 }
 
-/// Whether files opened together are one Neuron run, by their names (the
-/// page does not read them; the core tells each file by its bytes): a
-/// TorchNeuron framework mapping among them, or a summary JSON beside a
-/// profile.
+/// PyTorch's raw memory timeline, by its name.
+fn is_memory_timeline(name: &str) -> bool {
+    name.ends_with(".raw.json.gz") || name.ends_with(".raw.json")
+}
+
+/// Whether files opened together are one run, by their names (the page
+/// does not read them; the core tells each file by its bytes): a
+/// TorchNeuron framework mapping among them, a summary JSON beside a
+/// profile, or PyTorch's raw memory timeline (`export_memory_timeline`
+/// writes raw rows only to a `.raw.json.gz`) beside its trace.
 fn is_run(files: &[(String, File)]) -> bool {
     if files.len() < 2 {
         return false;
@@ -80,7 +86,10 @@ fn is_run(files: &[(String, File)]) -> bool {
         .iter()
         .any(|n| n.starts_with("framework_mapping") && json(n));
     let summary = names.iter().any(|n| n.contains("summary") && json(n));
-    mapping || (summary && names.iter().filter(|n| json(n) || is_table(n)).count() > 1)
+    let memory_timeline = names.iter().any(|n| is_memory_timeline(n));
+    mapping
+        || memory_timeline
+        || (summary && names.iter().filter(|n| json(n) || is_table(n)).count() > 1)
 }
 
 /// The runtime's raw capture files (`*.ntff`, `*.neff`, `*.pb`): named in
@@ -118,6 +127,20 @@ fn bundle(name: String, files: &[(String, File)]) -> Option<Source> {
 /// by its folder), the others one trace each.
 pub(crate) fn group_files(files: Vec<(String, File)>) -> Vec<Source> {
     if is_run(&files) {
+        // A trace with its memory timeline is named after the trace.
+        let names: Vec<String> = files.iter().map(|(p, _)| file_name(p)).collect();
+        if let [a, b] = names.as_slice() {
+            let trace = match (is_memory_timeline(a), is_memory_timeline(b)) {
+                (true, false) => Some(b),
+                (false, true) => Some(a),
+                _ => None,
+            };
+            if let Some(trace) = trace {
+                return bundle(format!("{trace} + memory timeline"), &files)
+                    .into_iter()
+                    .collect();
+            }
+        }
         let folder = files[0]
             .0
             .rsplit_once('/')

@@ -45,13 +45,14 @@ thread_local! {
 }
 
 /// A trace's views by `Ui::view`'s number.
-pub(crate) const VIEWS: [View; 6] = [
+pub(crate) const VIEWS: [View; 7] = [
     View::Table,
     View::Timeline,
     View::Analyses,
     View::Engines,
     View::Roofline,
     View::Summary,
+    View::Memory,
 ];
 
 /// The page's view now, as a link (`None` with no trace open).

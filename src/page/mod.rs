@@ -15,7 +15,7 @@
 //! | [`library`] | a team's trace library: the list a deployment carries, searched and opened |
 //! | [`link`] | the view kept in the URL hash: links that reopen it, back / forward |
 //! | [`offline`] | the service worker, the new-version banner, files the installed app is handed |
-//! | [`summary`], [`op_table`], [`timeline`], [`analyses`], [`compare`] | the views |
+//! | [`summary`], [`op_table`], [`timeline`], [`analyses`], [`compare`], [`memory`] | the views |
 
 pub mod analyses;
 pub mod app;
@@ -27,6 +27,7 @@ pub mod frames;
 pub mod imports;
 pub mod library;
 pub mod link;
+pub mod memory;
 pub mod offline;
 pub mod op_table;
 pub mod rank_set;

@@ -67,10 +67,11 @@ pub enum View {
     Compare,
     Ranks,
     Summary,
+    Memory,
 }
 
 impl View {
-    const ALL: [(View, &'static str); 8] = [
+    const ALL: [(View, &'static str); 9] = [
         (View::Table, "table"),
         (View::Timeline, "timeline"),
         (View::Analyses, "analyses"),
@@ -79,6 +80,7 @@ impl View {
         (View::Compare, "compare"),
         (View::Ranks, "ranks"),
         (View::Summary, "summary"),
+        (View::Memory, "memory"),
     ];
 
     pub fn key(self) -> &'static str {

@@ -23,6 +23,7 @@ use tracelane_core::analysis::compare::Comparison;
 use tracelane_core::analysis::engines::EngineReport;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::insights::InsightsReport;
+use tracelane_core::analysis::memory::MemoryReport;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::analysis::regions::RegionsReport;
 use tracelane_core::analysis::roofline::RooflineReport;
@@ -167,8 +168,11 @@ pub enum Ask {
     Insights { id: u32, scope: Scope },
     /// The trace's automatic regions → [`Answer::Regions`].
     Regions { id: u32 },
-    /// Adds the analyses' counters (queue length, copy bandwidth) to the
-    /// trace's timeline as lanes, once → [`Answer::Lanes`].
+    /// Memory per device: the peak and what holds it, and what is live at
+    /// `at_ns` (the trace's clock) when given → [`Answer::Memory`].
+    Memory { id: u32, at_ns: Option<i64> },
+    /// Adds the analyses' counters (queue length, copy bandwidth, memory)
+    /// to the trace's timeline as lanes, once → [`Answer::Lanes`].
     CounterLanes { id: u32 },
     /// A device profile's engines and DMA queues → [`Answer::Engines`].
     Engines { id: u32, scope: Scope },
@@ -214,6 +218,9 @@ pub enum Answer {
     },
     Regions {
         report: Box<RegionsReport>,
+    },
+    Memory {
+        report: Box<MemoryReport>,
     },
     /// The trace's timeline lanes with the counter lanes added (`None`:
     /// they were already).
@@ -361,6 +368,8 @@ pub struct Summary {
     pub timeline_end_ns: i64,
     /// The trace holds a device profile's engine lanes (the Engines view).
     pub engines: bool,
+    /// The trace holds `[memory]` records (the Memory view).
+    pub memory: bool,
 }
 
 /// Timings and memory of one import in the worker.
@@ -491,6 +500,7 @@ pub fn summarize(
         timeline_start_ns: timeline.start_ns,
         timeline_end_ns: timeline.end_ns,
         engines: tracelane_core::analysis::engines::has_engines(trace),
+        memory: tracelane_core::analysis::memory::has_memory(trace),
         rows_by_name: by_name.rows,
         rows_by_shape: None,
         diagnostics: DiagnosticsView {
@@ -608,6 +618,10 @@ mod tests {
                 scope: Scope::Whole,
             },
             Ask::Regions { id: 3 },
+            Ask::Memory {
+                id: 3,
+                at_ns: Some(5),
+            },
             Ask::Engines {
                 id: 3,
                 scope: Scope::Whole,
@@ -660,6 +674,16 @@ mod tests {
             },
             Answer::Regions {
                 report: Box::new(tracelane_core::analysis::regions::regions(&t)),
+            },
+            Answer::Memory {
+                report: Box::new(
+                    tracelane_core::analysis::memory::memory(
+                        &t,
+                        &Scope::Whole,
+                        tracelane_core::analysis::memory::At::Peak,
+                    )
+                    .unwrap(),
+                ),
             },
             Answer::Insights {
                 report: Box::new(
@@ -792,6 +816,7 @@ mod tests {
                 Ask::CounterLanes { .. } => "ask counter_lanes",
                 Ask::Insights { .. } => "ask insights",
                 Ask::Regions { .. } => "ask regions",
+                Ask::Memory { .. } => "ask memory",
                 Ask::Engines { .. } => "ask engines",
                 Ask::Roofline { .. } => "ask roofline",
             },
@@ -821,6 +846,7 @@ mod tests {
                 Answer::Lanes { .. } => "answer lanes",
                 Answer::Insights { .. } => "answer insights",
                 Answer::Regions { .. } => "answer regions",
+                Answer::Memory { .. } => "answer memory",
                 Answer::Engines { .. } => "answer engines",
                 Answer::Roofline { .. } => "answer roofline",
             },
@@ -854,7 +880,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 20 + 22);
+        assert_eq!(n, 21 + 23);
         for m in &to {
             round_trip(m);
         }

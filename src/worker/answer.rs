@@ -88,6 +88,15 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                 &model(id)?.trace,
             )),
         },
+        Ask::Memory { id, at_ns } => {
+            use tracelane_core::analysis::memory::{memory, At};
+            let at = at_ns.map_or(At::Peak, At::Time);
+            Answer::Memory {
+                report: Box::new(
+                    memory(&model(id)?.trace, &Scope::Whole, at).map_err(|e| e.to_string())?,
+                ),
+            }
+        }
         Ask::Engines { id, scope } => Answer::Engines {
             report: Box::new(
                 tracelane_core::analysis::engines::engines(&model(id)?.trace, &scope)
@@ -180,8 +189,8 @@ fn roofline(
     })
 }
 
-/// The analyses' counters (queue length, copy bandwidth) added to the
-/// timeline as lanes, once.
+/// The analyses' counters (queue length, copy bandwidth, memory) added to
+/// the timeline as lanes, once.
 fn counter_lanes(models: &Models, id: u32) -> Result<Answer, String> {
     let series = {
         let models = models.borrow();
@@ -189,9 +198,11 @@ fn counter_lanes(models: &Models, id: u32) -> Result<Answer, String> {
         if k.derived_counters.get() {
             return Ok(Answer::Lanes { lanes: None });
         }
-        k.with_analysis_args(|args| {
+        let mut series = k.with_analysis_args(|args| {
             tracelane_core::analysis::device_time::counter_series(&k.trace, args)
-        })
+        });
+        series.extend(tracelane_core::analysis::memory::counter_series(&k.trace));
+        series
     };
     // The counters join the timeline after the existing lanes
     // (whose numbers stay).

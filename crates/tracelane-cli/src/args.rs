@@ -43,6 +43,12 @@ pub(crate) const USAGE: &str = "usage:
                      regions found without annotations: steps, record_function labels, compiled
                      regions, spans between collectives, nn.Module layers (with_stack); each
                      group's duration distribution with outliers (Tukey's fence)
+  tracelane memory FILE [RAW_MEMORY_TIMELINE] [--at peak|TIME_US] [--top N] [--format table|md|json]
+                     memory from a profile_memory=True trace, per device: peak allocated and
+                     reserved, what is live at the peak (or at TIME_US from the trace's start)
+                     by op, nn.Module and Python caller, never freed, allocations per op; with
+                     export_memory_timeline's .raw.json.gz after the trace, by PyTorch's
+                     categories (parameter, activation, gradient, …)
   tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
                      columnar tables (slices, device_events, op_table, steps, collectives,
                      breakdown) as OUT_DIR/<table>/rank=<N>/part-0.parquet (zstd) for DuckDB,
@@ -79,6 +85,8 @@ pub(crate) struct Flags {
     pub(crate) job: Option<String>,
     pub(crate) baseline: Option<String>,
     pub(crate) fail_on_regression: Option<f64>,
+    /// `tracelane memory --at`: `peak` or µs from the trace's start.
+    pub(crate) at: Option<String>,
 }
 
 pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -101,6 +109,7 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
         job: None,
         baseline: None,
         fail_on_regression: None,
+        at: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -122,6 +131,7 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
             "--format" => f.format = Some(value("--format")?),
             "--region" => f.regions.push(value("--region")?),
             "--scope" => f.scope = Some(value("--scope")?),
+            "--at" => f.at = Some(value("--at")?),
             "--hta" => f.hta = f.hta.or(Some(Mode::Hta)),
             "--hta-version" => {
                 f.hta = Some(match value("--hta-version")?.as_str() {

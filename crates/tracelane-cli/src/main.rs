@@ -11,6 +11,7 @@
 //! tracelane insights FILE [--scope whole|region:NAME] [--format table|md|json]
 //! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
 //! tracelane regions FILE [--format table|md|json]
+//! tracelane memory FILE [RAW_MEMORY_TIMELINE] [--at peak|TIME_US] [--top N] [--format table|md|json]
 //! tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
 //! tracelane synth OUT --mb N [--seed S] [--ranks N]
 //! tracelane bench FILE...
@@ -27,7 +28,8 @@ use std::process::ExitCode;
 
 use args::{parse_flags, REGRESSION, USAGE};
 use commands::{
-    analyze, bench, compare, engines, export, info, insights, ops, ranks, regions, roofline, synth,
+    analyze, bench, compare, engines, export, info, insights, memory, ops, ranks, regions,
+    roofline, synth,
 };
 
 fn main() -> ExitCode {
@@ -57,6 +59,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "ranks" => ranks::run(&flags),
         "insights" => insights::run(&flags),
         "regions" => regions::run(&flags),
+        "memory" => memory::run(&flags),
         "export" => export::run(&flags),
         "synth" => synth::run(&flags),
         "bench" => bench::run(&flags),

@@ -529,3 +529,57 @@ fn regions_lists_each_group_with_its_outliers() {
     assert_eq!(code, 0);
     assert!(out.contains("module               Linear_3"), "{out}");
 }
+
+#[test]
+fn memory_json_has_the_documented_fields_and_takes_a_moment() {
+    let f = fixture("edge/memory_live.json");
+    let (code, out, err) = tracelane(&["memory", &f, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cuda = &v["devices"][1];
+    assert_eq!(cuda["device"], "CUDA:0");
+    for key in [
+        "peak_allocated_bytes",
+        "peak_at_us",
+        "peak_reserved_bytes",
+        "live_at_peak",
+        "never_freed_bytes",
+    ] {
+        assert!(cuda.get(key).is_some(), "{key} missing: {cuda}");
+    }
+    assert_eq!(cuda["peak_allocated_bytes"], 1450);
+    assert_eq!(cuda["live_at_peak"][0]["op"], "optimizer");
+    let mut keys: Vec<&str> = cuda["live_at_peak"][1]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["bytes", "category", "count", "module", "op", "python"]
+    );
+    assert!(cuda["at_us"].is_null());
+
+    let (code, out, err) = tracelane(&["memory", &f, "--at", "57", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["devices"][1]["allocated_at_bytes"], 1300);
+    assert_eq!(v["devices"][1]["live_at"][1]["op"], "aten::linear");
+
+    let (code, out, _) = tracelane(&["memory", &f]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("CUDA:0: live at the peak (150.000 µs)"),
+        "{out}"
+    );
+    assert!(out.contains("1.42 KB"), "{out}");
+
+    let (code, _, err) = tracelane(&["memory", &f, "--at", "soon"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--at takes peak"), "{err}");
+    let (code, out, _) = tracelane(&["memory", &fixture("edge/flows.json")]);
+    assert_eq!(code, 0);
+    assert!(out.contains("no [memory] records"), "{out}");
+}

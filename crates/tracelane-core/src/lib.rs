@@ -33,6 +33,7 @@ pub mod export;
 pub mod ids;
 pub mod import;
 pub mod link;
+pub mod memory_timeline;
 pub mod model;
 pub mod neuron_system;
 pub mod numbers;

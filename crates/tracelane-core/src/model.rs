@@ -207,6 +207,9 @@ pub struct Trace {
     /// A Neuron system profile's tables beside its events (HBM usage,
     /// metadata, the device profiles it lists, summary counters).
     pub neuron_system: Option<Box<crate::neuron_system::NeuronSystemInfo>>,
+    /// PyTorch's raw memory timelines read beside the trace (one per
+    /// device it was exported for).
+    pub memory_timelines: Vec<crate::memory_timeline::MemoryTimeline>,
 }
 
 impl Trace {

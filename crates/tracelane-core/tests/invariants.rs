@@ -12,7 +12,7 @@ use tracelane_core::analysis::frame::{exact_kernel_type, KernelType, Mode};
 use tracelane_core::analysis::ops::{op_table, OpTableOptions};
 use tracelane_core::analysis::ranks::{ranks, RankSummary};
 use tracelane_core::analysis::roofline::{roofline, PeakOverride};
-use tracelane_core::analysis::{engines, info, insights, regions, why_slow, Scope};
+use tracelane_core::analysis::{engines, info, insights, memory, regions, why_slow, Scope};
 use tracelane_core::category::Category;
 use tracelane_core::model::NO_SLICE;
 use tracelane_core::{import_bytes, ImportOptions, Trace};
@@ -125,6 +125,18 @@ fn other_commands_break(name: &str, t: &Trace, args: &dyn Fn(usize) -> String) -
     let _ = insights::insights(t, &Scope::Whole, args);
     let _ = regions::regions(t);
     let _ = roofline(t, &Scope::Whole, PeakOverride::default(), args);
+    match memory::memory(t, &Scope::Whole, memory::At::Peak) {
+        Ok(m) => {
+            for d in &m.devices {
+                // What holds the peak adds up to it.
+                let live: i64 = d.live_at_peak.iter().map(|g| g.bytes).sum();
+                if live + d.before_trace_at_peak_bytes != d.peak_allocated_bytes {
+                    bad.push(format!("memory {}: live at the peak ≠ the peak", d.device));
+                }
+            }
+        }
+        Err(e) => bad.push(format!("memory: {e}")),
+    }
     if engines::has_engines(t) {
         let _ = engines::engines(t, &Scope::Whole);
     }

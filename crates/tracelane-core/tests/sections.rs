@@ -7,7 +7,7 @@ mod common;
 
 use tracelane_core::analysis::roofline::{roofline, PeakOverride};
 use tracelane_core::analysis::{
-    engines, frame::Mode, gate, insights, ranks, regions, why_slow, Scope,
+    engines, frame::Mode, gate, insights, memory, ranks, regions, why_slow, Scope,
 };
 use tracelane_core::export::{self, Section};
 use tracelane_core::import::neuron_device::import_profile;
@@ -52,6 +52,10 @@ fn every_sections_rows_are_as_wide_as_its_header() {
             trace("torch-regions/module_steps_cpu.pt.trace.json.gz"),
         ),
         ("device profile", device),
+        (
+            "memory",
+            trace("torch-memory/mem_train_cuda.pt.trace.json.gz"),
+        ),
     ];
     for (what, t) in &traces {
         let args = |i: usize| t.slice_args_json(i).to_string();
@@ -65,6 +69,8 @@ fn every_sections_rows_are_as_wide_as_its_header() {
         if let Ok(r) = roofline(t, &Scope::Whole, PeakOverride::default(), &args) {
             rows_fit(what, &export::roofline_sections(&r, 20));
         }
+        let m = memory::memory(t, &Scope::Whole, memory::At::Time(0)).unwrap();
+        rows_fit(what, &export::memory_sections(&m, 20));
         if engines::has_engines(t) {
             let e = engines::engines(t, &Scope::Whole).unwrap();
             rows_fit(what, &export::engine_sections(&e, 20));

@@ -8,6 +8,7 @@ pub(crate) mod export;
 pub(crate) mod gate;
 pub(crate) mod info;
 pub(crate) mod insights;
+pub(crate) mod memory;
 pub(crate) mod ops;
 pub(crate) mod ranks;
 pub(crate) mod regions;

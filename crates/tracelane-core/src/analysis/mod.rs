@@ -16,6 +16,8 @@
 //! | [`neuron_runtime`] | what the Neuron runtime's events say: submission, host waits, copies, model switches, barriers, clock alignment, HBM spill |
 //! | [`insights`] | what to change first: findings ranked by estimated gain, with evidence and action |
 //! | [`gate`] | a candidate trace against a baseline of the same workload: verdict, what got slower, new findings |
+//! | [`memory`] | memory over time per device from `[memory]` records: peak, what is live then (by op, module, Python caller and — with a raw memory timeline beside the trace — PyTorch's category), never freed, churn |
+//! | [`memory_categories`] | PyTorch's memory categories over time, from a raw memory timeline joined to the `[memory]` records |
 //! | [`warmup`] | each step's duration with warm-up flagged; the steady median |
 //! | [`ranks`] | many ranks of one run: per-step breakdowns, collectives matched across ranks, skew, stragglers |
 //! | [`scope`] | which part of a trace an analysis looks at |
@@ -42,6 +44,8 @@ pub(crate) mod hta_queue;
 pub mod info;
 pub mod insights;
 pub mod intervals;
+pub mod memory;
+pub mod memory_categories;
 pub mod memory_events;
 pub mod neuron_runtime;
 pub mod ops;

@@ -7,6 +7,7 @@
 pub mod device_time;
 pub mod devices;
 pub mod insights;
+pub mod memory;
 pub mod ops;
 pub mod ranks;
 pub mod regions;
@@ -16,6 +17,7 @@ pub use crate::numbers::{fmt_count, fmt_ns, fmt_si, pct};
 pub use device_time::*;
 pub use devices::*;
 pub use insights::*;
+pub use memory::*;
 pub use ops::*;
 pub use ranks::*;
 pub use regions::*;

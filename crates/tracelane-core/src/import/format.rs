@@ -7,6 +7,7 @@
 //! ([`super::run::part_of`]) both decide through it.
 
 use super::{archive, neuron, parquet, perfetto, scan};
+use crate::memory_timeline;
 
 /// What the first bytes of a file say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +123,9 @@ pub enum Format {
     NeuronSystem,
     /// A Perfetto protobuf trace.
     Perfetto,
+    /// PyTorch's raw memory timeline (`export_memory_timeline(….raw.json.gz)`):
+    /// read beside its trace, not alone.
+    MemoryTimeline,
     /// Chrome trace JSON: an object with `traceEvents`, or a bare event list
     /// (PyTorch / Kineto writes it).
     ChromeJson,
@@ -144,6 +148,7 @@ pub const READERS: &[(Format, LooksLike)] = &[
     (Format::NeuronFetch, neuron::fetch::looks_like),
     (Format::NeuronSystem, neuron::looks_like),
     (Format::Perfetto, perfetto::looks_like),
+    (Format::MemoryTimeline, memory_timeline::looks_like),
     (Format::ChromeJson, is_chrome_trace),
 ];
 
@@ -172,6 +177,9 @@ fn is_chrome_trace(head: &[u8]) -> bool {
 
 /// A framework mapping opened alone: what it is, what to open it with.
 pub(crate) const MAPPING_ALONE: &str = "this is a TorchNeuron framework mapping (framework_mapping_*.json): it joins PyTorch's trace.json to the Neuron runtime's profile — open it together with them (drop the run's folder, the files at once, or a .zip / .tar of them)";
+
+/// A raw memory timeline opened alone.
+pub(crate) const MEMORY_TIMELINE_ALONE: &str = "this is PyTorch's raw memory timeline (export_memory_timeline to a .raw.json.gz): it gives each allocation in the profiler trace of the same run its category — open it together with that trace (the files at once, or a .zip / .tar of them; tracelane memory TRACE TIMELINE)";
 
 /// A summary JSON opened alone.
 pub(crate) const SUMMARY_ALONE: &str = "this is a Neuron summary JSON (--output-format summary-json): its counters are read beside the profile they summarise — open it together with that profile (the folder, the files at once, or a .zip / .tar of them)";

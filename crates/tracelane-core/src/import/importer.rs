@@ -356,6 +356,11 @@ impl Importer {
                     reason: format::SUMMARY_ALONE.into(),
                 })
             }
+            Some(Format::MemoryTimeline) => {
+                return Err(ImportError::NotATrace {
+                    reason: format::MEMORY_TIMELINE_ALONE.into(),
+                })
+            }
             Some(Format::Archive) => {
                 let mut bytes = Vec::with_capacity(self.size_hint.min(1 << 32) as usize);
                 bytes.extend_from_slice(head);

@@ -43,6 +43,8 @@ pub enum Part {
     Summary,
     /// A Parquet table (the Explorer's profile tables).
     Table,
+    /// PyTorch's raw memory timeline, read beside the PyTorch trace.
+    MemoryTimeline,
     /// Anything else: listed, not read.
     Other,
 }
@@ -58,6 +60,30 @@ fn head_of(bytes: &[u8]) -> Vec<u8> {
         return out;
     }
     bytes[..bytes.len().min(HEAD)].to_vec()
+}
+
+/// The most a gzipped side file of a run (a raw memory timeline) may
+/// inflate to: past it the file is a bomb, not a timeline.
+const SIDE_FILE_MAX_BYTES: u64 = 1 << 30;
+
+/// A side file's bytes, inflated when gzip.
+fn inflated(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ImportError> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(std::borrow::Cow::Borrowed(bytes));
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(SIDE_FILE_MAX_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| ImportError::NotATrace {
+            reason: format!("a gzip file that cannot be inflated: {e}"),
+        })?;
+    if out.len() as u64 > SIDE_FILE_MAX_BYTES {
+        return Err(ImportError::TooLarge {
+            limit_bytes: SIDE_FILE_MAX_BYTES,
+        });
+    }
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 /// What a file of a set is, from its bytes (its name only tells a mapping
@@ -79,19 +105,22 @@ pub fn part_of(name: &str, bytes: &[u8]) -> Part {
         Some(Format::NeuronSummary) => Part::Summary,
         Some(Format::NeuronFetch) => Part::Fetch,
         Some(Format::NeuronSystem) => Part::System,
+        Some(Format::MemoryTimeline) => Part::MemoryTimeline,
         Some(Format::ChromeJson) => Part::Kineto,
         Some(Format::Archive | Format::Perfetto) | None => Part::Other,
     }
 }
 
 /// Whether a set of files opens as one run: it holds a framework mapping,
-/// a summary JSON, or a Neuron JSON profile beside other trace files.
+/// a summary JSON, a raw memory timeline, or a Neuron JSON profile beside
+/// other trace files.
 pub fn is_run(files: &[ProfileFile]) -> bool {
     let parts: Vec<Part> = files.iter().map(|(n, b)| part_of(n, b)).collect();
     let has = |p: Part| parts.contains(&p);
     let read = parts.iter().filter(|p| **p != Part::Other).count();
     has(Part::Mapping)
         || has(Part::Summary)
+        || has(Part::MemoryTimeline)
         || ((has(Part::System) || has(Part::Fetch)) && read > 1)
 }
 
@@ -122,6 +151,7 @@ pub fn import_run(
     profiles.extend(take(&mut by, Part::Fetch));
     let mappings = take(&mut by, Part::Mapping);
     let summaries = take(&mut by, Part::Summary);
+    let timelines = take(&mut by, Part::MemoryTimeline);
     let others: Vec<String> = by.into_iter().map(|(_, n, _)| n).collect();
     let mut notes: Vec<String> = Vec::new();
     if kineto.len() > 1 {
@@ -204,6 +234,11 @@ pub fn import_run(
                 reason: format::MAPPING_ALONE.into(),
             })
         }
+        (None, None) if summaries.is_empty() && !timelines.is_empty() => {
+            return Err(ImportError::NotATrace {
+                reason: format::MEMORY_TIMELINE_ALONE.into(),
+            })
+        }
         (None, None) => {
             return Err(ImportError::NotATrace {
                 reason: format!(
@@ -229,6 +264,23 @@ pub fn import_run(
             .get_or_insert_with(Default::default)
             .summaries
             .extend(read);
+    }
+    for (name, bytes) in &timelines {
+        let read = crate::memory_timeline::read(&inflated(bytes)?)?;
+        notes.push(format!(
+            "PyTorch's raw memory timeline {}: {} rows{}",
+            file_name(name),
+            read.entries.len(),
+            if read.unknown_rows > 0 {
+                format!(
+                    ", {} with an action or category PyTorch does not write, left out",
+                    read.unknown_rows
+                )
+            } else {
+                String::new()
+            }
+        ));
+        trace.memory_timelines.push(read);
     }
     if !extra_profiles.is_empty() {
         notes.push(format!(

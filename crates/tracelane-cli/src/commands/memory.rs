@@ -1,0 +1,55 @@
+//! `tracelane memory`: memory over time from the trace's `[memory]`
+//! records — per device the peak and what holds it; with PyTorch's raw
+//! memory timeline given after the trace, by category too.
+
+use std::io::Write;
+
+use tracelane_core::analysis::memory::{memory, At};
+use tracelane_core::analysis::Scope;
+use tracelane_core::export;
+
+use crate::args::Flags;
+use crate::input::{import_options, load};
+
+pub(crate) fn run(flags: &Flags) -> Result<(), String> {
+    let trace = match flags.positional.as_slice() {
+        [path] => load(path, flags)?,
+        [trace, timeline] => {
+            let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
+            let files = vec![
+                (trace.clone(), read(trace)?),
+                (timeline.clone(), read(timeline)?),
+            ];
+            tracelane_core::import::import_set(files, import_options(flags))
+                .map_err(|e| format!("{trace}: {e}"))?
+        }
+        [] => return Err(format!("no trace file given\n{}", crate::args::USAGE)),
+        _ => return Err("give a trace, and after it its raw memory timeline if any".into()),
+    };
+    let at = match flags.at.as_deref() {
+        None | Some("peak") => At::Peak,
+        Some(us) => {
+            let us: f64 = us
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    format!("--at takes peak or µs from the trace's start, not {us:?}")
+                })?;
+            let origin = trace.time_span_ns().map_or(0, |x| x.0);
+            At::Time(origin + (us * 1e3).round() as i64)
+        }
+    };
+    let r = memory(&trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
+    let top = flags.top.unwrap_or(20);
+    let text = match flags.format.as_deref().unwrap_or("table") {
+        "json" => serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n",
+        "md" => export::sections_to_markdown(&export::memory_sections(&r, top)),
+        "table" => export::sections_to_text(&export::memory_sections(&r, top)),
+        other => return Err(format!("unknown --format {other:?} (table, md, json)")),
+    };
+    std::io::stdout()
+        .lock()
+        .write_all(text.as_bytes())
+        .map_err(|e| e.to_string())
+}
