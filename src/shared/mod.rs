@@ -5,6 +5,7 @@
 pub mod compare_view;
 pub mod library;
 pub mod link;
+pub mod memory_view;
 pub mod protocol;
 pub mod ranks_view;
 pub mod report_view;

@@ -23,7 +23,6 @@ use tracelane_core::analysis::compare::Comparison;
 use tracelane_core::analysis::engines::EngineReport;
 use tracelane_core::analysis::frame::Mode;
 use tracelane_core::analysis::insights::InsightsReport;
-use tracelane_core::analysis::memory::MemoryReport;
 use tracelane_core::analysis::ops::{op_table, op_tables, OpDetails, OpRow, OpTableOptions};
 use tracelane_core::analysis::regions::RegionsReport;
 use tracelane_core::analysis::roofline::RooflineReport;
@@ -219,8 +218,12 @@ pub enum Answer {
     Regions {
         report: Box<RegionsReport>,
     },
+    /// The Memory view laid out as tables, the trace's start (ns: typed
+    /// moments count from it) and each device's peak (ns).
     Memory {
-        report: Box<MemoryReport>,
+        view: Box<crate::shared::report_view::ReportView>,
+        start_ns: i64,
+        peaks: Vec<(String, i64)>,
     },
     /// The trace's timeline lanes with the counter lanes added (`None`:
     /// they were already).
@@ -676,14 +679,16 @@ mod tests {
                 report: Box::new(tracelane_core::analysis::regions::regions(&t)),
             },
             Answer::Memory {
-                report: Box::new(
-                    tracelane_core::analysis::memory::memory(
+                view: Box::new(crate::shared::memory_view::memory_view(
+                    &tracelane_core::analysis::memory::memory(
                         &t,
                         &Scope::Whole,
                         tracelane_core::analysis::memory::At::Peak,
                     )
                     .unwrap(),
-                ),
+                )),
+                start_ns: 0,
+                peaks: vec![("CUDA:0".into(), 5)],
             },
             Answer::Insights {
                 report: Box::new(

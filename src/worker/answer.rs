@@ -91,10 +91,15 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         Ask::Memory { id, at_ns } => {
             use tracelane_core::analysis::memory::{memory, At};
             let at = at_ns.map_or(At::Peak, At::Time);
+            let r = memory(&model(id)?.trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
             Answer::Memory {
-                report: Box::new(
-                    memory(&model(id)?.trace, &Scope::Whole, at).map_err(|e| e.to_string())?,
-                ),
+                view: Box::new(crate::shared::memory_view::memory_view(&r)),
+                start_ns: r.start_ns,
+                peaks: r
+                    .devices
+                    .iter()
+                    .map(|d| (d.device.clone(), d.peak_ns))
+                    .collect(),
             }
         }
         Ask::Engines { id, scope } => Answer::Engines {

@@ -19,18 +19,18 @@ const memory = (files, ...args) => JSON.parse(execFileSync(cli, ['memory', ...fi
 async function waitForMemory(page) {
   await page.waitForFunction(() => {
     const m = document.querySelector('#memory');
-    return m && m.dataset.asked !== '0' && m.dataset.answered === m.dataset.asked && m.dataset.devices !== '';
+    return m && m.dataset.asked !== '0' && m.dataset.answered === m.dataset.asked && document.querySelector('#memory-devices');
   }, null, { timeout: 30000 });
 }
 
-/** Per device as shown: its name, peak, bytes at the moment, and live rows. */
-async function shownDevices(page, rows) {
-  return page.locator('.memory-device').evaluateAll((cards, rows) => cards.map((c) => ({
-    device: c.dataset.device,
-    peak: Number(c.dataset.peakBytes),
-    at: c.dataset.atBytes === '' ? null : Number(c.dataset.atBytes),
-    live: [...c.querySelectorAll(`table.${rows} tbody tr`)].map((r) => [r.dataset.op, Number(r.dataset.bytes)]),
-  })), rows);
+/** Per device as shown: its name, peak, bytes at the moment, and live rows (`peak` or `at`). */
+async function shownDevices(page, which) {
+  return page.evaluate((which) => [...document.querySelectorAll('#memory-devices tbody tr')].map((tr, k) => ({
+    device: tr.dataset.device,
+    peak: Number(tr.dataset.peakBytes),
+    at: tr.dataset.atBytes === '' ? null : Number(tr.dataset.atBytes),
+    live: [...document.querySelectorAll(`#memory-live-${which}-${k} tbody tr`)].map((r) => [r.dataset.op, Number(r.dataset.bytes)]),
+  })), which);
 }
 
 const liveRows = (groups) => groups.slice(0, 50).map((g) => [g.op, g.bytes]);
@@ -44,7 +44,7 @@ test('memory: the peak, what holds it and a picked moment equal the CLI\'s; the 
   assert.equal(await page.locator('#show-memory').count(), 0);
   await openFile(page, rel, 'memory');
   await waitForMemory(page);
-  const shown = await shownDevices(page, 'live-at-peak');
+  const shown = await shownDevices(page, 'peak');
   assert.deepEqual(shown.map((d) => [d.device, d.peak, d.at]), want.devices.map((d) => [d.device, d.peak_allocated_bytes, null]));
   for (const [k, d] of shown.entries()) {
     assert.deepEqual(d.live, liveRows(want.devices[k].live_at_peak), d.device);
@@ -54,9 +54,9 @@ test('memory: the peak, what holds it and a picked moment equal the CLI\'s; the 
   const wantAt = memory([rel], '--at', atUs);
   await page.fill('#memory-at', atUs);
   await page.click('#memory-at-go');
-  await page.waitForFunction(() => [...document.querySelectorAll('.memory-device')].every((c) => c.dataset.atBytes !== ''), null, { timeout: 30000 });
+  await page.waitForFunction(() => [...document.querySelectorAll('#memory-devices tbody tr')].every((tr) => tr.dataset.atBytes !== ''), null, { timeout: 30000 });
   await waitForMemory(page);
-  const at = await shownDevices(page, 'live-at');
+  const at = await shownDevices(page, 'at');
   assert.deepEqual(at.map((d) => [d.device, d.at]), wantAt.devices.map((d) => [d.device, d.allocated_at_bytes]));
   for (const [k, d] of at.entries()) {
     assert.deepEqual(d.live, liveRows(wantAt.devices[k].live_at), d.device);
@@ -64,7 +64,7 @@ test('memory: the peak, what holds it and a picked moment equal the CLI\'s; the 
   await page.screenshot({ path: path.join(artifacts, 'memory.png'), fullPage: true });
   // The peak on the timeline, where the curves are lanes.
   await page.waitForSelector('#memory[data-counter-lanes="true"]', { timeout: 30000 });
-  await page.locator('.memory-device[data-device="CUDA:0"] .show-peak').click();
+  await page.click(`#memory-show-peak-${want.devices.findIndex((d) => d.device === 'CUDA:0')}`);
   await page.waitForSelector('#timeline canvas.overlay');
   await waitForPainted(page);
   const lanes = await page.locator('.lane-label').allTextContents();
@@ -85,11 +85,11 @@ test('memory: a raw memory timeline opened with its trace gives the categories; 
   await waitForTab(page, 'mem_train_cuda.pt.trace.json.gz + memory timeline');
   await page.click('#show-memory');
   await waitForMemory(page);
-  const d = want.devices.find((x) => x.categories);
-  const card = page.locator(`.memory-device[data-device="${d.device}"]`);
-  const categories = await card.locator('table.memory-categories tbody tr').evaluateAll((rows) => rows.map((r) => [r.dataset.category, Number(r.dataset.bytes)]));
+  const k = want.devices.findIndex((x) => x.categories);
+  const d = want.devices[k];
+  const categories = await page.locator(`#memory-categories-${k} tbody tr`).evaluateAll((rows) => rows.map((r) => [r.dataset.category, Number(r.dataset.bytes)]));
   assert.deepEqual(categories, d.categories.at_peak.map((c) => [c.category, c.bytes]));
-  const shownCategories = await card.locator('table.live-at-peak tbody tr td:nth-child(4)').allTextContents();
+  const shownCategories = await page.locator(`#memory-live-peak-${k} tbody tr td:nth-child(4)`).allTextContents();
   assert.deepEqual(shownCategories, d.live_at_peak.slice(0, 50).map((g) => g.category ?? '—'));
   // Alone, the timeline is refused with what to do, and nothing is lost.
   const tabs = await page.locator('.tabs [role=tab]').count();

@@ -72,16 +72,25 @@ pub fn looks_like(head: &[u8]) -> bool {
 
 /// Reads a raw memory timeline (already inflated).
 pub fn read(bytes: &[u8]) -> Result<MemoryTimeline, ImportError> {
-    let rows: Vec<[serde_json::Number; 4]> =
-        serde_json::from_slice(bytes).map_err(|e| ImportError::NotATrace {
-            reason: format!(
-                "not a raw memory timeline (a list of [t_ns, action, bytes, category], as export_memory_timeline writes to a .raw.json.gz): {e}"
-            ),
-        })?;
+    // serde_json's Value (the args reader's) rather than a reader of its
+    // own: one JSON reader in the worker's download.
+    let bad = |e: String| {
+        ImportError::NotATrace {
+        reason: format!(
+            "not a raw memory timeline (a list of [t_ns, action, bytes, category], as export_memory_timeline writes to a .raw.json.gz): {e}"
+        ),
+    }
+    };
+    let rows: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| bad(e.to_string()))?;
+    let rows = rows.as_array().ok_or_else(|| bad("not a list".into()))?;
     let mut out = MemoryTimeline::default();
     // Epoch nanoseconds need all 64 bits: integers are read as integers.
-    let int = |n: &serde_json::Number| n.as_i64().or_else(|| n.as_f64().map(|f| f as i64));
-    for [t, action, bytes, category] in &rows {
+    let int = |v: &serde_json::Value| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64));
+    for row in rows {
+        let Some([t, action, bytes, category]) = row.as_array().map(|r| r.as_slice()) else {
+            out.unknown_rows += 1;
+            continue;
+        };
         let action = match action.as_i64() {
             Some(1) => Action::Preexisting,
             Some(2) => Action::Create,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use tracelane_core::analysis::memory::{memory, At, DeviceMemory, LiveGroup};
+use tracelane_core::analysis::memory::{counter_series, memory, At, DeviceMemory, LiveGroup};
 use tracelane_core::analysis::memory_categories::CategoryBytes;
 use tracelane_core::analysis::Scope;
 use tracelane_core::import::import_set;
@@ -254,10 +254,19 @@ fn raw_memory_timeline_gives_each_allocation_its_category() {
             with_category(group("aten::relu", linear_0, forward, 200, 1), "temporary"),
         ]
     );
-    // The stacked curve: one point per moment, the last after every row.
-    let last = c.series.last().unwrap();
-    assert_eq!(last.0, 170.0);
-    assert_eq!(last.1.iter().sum::<i64>(), 950 + 200 + 7);
+    // The timeline's lanes: allocated and reserved per device.
+    let lanes = counter_series(&t);
+    let last = |name: &str| {
+        let lane = lanes
+            .iter()
+            .find(|l| l.1 == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        *lane.2.last().unwrap()
+    };
+    assert_eq!(last("memory allocated · CUDA:0"), (170_000, 1150.0));
+    assert_eq!(last("memory reserved · CUDA:0"), (170_000, 4000.0));
+    assert_eq!(last("memory allocated · CPU"), (20_000, 40.0));
+    assert!(!lanes.iter().any(|l| l.1 == "memory reserved · CPU"));
     // The CPU's records join nothing: no categories there.
     assert!(device(&r.devices, "CPU").categories.is_none());
 }

@@ -90,10 +90,6 @@ pub struct DeviceMemory {
     /// By PyTorch's categories, when a raw memory timeline read beside the
     /// trace joins this device's records.
     pub categories: Option<MemoryCategories>,
-    /// `(µs from the trace's start, allocated, reserved)` after each
-    /// record: the curve the memory view draws.
-    #[serde(skip)]
-    pub series: Vec<(f64, i64, i64)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -132,7 +128,7 @@ fn device_name(device_type: i64, id: i64) -> String {
 }
 
 /// Where a record was made.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Place {
     op: String,
     module: Option<String>,
@@ -310,23 +306,33 @@ fn grouped(d: &Device, live: &FxHashMap<u64, usize>) -> Vec<LiveGroup> {
     let recs = d.recs;
     let mut ks: Vec<usize> = live.values().copied().collect();
     ks.sort_unstable();
-    let mut at: FxHashMap<(Place, Option<u8>), usize> = FxHashMap::default();
+    // Each live block's place, then runs of one place summed (a sort, not
+    // a map keyed by strings: less code in the worker's download).
+    let mut placed: Vec<(Place, Option<u8>, i64)> = ks
+        .iter()
+        .map(|&k| {
+            let category = d.joined.and_then(|j| j.category_of[k]);
+            (d.places.of(recs[k]), category, recs[k].bytes)
+        })
+        .collect();
+    crate::sort::by(&mut placed, &|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
     let mut groups: Vec<LiveGroup> = Vec::new();
-    for k in ks {
-        let place = d.places.of(recs[k]);
-        let category = d.joined.and_then(|j| j.category_of.get(&k).copied());
-        let g = *at.entry((place.clone(), category)).or_insert_with(|| {
+    let mut last: Option<(Place, Option<u8>)> = None;
+    for (place, category, bytes) in placed {
+        let same = last.as_ref() == Some(&(place.clone(), category));
+        if !same {
             groups.push(LiveGroup {
-                op: place.op,
-                module: place.module,
-                python: place.python,
+                op: place.op.clone(),
+                module: place.module.clone(),
+                python: place.python.clone(),
                 category: category.map(|c| CATEGORIES[c as usize].to_string()),
                 bytes: 0,
                 count: 0,
             });
-            groups.len() - 1
-        });
-        groups[g].bytes += recs[k].bytes;
+            last = Some((place, category));
+        }
+        let g = groups.len() - 1;
+        groups[g].bytes += bytes;
         groups[g].count += 1;
     }
     crate::sort::by(&mut groups, &|a, b| {
@@ -342,20 +348,25 @@ fn grouped(d: &Device, live: &FxHashMap<u64, usize>) -> Vec<LiveGroup> {
 
 /// Allocations per op inside the scope, most bytes first.
 fn churn_of(recs: &[&MemoryRecord], places: &Places, inside: &dyn Fn(i64) -> bool) -> Vec<Churn> {
-    let mut at: FxHashMap<String, usize> = FxHashMap::default();
+    let mut ops: Vec<(String, i64)> = recs
+        .iter()
+        .filter(|r| r.bytes > 0 && inside(r.ts_ns))
+        .map(|r| (places.of(r).op, r.bytes))
+        .collect();
+    crate::sort::by(&mut ops, &|a, b| a.0.cmp(&b.0));
     let mut churn: Vec<Churn> = Vec::new();
-    for r in recs.iter().filter(|r| r.bytes > 0 && inside(r.ts_ns)) {
-        let op = places.of(r).op;
-        let c = *at.entry(op.clone()).or_insert_with(|| {
-            churn.push(Churn {
+    for (op, bytes) in ops {
+        match churn.last_mut() {
+            Some(c) if c.op == op => {
+                c.allocations += 1;
+                c.bytes += bytes;
+            }
+            _ => churn.push(Churn {
                 op,
-                allocations: 0,
-                bytes: 0,
-            });
-            churn.len() - 1
-        });
-        churn[c].allocations += 1;
-        churn[c].bytes += r.bytes;
+                allocations: 1,
+                bytes,
+            }),
+        }
     }
     crate::sort::by(&mut churn, &|a, b| {
         b.bytes.cmp(&a.bytes).then(a.op.cmp(&b.op))
@@ -410,7 +421,6 @@ fn device_memory(d: &Device, at: At, inside: &dyn Fn(i64) -> bool) -> DeviceMemo
                 At::Peak => None,
                 At::Time(ns) => Some(epoch(ns)),
             },
-            epoch(d.origin),
         )
     });
     DeviceMemory {
@@ -431,17 +441,11 @@ fn device_memory(d: &Device, at: At, inside: &dyn Fn(i64) -> bool) -> DeviceMemo
         frees_of_earlier_blocks: earlier,
         churn: churn_of(recs, d.places, inside),
         categories,
-        series: recs
-            .iter()
-            .zip(&curve)
-            .map(|(r, &a)| (us(r.ts_ns), a, r.total_reserved.unwrap_or(0)))
-            .collect(),
     }
 }
 
 /// The timeline's memory lanes: per device, allocated and reserved bytes
-/// after each record, and PyTorch's categories when a raw memory timeline
-/// joins its records — each on the process whose threads made the records.
+/// after each record, on the process whose threads made the records.
 pub fn counter_series(t: &Trace) -> Vec<super::device_time::CounterSeries> {
     let records = memory_records(t, &|_| true);
     let mut keys: Vec<(i64, i64)> = records
@@ -478,11 +482,6 @@ pub fn counter_series(t: &Trace) -> Vec<super::device_time::CounterSeries> {
                     .filter_map(|r| r.total_reserved.map(|v| (r.ts_ns, v))),
             );
             out.push((process, format!("memory reserved · {name}"), reserved));
-        }
-        if let Some(j) = join(&t.memory_timelines, &recs, t.clock_offset_ns) {
-            for (c, points) in j.category_steps(t.clock_offset_ns) {
-                out.push((process, format!("memory · {name} · {c}"), points));
-            }
         }
     }
     out

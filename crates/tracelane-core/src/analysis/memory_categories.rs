@@ -11,7 +11,6 @@
 //! with the same bytes, which gives the record (and what is live at the
 //! peak) its category; rows that join nothing are counted.
 
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::memory_events::MemoryRecord;
@@ -40,17 +39,13 @@ pub struct MemoryCategories {
     pub at_peak: Vec<CategoryBytes>,
     /// The same at the moment asked for.
     pub at: Option<Vec<CategoryBytes>>,
-    /// `(µs from the trace's start, bytes per category)` after each
-    /// moment the timeline changes: the stacked curve.
-    #[serde(skip)]
-    pub series: Vec<(f64, [i64; 8])>,
 }
 
 /// A timeline joined to one device's records.
 pub(crate) struct Joined<'a> {
     timeline: &'a MemoryTimeline,
-    /// Record index → category of the CREATE row it joined.
-    pub(crate) category_of: FxHashMap<usize, u8>,
+    /// Per record, the category of the CREATE row it joined.
+    pub(crate) category_of: Vec<Option<u8>>,
     creates_joined: u64,
     destroys_joined: u64,
 }
@@ -70,14 +65,19 @@ pub(crate) fn join<'a>(
 }
 
 fn join_one<'a>(timeline: &'a MemoryTimeline, recs: &[&MemoryRecord], offset: i64) -> Joined<'a> {
-    // (epoch ns, signed bytes) → the records there, in order.
-    let mut at: FxHashMap<(i64, i64), Vec<usize>> = FxHashMap::default();
-    for (k, r) in recs.iter().enumerate().rev() {
-        at.entry((r.ts_ns + offset, r.bytes)).or_default().push(k);
-    }
+    // (epoch ns, signed bytes, record) sorted: a row takes the first record
+    // of its key not taken yet (a sorted list, not a map: less code in the
+    // worker's download).
+    let mut keys: Vec<(i64, i64, usize)> = recs
+        .iter()
+        .enumerate()
+        .map(|(k, r)| (r.ts_ns + offset, r.bytes, k))
+        .collect();
+    crate::sort::unstable_by_key(&mut keys, &|x| *x);
+    let mut taken = vec![false; keys.len()];
     let mut j = Joined {
         timeline,
-        category_of: FxHashMap::default(),
+        category_of: vec![None; recs.len()],
         creates_joined: 0,
         destroys_joined: 0,
     };
@@ -85,11 +85,16 @@ fn join_one<'a>(timeline: &'a MemoryTimeline, recs: &[&MemoryRecord], offset: i6
         if !matches!(e.action, Action::Create | Action::Destroy) {
             continue;
         }
-        let Some(k) = at.get_mut(&(e.t_ns, e.bytes)).and_then(|v| v.pop()) else {
+        let from = keys.partition_point(|x| (x.0, x.1) < (e.t_ns, e.bytes));
+        let Some(at) = (from..keys.len())
+            .take_while(|&i| (keys[i].0, keys[i].1) == (e.t_ns, e.bytes))
+            .find(|&i| !taken[i])
+        else {
             continue;
         };
+        taken[at] = true;
         if e.action == Action::Create {
-            j.category_of.insert(k, e.category);
+            j.category_of[keys[at].2] = Some(e.category);
             j.creates_joined += 1;
         } else {
             j.destroys_joined += 1;
@@ -120,57 +125,14 @@ fn listed(sums: [i64; 8]) -> Vec<CategoryBytes> {
 }
 
 impl Joined<'_> {
-    /// Per category that ever holds bytes, its running sum as timeline
-    /// steps on the trace's clock (preexisting rows at the first row's
-    /// time).
-    pub(crate) fn category_steps(
-        &self,
-        clock_offset_ns: i64,
-    ) -> Vec<(&'static str, Vec<(i64, f64)>)> {
-        let entries = &self.timeline.entries;
-        let first = entries
-            .iter()
-            .map(|e| e.t_ns)
-            .find(|&t| t >= 0)
-            .unwrap_or(0);
-        let mut out: Vec<(&'static str, Vec<(i64, f64)>)> =
-            CATEGORIES.iter().map(|&c| (c, Vec::new())).collect();
-        let mut sums = [0i64; 8];
-        for e in entries {
-            let c = e.category as usize;
-            sums[c] += e.bytes;
-            let ts = e.t_ns.max(first) - clock_offset_ns;
-            let points = &mut out[c].1;
-            match points.last_mut() {
-                Some(p) if p.0 == ts => p.1 = sums[c] as f64,
-                _ => points.push((ts, sums[c] as f64)),
-            }
-        }
-        out.retain(|(_, p)| p.iter().any(|x| x.1 != 0.0));
-        out
-    }
-
-    /// The report: totals at the peak and at `at` (epoch ns), the curve
-    /// with times as µs after `origin_epoch_ns`.
+    /// The report: totals at the peak and at `at` (epoch ns).
     pub(crate) fn report(
         &self,
         peak_epoch_ns: Option<i64>,
         at_epoch_ns: Option<i64>,
-        origin_epoch_ns: i64,
     ) -> MemoryCategories {
         let tl = self.timeline;
         let count = |a: Action| tl.entries.iter().filter(|e| e.action == a).count() as u64;
-        let mut series: Vec<(f64, [i64; 8])> = Vec::new();
-        let mut sums = [0i64; 8];
-        for e in &tl.entries {
-            sums[e.category as usize] += e.bytes;
-            // Preexisting rows (t = −1) sit at the timeline's start.
-            let us = (e.t_ns.max(origin_epoch_ns) - origin_epoch_ns) as f64 / 1e3;
-            match series.last_mut() {
-                Some(last) if last.0 == us => last.1 = sums,
-                _ => series.push((us, sums)),
-            }
-        }
         MemoryCategories {
             rows: tl.entries.len() as u64,
             creates: count(Action::Create),
@@ -185,7 +147,6 @@ impl Joined<'_> {
                 .sum(),
             at_peak: peak_epoch_ns.map_or_else(Vec::new, |t| listed(totals_at(tl, t))),
             at: at_epoch_ns.map(|t| listed(totals_at(tl, t))),
-            series,
         }
     }
 }
