@@ -100,3 +100,18 @@ test('memory: a raw memory timeline opened with its trace gives the categories; 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('memory: an allocator snapshot dropped on the page says what reads it; the trace open stays', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  const tabs = await page.locator('.tabs [role=tab]').count();
+  await page.setInputFiles('#file-input', path.join(fixtures, 'memory-snapshots/snap_oom_fragmented_cuda.pickle'));
+  await page.waitForFunction(() => document.querySelector('#import-error')?.textContent, null, { timeout: 60000 });
+  assert.match(await page.locator('#import-error').textContent(), /allocator snapshot.*tracelane memory FILE/);
+  assert.equal(await page.locator('.tabs [role=tab]').count(), tabs);
+  // The CLI reads it.
+  const want = memory(['memory-snapshots/snap_oom_fragmented_cuda.pickle']).snapshot;
+  assert.deepEqual(want.devices.flatMap((d) => d.ooms.map((o) => o.cause)), ['fragmentation']);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

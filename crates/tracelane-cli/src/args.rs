@@ -43,12 +43,15 @@ pub(crate) const USAGE: &str = "usage:
                      regions found without annotations: steps, record_function labels, compiled
                      regions, spans between collectives, nn.Module layers (with_stack); each
                      group's duration distribution with outliers (Tukey's fence)
-  tracelane memory FILE [RAW_MEMORY_TIMELINE] [--at peak|TIME_US] [--top N] [--format table|md|json]
+  tracelane memory FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--at peak|TIME_US] [--top N] [--format table|md|json]
                      memory from a profile_memory=True trace, per device: peak allocated and
                      reserved, what is live at the peak (or at TIME_US from the trace's start)
                      by op, nn.Module and Python caller, never freed, allocations per op; with
                      export_memory_timeline's .raw.json.gz after the trace, by PyTorch's
-                     categories (parameter, activation, gradient, …)
+                     categories (parameter, activation, gradient, …); an allocator snapshot
+                     (_dump_snapshot pickle, alone or after the trace): the allocator replayed —
+                     peaks, free blocks, what holds the peak by the program's line, each
+                     out-of-memory explained (fragmentation or capacity)
   tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
                      columnar tables (slices, device_events, op_table, steps, collectives,
                      breakdown) as OUT_DIR/<table>/rank=<N>/part-0.parquet (zstd) for DuckDB,
@@ -59,7 +62,8 @@ pub(crate) const USAGE: &str = "usage:
                      NCCL collectives and one straggler rank
   tracelane bench FILE...                        time import + link + op table
   tracelane bench-timeline FILE                  time the timeline's layout (draw list) per frame
-  tracelane bench-profile DIR...                 time a Parquet device profile's decoding, model and engine view";
+  tracelane bench-profile DIR...                 time a Parquet device profile's decoding, model and engine view
+  tracelane bench-snapshot FILE...               time an allocator snapshot's decoding and report";
 
 /// The error `commands::gate::run` returns on a regression: exit status 1, the report
 /// already printed.

@@ -11,7 +11,7 @@
 //! tracelane insights FILE [--scope whole|region:NAME] [--format table|md|json]
 //! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
 //! tracelane regions FILE [--format table|md|json]
-//! tracelane memory FILE [RAW_MEMORY_TIMELINE] [--at peak|TIME_US] [--top N] [--format table|md|json]
+//! tracelane memory FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--at peak|TIME_US] [--top N] [--format table|md|json]
 //! tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
 //! tracelane synth OUT --mb N [--seed S] [--ranks N]
 //! tracelane bench FILE...
@@ -65,6 +65,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "bench" => bench::run(&flags),
         "bench-timeline" => bench::timeline(&flags),
         "bench-profile" => bench::profile(&flags),
+        "bench-snapshot" => bench::snapshot(&flags),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())

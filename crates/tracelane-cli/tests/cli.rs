@@ -583,3 +583,28 @@ fn memory_json_has_the_documented_fields_and_takes_a_moment() {
     assert_eq!(code, 0);
     assert!(out.contains("no [memory] records"), "{out}");
 }
+
+/// `tracelane memory SNAPSHOT [--at]`: the allocator snapshot's report —
+/// the out-of-memory explained, and the state at a moment after the peak.
+#[test]
+fn memory_reads_an_allocator_snapshot_and_explains_its_oom() {
+    let f = fixture("memory-snapshots/snap_oom_fragmented_cuda.pickle");
+    let (code, out, err) = tracelane(&["memory", &f, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = &v["snapshot"]["devices"][0];
+    assert_eq!(d["peak_allocated_bytes"], 671088640);
+    assert_eq!(d["ooms"][0]["cause"], "fragmentation");
+    assert!(d["at"].is_null());
+    let (code, out, err) = tracelane(&["memory", &f, "--at", "500", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let at = &v["snapshot"]["devices"][0]["at"];
+    assert_eq!(at["allocated_bytes"], 671088640);
+    let (code, out, _) = tracelane(&["memory", &f]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("out of memory") && out.contains("fragmentation"),
+        "{out}"
+    );
+}

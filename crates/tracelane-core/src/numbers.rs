@@ -64,6 +64,24 @@ pub fn fmt_si(x: f64) -> String {
     }
 }
 
+/// Bytes as PyTorch's table prints them (`profiler_util._format_memory`
+/// in PyTorch 2.11: powers of 1024 written `GB`, `MB`, `KB` with two
+/// decimals, whole `B` below 1 KB — checked on the torch-memory fixtures'
+/// tables).
+pub fn fmt_mem(bytes: i64) -> String {
+    const KB: f64 = 1024.0;
+    let (b, a) = (bytes as f64, bytes.unsigned_abs() as f64);
+    if a >= KB * KB * KB {
+        format!("{:.2} GB", b / (KB * KB * KB))
+    } else if a >= KB * KB {
+        format!("{:.2} MB", b / (KB * KB))
+    } else if a >= KB {
+        format!("{:.2} KB", b / KB)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -191,3 +191,45 @@ pub(crate) fn timeline(flags: &Flags) -> Result<(), String> {
     );
     Ok(())
 }
+
+/// Times an allocator snapshot's decoding (pickle to columns, best of 3)
+/// and its report (the allocator replayed per device); prints MB/s, the
+/// entries' resident bytes each, and the process's peak resident memory.
+pub(crate) fn snapshot(flags: &Flags) -> Result<(), String> {
+    use tracelane_core::memory_snapshot::report::snapshot_report;
+    if flags.positional.is_empty() {
+        return Err("bench-snapshot needs snapshot pickles".into());
+    }
+    println!("file,file_mb,decode_s,mb_per_s,entries,bytes_per_entry,report_s,peak_rss_mb");
+    for path in &flags.positional {
+        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        let mut best = f64::MAX;
+        let mut last = None;
+        for _ in 0..3 {
+            drop(last.take());
+            let t0 = Instant::now();
+            let snap = tracelane_core::memory_snapshot::read(&bytes)
+                .map_err(|e| format!("{path}: {e}"))?;
+            best = best.min(t0.elapsed().as_secs_f64());
+            last = Some(snap);
+        }
+        let snap = last.expect("three runs");
+        let t0 = Instant::now();
+        let r = snapshot_report(&snap, 0, None, 20);
+        std::hint::black_box(&r);
+        let report_s = t0.elapsed().as_secs_f64();
+        let mb = bytes.len() as f64 / 1e6;
+        println!(
+            "{},{:.1},{:.3},{:.0},{},{:.1},{:.3},{}",
+            path,
+            mb,
+            best,
+            mb / best,
+            snap.entries.len(),
+            snap.bytes_per_entry(),
+            report_s,
+            peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0}")),
+        );
+    }
+    Ok(())
+}

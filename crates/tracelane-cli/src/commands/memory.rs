@@ -1,10 +1,12 @@
 //! `tracelane memory`: memory over time from the trace's `[memory]`
 //! records — per device the peak and what holds it; with PyTorch's raw
-//! memory timeline given after the trace, by category too.
+//! memory timeline given after the trace, by category too; with an
+//! allocator snapshot (alone or after the trace), the allocator's peaks,
+//! what holds them by the program's line, and each out-of-memory explained.
 
 use std::io::Write;
 
-use tracelane_core::analysis::memory::{memory, At};
+use tracelane_core::analysis::memory::{memory, snapshot_at, At};
 use tracelane_core::analysis::Scope;
 use tracelane_core::export;
 
@@ -24,7 +26,12 @@ pub(crate) fn run(flags: &Flags) -> Result<(), String> {
                 .map_err(|e| format!("{trace}: {e}"))?
         }
         [] => return Err(format!("no trace file given\n{}", crate::args::USAGE)),
-        _ => return Err("give a trace, and after it its raw memory timeline if any".into()),
+        _ => {
+            return Err(
+                "give a trace (or an allocator snapshot), and after it its raw memory timeline or allocator snapshot if any"
+                    .into(),
+            )
+        }
     };
     let at = match flags.at.as_deref() {
         None | Some("peak") => At::Peak,
@@ -40,7 +47,12 @@ pub(crate) fn run(flags: &Flags) -> Result<(), String> {
             At::Time(origin + (us * 1e3).round() as i64)
         }
     };
-    let r = memory(&trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
+    let mut r = memory(&trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
+    if let At::Time(ns) = at {
+        if let Some(s) = snapshot_at(&trace, ns) {
+            r.snapshot = Some(s);
+        }
+    }
     let top = flags.top.unwrap_or(20);
     let text = match flags.format.as_deref().unwrap_or("table") {
         "json" => serde_json::to_string_pretty(&r).map_err(|e| e.to_string())? + "\n",

@@ -17,6 +17,8 @@ use super::memory_categories::{join, Joined, MemoryCategories};
 use super::memory_events::{memory_records, MemoryRecord};
 use super::scope::{Scope, ScopeError};
 use crate::category::Category;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::memory_snapshot::report::SnapshotReport;
 use crate::memory_timeline::CATEGORIES;
 use crate::model::{Trace, NO_SLICE};
 
@@ -97,10 +99,36 @@ pub struct MemoryReport {
     /// The trace's start on its clock (ns): the `_us` figures count from it.
     pub start_ns: i64,
     pub devices: Vec<DeviceMemory>,
+    /// The allocator snapshot opened with the trace (or alone); natively
+    /// (the browser's view of it is laid out by its decoder worker).
+    #[cfg(not(target_arch = "wasm32"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotReport>,
 }
 
-/// Whether the trace holds `[memory]` records (`profile_memory=True`).
+/// The allocator snapshot's report with the state at a moment (ns on the
+/// trace's clock) — where the decoded snapshot is at hand.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn snapshot_at(t: &Trace, at_ns: i64) -> Option<SnapshotReport> {
+    /// Lines of the program listed as holding memory at a moment.
+    const SNAPSHOT_TOP: usize = 50;
+    let snap = t.memory_snapshot.as_deref()?;
+    let origin = t.time_span_ns().map_or(0, |x| x.0);
+    Some(crate::memory_snapshot::report::snapshot_report(
+        snap,
+        (origin + t.clock_offset_ns).div_euclid(1000),
+        Some((at_ns + t.clock_offset_ns).div_euclid(1000)),
+        SNAPSHOT_TOP,
+    ))
+}
+
+/// Whether the trace holds `[memory]` records (`profile_memory=True`) or
+/// an allocator snapshot.
 pub fn has_memory(t: &Trace) -> bool {
+    #[cfg(not(target_arch = "wasm32"))]
+    if t.memory_snapshot_report.is_some() {
+        return true;
+    }
     t.strings
         .lookup("[memory]")
         .is_some_and(|m| t.instants.name.contains(&m))
@@ -252,9 +280,18 @@ pub fn memory(t: &Trace, scope: &Scope, at: At) -> Result<MemoryReport, ScopeErr
             device_memory(&on, at, &inside)
         })
         .collect();
+    // The snapshot's report at its peak, made at import (natively; the
+    // browser shows its view); a moment is `snapshot_at`'s.
+    #[cfg(not(target_arch = "wasm32"))]
+    let snapshot = t.memory_snapshot_report.as_deref().map(|r| SnapshotReport {
+        origin_us: (origin + t.clock_offset_ns).div_euclid(1000),
+        ..r.clone()
+    });
     Ok(MemoryReport {
         start_ns: origin,
         devices,
+        #[cfg(not(target_arch = "wasm32"))]
+        snapshot,
     })
 }
 

@@ -97,7 +97,13 @@ pub fn memory_sections(r: &MemoryReport, top: usize) -> Vec<Section> {
             d.frees_of_earlier_blocks.to_string(),
         ]);
     }
-    out.push(summary);
+    #[cfg(not(target_arch = "wasm32"))]
+    let snapshot = r.snapshot.as_ref();
+    #[cfg(target_arch = "wasm32")]
+    let snapshot: Option<&crate::memory_snapshot::report::SnapshotReport> = None;
+    if !(r.devices.is_empty() && snapshot.is_some()) {
+        out.push(summary);
+    }
     for d in &r.devices {
         out.push(live_section(
             &format!("{}: live at the peak ({:.3} µs)", d.device, d.peak_at_us),
@@ -131,7 +137,13 @@ pub fn memory_sections(r: &MemoryReport, top: usize) -> Vec<Section> {
         }
         out.push(churn);
     }
-    if r.devices.is_empty() {
+    if let Some(snap) = snapshot {
+        out.extend(super::memory_snapshot::snapshot_sections(
+            snap,
+            top,
+            "the trace's start",
+        ));
+    } else if r.devices.is_empty() {
         let mut note = Section::new("Notes", &[("note", false)]);
         note.rows.push(vec![
             "no [memory] records: record with torch.profiler.profile(profile_memory=True)".into(),

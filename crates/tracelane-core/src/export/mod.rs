@@ -8,6 +8,7 @@ pub mod device_time;
 pub mod devices;
 pub mod insights;
 pub mod memory;
+pub mod memory_snapshot;
 pub mod ops;
 pub mod ranks;
 pub mod regions;

@@ -7,7 +7,7 @@
 //! ([`super::run::part_of`]) both decide through it.
 
 use super::{archive, neuron, parquet, perfetto, scan};
-use crate::memory_timeline;
+use crate::{memory_snapshot, memory_timeline};
 
 /// What the first bytes of a file say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +19,8 @@ pub enum Sniffed {
     /// A zip or tar archive, or a Parquet table: read whole, then opened
     /// by what it holds.
     Archive,
+    /// A Python pickle (an allocator snapshot, `_dump_snapshot`).
+    Pickle,
     /// Something else, described for the user.
     Other(&'static str),
     /// Not enough bytes to tell.
@@ -48,6 +50,9 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     }
     if archive::kind(head).is_some() || parquet::looks_like(head) {
         return Sniffed::Archive;
+    }
+    if memory_snapshot::looks_like(head) {
+        return Sniffed::Pickle;
     }
     if perfetto::looks_like(head) {
         return match perfetto::first_message(head) {
@@ -123,6 +128,9 @@ pub enum Format {
     NeuronSystem,
     /// A Perfetto protobuf trace.
     Perfetto,
+    /// PyTorch's allocator snapshot (`torch.cuda.memory._dump_snapshot`),
+    /// a pickle: decoded whole, like an archive.
+    MemorySnapshot,
     /// PyTorch's raw memory timeline (`export_memory_timeline(….raw.json.gz)`):
     /// read beside its trace, not alone.
     MemoryTimeline,
@@ -143,6 +151,7 @@ pub const READERS: &[(Format, LooksLike)] = &[
     (Format::Archive, |h| {
         archive::kind(h).is_some() || parquet::looks_like(h)
     }),
+    (Format::MemorySnapshot, memory_snapshot::looks_like),
     (Format::NeuronMapping, neuron::mapping::looks_like),
     (Format::NeuronSummary, neuron::summary::looks_like),
     (Format::NeuronFetch, neuron::fetch::looks_like),
@@ -177,6 +186,9 @@ fn is_chrome_trace(head: &[u8]) -> bool {
 
 /// A framework mapping opened alone: what it is, what to open it with.
 pub(crate) const MAPPING_ALONE: &str = "this is a TorchNeuron framework mapping (framework_mapping_*.json): it joins PyTorch's trace.json to the Neuron runtime's profile — open it together with them (drop the run's folder, the files at once, or a .zip / .tar of them)";
+
+/// An allocator snapshot where only the CLI reads it (the browser's import).
+pub(crate) const SNAPSHOT_IN_BROWSER: &str = "this is PyTorch's allocator snapshot (torch.cuda.memory._dump_snapshot): the page does not read snapshots yet — tracelane memory FILE (or tracelane memory TRACE FILE with the profiler trace of the same run) gives its peaks, what holds them and each out-of-memory explained";
 
 /// A raw memory timeline opened alone.
 pub(crate) const MEMORY_TIMELINE_ALONE: &str = "this is PyTorch's raw memory timeline (export_memory_timeline to a .raw.json.gz): it gives each allocation in the profiler trace of the same run its category — open it together with that trace (the files at once, or a .zip / .tar of them; tracelane memory TRACE TIMELINE)";

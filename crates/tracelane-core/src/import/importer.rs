@@ -266,7 +266,9 @@ impl Importer {
                 Sniffed::Unknown if head.len() < 4096 => return Ok(()),
                 Sniffed::Unknown => {}
                 Sniffed::Gzip => self.mode = Mode::Gzip(Box::new(MultiGzDecoder::new(Vec::new()))),
-                Sniffed::Json | Sniffed::Perfetto | Sniffed::Archive => self.mode = Mode::Plain,
+                Sniffed::Json | Sniffed::Perfetto | Sniffed::Archive | Sniffed::Pickle => {
+                    self.mode = Mode::Plain
+                }
                 Sniffed::Other(what) => {
                     return Err(ImportError::NotJson {
                         detected: what.to_string(),
@@ -361,7 +363,10 @@ impl Importer {
                     reason: format::MEMORY_TIMELINE_ALONE.into(),
                 })
             }
-            Some(Format::Archive) => {
+            // A snapshot pickle is decoded whole where its reader lives,
+            // like an archive (natively by `finish`, in the browser by the
+            // decoder worker).
+            Some(Format::Archive | Format::MemorySnapshot) => {
                 let mut bytes = Vec::with_capacity(self.size_hint.min(1 << 32) as usize);
                 bytes.extend_from_slice(head);
                 self.archive = Some(bytes);
@@ -666,6 +671,31 @@ impl Importer {
     }
 }
 
+/// A snapshot pickle held whole ([`Finished::Archive`]) into its trace:
+/// natively decoded; in the browser named, with what reads it.
+pub(crate) fn snapshot_trace(bytes: &[u8]) -> Result<Trace, ImportError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let snap = crate::memory_snapshot::read(bytes).map_err(snapshot_error)?;
+        Ok(super::snapshot::trace_of(snap))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = bytes;
+        Err(ImportError::NotATrace {
+            reason: format::SNAPSHOT_IN_BROWSER.into(),
+        })
+    }
+}
+
+/// A snapshot pickle that could not be read, for the user.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn snapshot_error(e: crate::pickle::PickleError) -> ImportError {
+    ImportError::NotATrace {
+        reason: format!("a pickle that cannot be read as a PyTorch allocator snapshot: {e}"),
+    }
+}
+
 /// What an import ends with ([`Importer::finish_or_archive`]).
 #[derive(Debug)]
 pub enum Finished {
@@ -684,6 +714,7 @@ pub fn import_unpacked(file: &[u8], opts: ImportOptions) -> Result<Trace, Import
     };
     match pushed_whole(file, opts)?.finish_or_archive()? {
         Finished::Trace(t) => Ok(*t),
+        Finished::Archive(b) if crate::memory_snapshot::looks_like(&b) => snapshot_trace(&b),
         Finished::Archive(_) => Err(ImportError::NotATrace {
             reason: "an archive inside an archive; extract the outer one".into(),
         }),

@@ -22,6 +22,8 @@ mod part;
 pub mod perfetto;
 pub mod run;
 pub mod scan;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod snapshot;
 pub mod table;
 
 pub use chrome::event_args;
@@ -41,6 +43,9 @@ impl Importer {
         let opts = self.opts;
         match self.finish_or_archive()? {
             Finished::Trace(t) => Ok(*t),
+            Finished::Archive(bytes) if crate::memory_snapshot::looks_like(&bytes) => {
+                importer::snapshot_trace(&bytes)
+            }
             Finished::Archive(bytes) => match unpack(&bytes, opts.max_json_bytes)? {
                 Unpacked::Profile(files) => neuron_device::import_profile(files),
                 Unpacked::Run(files) => import_set(files, opts),
@@ -66,6 +71,11 @@ pub enum Unpacked {
 /// tables are a Neuron device profile; a single file is a trace of its
 /// own. Entries stop at `max_bytes` together (a zip bomb).
 pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
+    if crate::memory_snapshot::looks_like(bytes) {
+        return Err(ImportError::NotATrace {
+            reason: format::SNAPSHOT_IN_BROWSER.into(),
+        });
+    }
     if parquet::looks_like(bytes) {
         return Ok(Unpacked::Profile(vec![(
             "table.parquet".into(),
@@ -108,9 +118,17 @@ pub fn import_set(
     opts: ImportOptions,
 ) -> Result<Trace, ImportError> {
     if run::is_run(&files) {
+        #[cfg(not(target_arch = "wasm32"))]
+        let (files, snapshot) = run::take_snapshot(files)?;
         let (tables, rest): (Vec<_>, Vec<_>) =
             files.into_iter().partition(|(_, b)| parquet::looks_like(b));
-        return run::import_run(rest, neuron_device::decode_profile(tables), opts);
+        #[allow(unused_mut)]
+        let mut trace = run::import_run(rest, neuron_device::decode_profile(tables), opts)?;
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(snap) = snapshot {
+            snapshot::attach(&mut trace, snap);
+        }
+        return Ok(trace);
     }
     if neuron_device::looks_like_profile(&files) {
         return neuron_device::import_profile(files);

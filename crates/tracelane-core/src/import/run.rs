@@ -25,6 +25,8 @@ use super::neuron_device::{self, ProfileFile};
 use super::parquet;
 use super::table::DecodedFile;
 use crate::error::ImportError;
+#[cfg(not(target_arch = "wasm32"))]
+use crate::memory_snapshot::MemorySnapshot;
 use crate::model::Trace;
 use crate::warnings;
 
@@ -45,6 +47,9 @@ pub enum Part {
     Table,
     /// PyTorch's raw memory timeline, read beside the PyTorch trace.
     MemoryTimeline,
+    /// PyTorch's allocator snapshot (a pickle), on the trace's clock
+    /// (natively; the browser's import lists it as not read).
+    MemorySnapshot,
     /// Anything else: listed, not read.
     Other,
 }
@@ -86,6 +91,27 @@ fn inflated(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ImportError> {
     Ok(std::borrow::Cow::Owned(out))
 }
 
+/// Takes a set's first allocator snapshot out of it, decoded (natively:
+/// [`super::snapshot::attach`] then adds it to the run's trace).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn take_snapshot(
+    files: Vec<ProfileFile>,
+) -> Result<(Vec<ProfileFile>, Option<MemorySnapshot>), ImportError> {
+    let mut rest = Vec::new();
+    let mut snapshot = None;
+    for (name, bytes) in files {
+        if snapshot.is_none() && part_of(&name, &bytes) == Part::MemorySnapshot {
+            let raw = inflated(&bytes)?;
+            let snap =
+                crate::memory_snapshot::read(&raw).map_err(super::importer::snapshot_error)?;
+            snapshot = Some(snap);
+        } else {
+            rest.push((name, bytes));
+        }
+    }
+    Ok((rest, snapshot))
+}
+
 /// What a file of a set is, from its bytes (its name only tells a mapping
 /// apart when its content cannot).
 pub fn part_of(name: &str, bytes: &[u8]) -> Part {
@@ -93,8 +119,10 @@ pub fn part_of(name: &str, bytes: &[u8]) -> Part {
         return Part::Table;
     }
     let head = head_of(bytes);
-    if format::sniff(&head) != Sniffed::Json {
-        return Part::Other;
+    match format::sniff(&head) {
+        Sniffed::Json => {}
+        Sniffed::Pickle => return Part::MemorySnapshot,
+        _ => return Part::Other,
     }
     if neuron::mapping::is_mapping_name(name) {
         return Part::Mapping;
@@ -106,14 +134,15 @@ pub fn part_of(name: &str, bytes: &[u8]) -> Part {
         Some(Format::NeuronFetch) => Part::Fetch,
         Some(Format::NeuronSystem) => Part::System,
         Some(Format::MemoryTimeline) => Part::MemoryTimeline,
+        Some(Format::MemorySnapshot) => Part::MemorySnapshot,
         Some(Format::ChromeJson) => Part::Kineto,
         Some(Format::Archive | Format::Perfetto) | None => Part::Other,
     }
 }
 
 /// Whether a set of files opens as one run: it holds a framework mapping,
-/// a summary JSON, a raw memory timeline, or a Neuron JSON profile beside
-/// other trace files.
+/// a summary JSON, a raw memory timeline, an allocator snapshot beside a
+/// trace, or a Neuron JSON profile beside other trace files.
 pub fn is_run(files: &[ProfileFile]) -> bool {
     let parts: Vec<Part> = files.iter().map(|(n, b)| part_of(n, b)).collect();
     let has = |p: Part| parts.contains(&p);
@@ -121,6 +150,7 @@ pub fn is_run(files: &[ProfileFile]) -> bool {
     has(Part::Mapping)
         || has(Part::Summary)
         || has(Part::MemoryTimeline)
+        || (has(Part::MemorySnapshot) && read > 1)
         || ((has(Part::System) || has(Part::Fetch)) && read > 1)
 }
 
@@ -152,6 +182,7 @@ pub fn import_run(
     let mappings = take(&mut by, Part::Mapping);
     let summaries = take(&mut by, Part::Summary);
     let timelines = take(&mut by, Part::MemoryTimeline);
+    let snapshots = take(&mut by, Part::MemorySnapshot);
     let others: Vec<String> = by.into_iter().map(|(_, n, _)| n).collect();
     let mut notes: Vec<String> = Vec::new();
     if kineto.len() > 1 {
@@ -234,6 +265,11 @@ pub fn import_run(
                 reason: format::MAPPING_ALONE.into(),
             })
         }
+        (None, None) if summaries.is_empty() && !snapshots.is_empty() => {
+            return Err(ImportError::NotATrace {
+                reason: format::SNAPSHOT_IN_BROWSER.into(),
+            })
+        }
         (None, None) if summaries.is_empty() && !timelines.is_empty() => {
             return Err(ImportError::NotATrace {
                 reason: format::MEMORY_TIMELINE_ALONE.into(),
@@ -281,6 +317,12 @@ pub fn import_run(
             }
         ));
         trace.memory_timelines.push(read);
+    }
+    if !snapshots.is_empty() {
+        notes.push(format!(
+            "allocator snapshots not read here ({}): the page does not read snapshots yet — tracelane memory TRACE SNAPSHOT joins one to its trace",
+            snapshots.iter().map(|(n, _)| file_name(n)).collect::<Vec<_>>().join(", ")
+        ));
     }
     if !extra_profiles.is_empty() {
         notes.push(format!(

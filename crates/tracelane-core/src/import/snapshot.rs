@@ -1,0 +1,69 @@
+//! An allocator snapshot into a trace (natively: the browser's import
+//! leaves snapshots to the CLI for now, and its download has no code for
+//! them): per device the allocated and reserved curves as counter lanes of
+//! a process of their own, and the snapshot with its report, for the memory
+//! report at the peak or any moment. `time_us` is epoch µs and a trace's
+//! time plus `clock_offset_ns` epoch ns, so a snapshot and a profiler trace
+//! of the same run share one time axis.
+
+use crate::ids::ProcessIdx;
+use crate::memory_snapshot::parts::lanes_and_report;
+use crate::memory_snapshot::MemorySnapshot;
+use crate::model::{LaneId, Process, Trace};
+
+/// A trace of a decoded snapshot alone, its clock starting at its first
+/// entry.
+pub fn trace_of(snap: MemorySnapshot) -> Trace {
+    let first = snap
+        .entries
+        .time_us
+        .iter()
+        .copied()
+        .filter(|&t| t > 0)
+        .min()
+        .unwrap_or(0);
+    let mut t = Trace {
+        clock_offset_ns: first.saturating_mul(1000),
+        ..Trace::default()
+    };
+    t.diagnostics.format = format!(
+        "PyTorch allocator snapshot (pickle protocol {})",
+        snap.diagnostics.protocol
+    );
+    t.diagnostics.bytes_read = snap.diagnostics.bytes;
+    attach(&mut t, snap);
+    t
+}
+
+/// Adds a decoded snapshot to a trace of the same run: its curves as
+/// lanes, the snapshot and its report kept.
+pub fn attach(t: &mut Trace, snap: MemorySnapshot) {
+    let (lanes, report) = lanes_and_report(&snap);
+    for d in &lanes {
+        if d.allocated.is_empty() {
+            continue;
+        }
+        let name = t
+            .strings
+            .intern(&format!("CUDA:{} allocator (snapshot)", d.device));
+        let process = ProcessIdx(t.processes.len() as u32);
+        t.processes.push(Process {
+            pid: LaneId::Str(name),
+            name: Some(name),
+            labels: None,
+            sort_index: None,
+        });
+        let on_clock = |points: &[(i64, f64)]| -> Vec<(i64, f64)> {
+            points
+                .iter()
+                .map(|&(ns, v)| (ns - t.clock_offset_ns, v))
+                .collect()
+        };
+        let (allocated, reserved) = (on_clock(&d.allocated), on_clock(&d.reserved));
+        let series = |what: &str| format!("memory {what} · CUDA:{}", d.device);
+        t.add_counter_series(process, &series("allocated"), &allocated);
+        t.add_counter_series(process, &series("reserved"), &reserved);
+    }
+    t.memory_snapshot = Some(Box::new(snap));
+    t.memory_snapshot_report = Some(Box::new(report));
+}

@@ -1,0 +1,278 @@
+//! Allocator snapshots recorded on an H200 (PyTorch 2.11, Python 3.12, by
+//! `tools/gen_memory_oracles.py`; `tests/fixtures/memory-snapshots/
+//! snapshots.json` holds what `torch.cuda` said when each was taken):
+//! decoded by our own pickle decoder in every protocol, the allocator
+//! replayed to PyTorch's own figures, each out-of-memory explained, and the
+//! snapshot on the profiler trace's clock.
+
+use tracelane_core::analysis::memory::{memory, At};
+use tracelane_core::analysis::Scope;
+use tracelane_core::import::import_set;
+use tracelane_core::memory_snapshot::report::{snapshot_report, SnapshotDevice};
+use tracelane_core::memory_snapshot::{read, Action, MemorySnapshot};
+use tracelane_core::{import_bytes, ImportOptions};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let p = format!(
+        "{}/../../tests/fixtures/memory-snapshots/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+fn oracle(case: &str, key: &str) -> u64 {
+    let v: serde_json::Value = serde_json::from_slice(&fixture("snapshots.json")).unwrap();
+    v[case][key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{case}.{key}"))
+}
+
+fn snap(name: &str) -> MemorySnapshot {
+    read(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn device(name: &str) -> SnapshotDevice {
+    let s = snap(name);
+    let mut r = snapshot_report(&s, 0, None, 10);
+    assert_eq!(r.devices.len(), 1, "{name}");
+    r.devices.remove(0)
+}
+
+/// `pickle.dump` of the same snapshot in protocols 2–5 (memory_viz reads
+/// 2–4 and fails on 5, pytorch#183842): one model whatever the protocol.
+#[test]
+fn every_pickle_protocol_decodes_to_the_same_snapshot() {
+    // The four files are one later dump of the run (one entry more: the
+    // `snapshot` marker of the dump before).
+    let same = snap("snap_train_cuda.protocol4.pickle");
+    let v: serde_json::Value = serde_json::from_slice(&fixture("snapshots.json")).unwrap();
+    assert_eq!(
+        same.entries.len() as u64,
+        v["snap_train_cuda"]["device_traces_entries"][0]
+            .as_u64()
+            .unwrap()
+    );
+    for p in 2..=5 {
+        let s = snap(&format!("snap_train_cuda.protocol{p}.pickle"));
+        assert_eq!(s.diagnostics.protocol, p);
+        assert_eq!(s.entries.action, same.entries.action, "protocol {p}");
+        assert_eq!(s.entries.addr, same.entries.addr, "protocol {p}");
+        assert_eq!(s.entries.size, same.entries.size, "protocol {p}");
+        assert_eq!(s.entries.time_us, same.entries.time_us, "protocol {p}");
+        assert_eq!(s.frames.len(), same.frames.len(), "protocol {p}");
+        assert_eq!(s.stack_frames, same.stack_frames, "protocol {p}");
+        assert_eq!(s.segments, same.segments, "protocol {p}");
+        assert_eq!(s.blocks, same.blocks, "protocol {p}");
+    }
+    let base = snap("snap_train_cuda.pickle");
+    // Python's pickle.load of the file: 104 alloc, 75 free_requested,
+    // 75 free_completed, 8 segment_alloc; 8 segments.
+    let count = |a: Action| base.entries.action.iter().filter(|&&x| x == a).count();
+    assert_eq!(count(Action::Alloc), 104);
+    assert_eq!(count(Action::FreeRequested), 75);
+    assert_eq!(count(Action::FreeCompleted), 75);
+    assert_eq!(count(Action::SegmentAlloc), 8);
+    assert_eq!(
+        base.segments.len() as u64,
+        oracle("snap_train_cuda", "segments")
+    );
+    assert!(base.bytes_per_entry() <= 32.0, "{}", base.bytes_per_entry());
+}
+
+/// The replay rounds and splits blocks as the caching allocator does:
+/// its peaks are `torch.cuda.max_memory_allocated()` and
+/// `max_memory_reserved()`, its end `memory_allocated()`, to the byte, and
+/// it ends in exactly the blocks the file lists.
+#[test]
+fn the_replayed_allocator_reaches_pytorchs_own_peaks_to_the_byte() {
+    let d = device("snap_train_cuda.pickle");
+    let o = |k| oracle("snap_train_cuda", k);
+    assert_eq!(d.peak_allocated_bytes, o("max_memory_allocated"));
+    assert_eq!(d.peak_reserved_bytes, o("max_memory_reserved"));
+    assert_eq!(d.end_allocated_bytes, o("memory_allocated_at_dump"));
+    assert_eq!(d.end_reserved_bytes, o("memory_reserved_at_dump"));
+    assert_eq!(d.replay.end_differs, 0);
+    assert_eq!(d.replay.alloc_conflicts + d.replay.free_unmatched, 0);
+    let held: u64 = d.at_peak.holders.iter().map(|h| h.bytes).sum();
+    assert_eq!(held, d.peak_allocated_bytes);
+    assert_eq!(
+        d.at_peak.free_bytes,
+        d.at_peak.reserved_bytes - d.at_peak.allocated_bytes
+    );
+}
+
+/// Expandable segments: pages mapped and unmapped; the replay still ends
+/// in the file's blocks.
+#[test]
+fn expandable_segments_replay_to_the_files_state() {
+    let d = device("snap_expandable_cuda.pickle");
+    assert!(d.segment_allocs > 0 && d.segment_frees > 0);
+    assert_eq!(d.replay.end_differs, 0);
+    assert_eq!(d.replay.alloc_conflicts + d.replay.free_unmatched, 0);
+    assert!(d.peak_reserved_bytes >= d.peak_allocated_bytes);
+}
+
+/// 200 MiB asked with 272 MiB free in reserved segments, in 20–32 MiB
+/// pieces (the OOM message: "272.00 MiB is reserved by PyTorch but
+/// unallocated"): fragmentation, and who holds the rest.
+#[test]
+fn an_oom_with_enough_free_bytes_in_pieces_is_fragmentation() {
+    let d = device("snap_oom_fragmented_cuda.pickle");
+    let o = |k| oracle("snap_oom_fragmented_cuda", k);
+    assert_eq!(d.ooms.len(), 1);
+    let oom = &d.ooms[0];
+    assert_eq!(oom.cause, "fragmentation");
+    assert_eq!(oom.request_bytes, o("request_bytes"));
+    assert_eq!(oom.state.allocated_bytes, o("held_bytes"));
+    assert_eq!(oom.state.free_bytes, 272 << 20);
+    assert!(oom.state.largest_free_block < oom.request_bytes);
+    assert!(oom.explanation.contains("expandable_segments"));
+    assert!(oom.state.holders[0]
+        .frame
+        .contains("gen_memory_oracles.py:198"));
+}
+
+/// 400 MiB asked with nothing free in reserved segments while CUDA had
+/// 138 GiB free: a cap on the process (set_per_process_memory_fraction,
+/// 512 MiB), said as such.
+#[test]
+fn an_oom_with_nothing_free_under_a_cap_is_capacity_of_the_process() {
+    let d = device("snap_oom_capacity_cuda.pickle");
+    let o = |k| oracle("snap_oom_capacity_cuda", k);
+    let oom = &d.ooms[0];
+    assert_eq!(oom.cause, "capacity");
+    assert_eq!(oom.request_bytes, o("request_bytes"));
+    assert_eq!(oom.state.allocated_bytes, o("held_bytes"));
+    assert_eq!(oom.state.free_bytes, 0);
+    assert!(oom.device_free_bytes > oom.request_bytes);
+    assert!(oom.explanation.contains("set_per_process_memory_fraction"));
+}
+
+/// `time_us` is epoch µs and the trace's `ts + baseTimeNanoseconds` epoch
+/// ns: opened together, the snapshot's peak falls on the trace's own
+/// `[memory]` peak (same bytes) within the snapshot's 1 µs resolution.
+#[test]
+fn a_snapshot_opened_with_its_trace_shares_the_traces_clock() {
+    let files = vec![
+        (
+            "snap_train_cuda.pt.trace.json.gz".to_string(),
+            fixture("snap_train_cuda.pt.trace.json.gz"),
+        ),
+        (
+            "snap_train_cuda.pickle".to_string(),
+            fixture("snap_train_cuda.pickle"),
+        ),
+    ];
+    let t = import_set(files, ImportOptions::default()).unwrap();
+    assert!(t.memory_snapshot.is_some());
+    let r = memory(&t, &Scope::Whole, At::Peak).unwrap();
+    let cuda = r.devices.iter().find(|d| d.device == "CUDA:0").unwrap();
+    let s = r.snapshot.as_ref().unwrap();
+    let sd = &s.devices[0];
+    assert_eq!(sd.peak_allocated_bytes as i64, cuda.peak_allocated_bytes);
+    let snap_peak_us = (sd.peak_allocated_at_us - s.origin_us) as f64;
+    assert!(
+        (snap_peak_us - cuda.peak_at_us).abs() < 1.0,
+        "{snap_peak_us} vs {}",
+        cuda.peak_at_us
+    );
+    // The curves are lanes of the trace.
+    let lanes: Vec<&str> = t.counters.series.iter().map(|&s| t.str(s)).collect();
+    assert!(lanes.contains(&"memory allocated · CUDA:0"));
+}
+
+/// Opened alone (also gzipped), a snapshot is a trace of its own: its
+/// curves on the timeline, its report in the memory view.
+#[test]
+fn a_snapshot_alone_opens_as_a_trace_and_gzip_is_inflated() {
+    use std::io::Write;
+    let raw = fixture("snap_oom_fragmented_cuda.pickle");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&raw).unwrap();
+    for bytes in [raw.clone(), gz.finish().unwrap()] {
+        let t = import_bytes(&bytes, ImportOptions::default()).unwrap();
+        assert!(t.diagnostics.format.contains("allocator snapshot"));
+        assert!(t.time_span_ns().is_some());
+        let r = memory(&t, &Scope::Whole, At::Peak).unwrap();
+        assert_eq!(
+            r.snapshot.unwrap().devices[0].ooms[0].cause,
+            "fragmentation"
+        );
+    }
+}
+
+/// Cut anywhere after its first entries: what was read stays, and says so.
+#[test]
+fn a_truncated_snapshot_keeps_the_entries_read() {
+    let raw = fixture("snap_train_cuda.pickle");
+    let s = read(&raw[..raw.len() * 2 / 3]).unwrap();
+    assert!(s.diagnostics.truncated.is_some());
+    assert!(!s.entries.is_empty());
+    assert_eq!(s.devices.len(), 1);
+    let r = snapshot_report(&s, 0, None, 5);
+    assert!(r.truncated.is_some());
+}
+
+/// Pickles that are not snapshots, or not data: a message, no panic.
+#[test]
+fn a_pickle_that_is_not_a_snapshot_says_why() {
+    // pickle.dumps([1, 2], protocol=4) and a pickle calling posix.system.
+    let list = [
+        0x80, 4, 0x95, 5, 0, 0, 0, 0, 0, 0, 0, b']', 0x94, b'K', 1, b'a', b'.',
+    ];
+    let e = import_bytes(&list, ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("not an allocator snapshot"), "{e}");
+    let evil = b"\x80\x04\x95\x22\x00\x00\x00\x00\x00\x00\x00\x8c\x05posix\x94\x8c\x06system\x94\x93\x94\x8c\x07echo hi\x94\x85\x94R\x94.";
+    let e = import_bytes(evil, ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("never runs"), "{e}");
+}
+
+/// The browser's import (its decoder worker's `unpack`) names a snapshot
+/// and says what reads it; a run of a trace and a snapshot opens the trace
+/// and lists the snapshot as not read. Natively, the same run joins them.
+#[test]
+fn the_browsers_import_names_a_snapshot_and_the_cli_joins_it() {
+    use tracelane_core::import::{unpack, Unpacked};
+    let raw = fixture("snap_oom_fragmented_cuda.pickle");
+    let Err(e) = unpack(&raw, u64::MAX) else {
+        panic!("a snapshot is refused in the browser's import")
+    };
+    assert!(e.to_string().contains("tracelane memory FILE"), "{e}");
+    let mut tar = Vec::new();
+    for (name, bytes) in [
+        (
+            "snap_train_cuda.pt.trace.json.gz",
+            fixture("snap_train_cuda.pt.trace.json.gz"),
+        ),
+        ("snap_train_cuda.pickle", fixture("snap_train_cuda.pickle")),
+    ] {
+        tar.extend(tracelane_core::import::archive::tar_header(
+            name,
+            bytes.len() as u64,
+        ));
+        let pad = tracelane_core::import::archive::tar_padding(bytes.len() as u64);
+        tar.extend(bytes);
+        tar.extend(std::iter::repeat_n(0u8, pad as usize));
+    }
+    tar.extend(tracelane_core::import::archive::TAR_END);
+    let Unpacked::Run(files) = unpack(&tar, u64::MAX).unwrap() else {
+        panic!("a trace and its snapshot are a run")
+    };
+    let t = tracelane_core::import::run::import_run(
+        files.clone(),
+        Default::default(),
+        ImportOptions::default(),
+    )
+    .unwrap();
+    assert!(t.memory_snapshot.is_none() && t.slices.len() > 100);
+    assert!(
+        t.diagnostics
+            .readings
+            .iter()
+            .any(|r| r.contains("snap_train_cuda.pickle")),
+        "{:?}",
+        t.diagnostics.readings
+    );
+    let joined = import_set(files, ImportOptions::default()).unwrap();
+    assert!(joined.memory_snapshot.is_some() && joined.slices.len() == t.slices.len());
+}

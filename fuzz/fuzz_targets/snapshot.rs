@@ -1,0 +1,56 @@
+//! Fuzzes the pickle decoder and the allocator snapshot reader: any bytes,
+//! pushed whole and in chunks, must decode alike (or fail alike), never
+//! panic, never run anything; a snapshot read must replay, report at a
+//! moment and give its curves; imported, its memory report must hold.
+//! Run: `cd fuzz && mkdir -p corpus/snapshot && cargo +nightly fuzz run snapshot corpus/snapshot seeds/snapshot -- -max_total_time=600`
+//! (`corpus/` is not committed).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tracelane_core::memory_snapshot::{parts, read, report::snapshot_report, SnapshotReader};
+use tracelane_core::{import_bytes, ImportOptions};
+
+fuzz_target!(|data: &[u8]| {
+    let _ = tracelane_core::pickle::decode(data);
+    let whole = read(data);
+    let chunk = 1 + data.last().copied().unwrap_or(0) as usize % 13;
+    let mut r = SnapshotReader::default();
+    let mut pushed = Ok(());
+    for c in data.chunks(chunk) {
+        pushed = r.push(c);
+        if pushed.is_err() {
+            break;
+        }
+    }
+    let chunked = pushed.and_then(|()| r.finish());
+    match (&whole, &chunked) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.entries.action, b.entries.action);
+            assert_eq!(a.entries.addr, b.entries.addr);
+            assert_eq!(a.segments, b.segments);
+            assert_eq!(a.stack_frames, b.stack_frames);
+            let first = a.entries.time_us.first().copied().unwrap_or(0);
+            let rep = snapshot_report(a, 0, Some(first), 5);
+            let (lanes, _) = parts::lanes_and_report(a);
+            assert_eq!(lanes.len(), a.devices.len());
+            let _ = rep;
+        }
+        (Err(a), Err(b)) => assert_eq!(a.message.is_empty(), b.message.is_empty()),
+        (a, b) => panic!(
+            "whole and chunked snapshot reads disagree: {:?} vs {:?}",
+            a.as_ref().err(),
+            b.as_ref().err()
+        ),
+    }
+    let opts = ImportOptions {
+        max_json_bytes: 8 << 20,
+        args_in_source: false,
+    };
+    if let Ok(t) = import_bytes(data, opts) {
+        let _ = tracelane_core::analysis::memory::memory(
+            &t,
+            &tracelane_core::analysis::Scope::Whole,
+            tracelane_core::analysis::memory::At::Peak,
+        );
+    }
+});
