@@ -11,7 +11,7 @@ use tracelane_core::memory_snapshot::{parts, read, report::snapshot_report, Snap
 use tracelane_core::{import_bytes, ImportOptions};
 
 fuzz_target!(|data: &[u8]| {
-    let _ = tracelane_core::pickle::decode(data);
+    let _ = tracelane_core::pickle::decode(data, |_, _| ());
     let whole = read(data);
     let chunk = 1 + data.last().copied().unwrap_or(0) as usize % 13;
     let mut r = SnapshotReader::default();

@@ -787,12 +787,23 @@ fn opcode_name(op: u8) -> &'static str {
     }
 }
 
-/// Decodes a whole pickle held in memory, keeping every value.
-pub fn decode(bytes: &[u8]) -> Result<(Value, Interner), PickleError> {
+/// Decodes a whole pickle held in memory, keeping every value, and lets
+/// `read` look at it (while the decoder lives: dropped, it empties what
+/// the memo shares, so that a crafted cycle is freed).
+pub fn decode<R>(
+    bytes: &[u8],
+    read: impl FnOnce(&Value, &Interner) -> R,
+) -> Result<R, PickleError> {
     let mut d = Decoder::new();
     d.push(bytes, &mut KeepAll)?;
     let v = d.finish()?;
-    Ok((v, std::mem::take(&mut d.strings)))
+    Ok(read(&v, &d.strings))
+}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        self.clear();
+    }
 }
 
 /// Whether bytes start like a pickle of protocol 2 to 5.
