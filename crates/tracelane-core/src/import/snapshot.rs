@@ -14,14 +14,7 @@ use crate::model::{LaneId, Process, Trace};
 /// A trace of a decoded snapshot alone, its clock starting at its first
 /// entry.
 pub fn trace_of(snap: MemorySnapshot) -> Trace {
-    let first = snap
-        .entries
-        .time_us
-        .iter()
-        .copied()
-        .filter(|&t| t > 0)
-        .min()
-        .unwrap_or(0);
+    let first = snap.first_time_us();
     let mut t = Trace {
         clock_offset_ns: first.saturating_mul(1000),
         ..Trace::default()

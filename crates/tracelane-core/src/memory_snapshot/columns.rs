@@ -245,6 +245,17 @@ impl MemorySnapshot {
             .or_else(|| frames.first().copied())
     }
 
+    /// The earliest entry's `time_us` (0 where none has a time).
+    pub fn first_time_us(&self) -> i64 {
+        self.entries
+            .time_us
+            .iter()
+            .copied()
+            .filter(|&t| t > 0)
+            .min()
+            .unwrap_or(0)
+    }
+
     /// A setting's text (`allocator_settings`).
     pub fn setting(&self, key: &str) -> Option<&str> {
         self.settings

@@ -21,14 +21,7 @@ pub struct DeviceLanes {
 /// and its report at the peak (times epoch µs, from its first entry).
 pub fn lanes_and_report(snap: &MemorySnapshot) -> (Vec<DeviceLanes>, SnapshotReport) {
     let lanes = (0..snap.devices.len()).map(|d| lanes(snap, d)).collect();
-    let first = snap
-        .entries
-        .time_us
-        .iter()
-        .copied()
-        .filter(|&t| t > 0)
-        .min()
-        .unwrap_or(0);
+    let first = snap.first_time_us();
     (lanes, snapshot_report(snap, first, None, REPORT_TOP))
 }
 
