@@ -99,6 +99,9 @@ impl SnapshotReader {
 #[derive(Default)]
 struct Stacks {
     ids: FxHashMap<Box<[u32]>, u32>,
+    /// The frame ids of the list being interned (kept to save an
+    /// allocation per entry).
+    scratch: Vec<u32>,
 }
 
 /// The sink: frames and entries straight into the snapshot's columns.
@@ -108,86 +111,166 @@ struct Columns {
     frames: FxHashMap<Frame, u32>,
     streams: FxHashMap<u64, u16>,
     stacks: Stacks,
+    words: Words,
+}
+
+/// What a string is to the sink: a key it reads, an action's name, or
+/// neither — worked out once per interned string, so that each of the
+/// millions of dicts is read by table lookups, not string comparisons.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Word {
+    Unseen,
+    Other,
+    Filename,
+    Line,
+    Name,
+    Action,
+    Addr,
+    Size,
+    Time,
+    Stream,
+    Frames,
+    Note,
+    Act(Action),
+}
+
+#[derive(Default)]
+struct Words(Vec<Word>);
+
+impl Words {
+    fn of(&mut self, strings: &Interner, v: &Value) -> Word {
+        let Some(id) = v.as_str_id() else {
+            return Word::Other;
+        };
+        let i = id.0 as usize;
+        if i >= self.0.len() {
+            self.0.resize(i + 1, Word::Unseen);
+        }
+        if self.0[i] == Word::Unseen {
+            self.0[i] = match strings.get(id) {
+                "filename" => Word::Filename,
+                "line" => Word::Line,
+                "name" => Word::Name,
+                "action" => Word::Action,
+                "addr" | "device_free" => Word::Addr,
+                "size" => Word::Size,
+                "time_us" => Word::Time,
+                "stream" => Word::Stream,
+                "frames" => Word::Frames,
+                "user_metadata" | "compile_context" => Word::Note,
+                s => match Action::parse(s) {
+                    Action::Other => Word::Other,
+                    a => Word::Act(a),
+                },
+            };
+        }
+        self.0[i]
+    }
+}
+
+/// The fields of one dict the sink reads.
+#[derive(Default)]
+struct Fields<'a> {
+    file: Option<StrId>,
+    line: Option<i64>,
+    name: Option<StrId>,
+    action: Option<&'a Value>,
+    addr: Option<u64>,
+    size: Option<u64>,
+    time: i64,
+    stream: u64,
+    frames: Option<&'a Value>,
+    notes: [Option<StrId>; 2],
 }
 
 impl Sink for Columns {
     fn dict(&mut self, cx: &mut Context<'_>, dict: &Dict) -> Option<Value> {
         let items = dict.items.borrow();
-        let key = |k: &Value| cx.str(k);
-        if items.len() >= 3 && items.len() <= 6 {
-            let (mut file, mut line, mut name) = (None, None, None);
-            for (k, v) in items.iter() {
-                match key(k) {
-                    Some("filename") => file = v.as_str_id(),
-                    Some("line") => line = v.as_int(),
-                    Some("name") => name = v.as_str_id(),
-                    _ => {}
-                }
-            }
-            if let (Some(filename), Some(line), Some(name)) = (file, line, name) {
-                let f = Frame {
-                    filename,
-                    line,
-                    name,
-                };
-                let next = self.snap.frames.len() as u32;
-                let id = *self.frames.entry(f).or_insert(next);
-                if id == next {
-                    self.snap.frames.push(f);
-                }
-                return Some(Value::Handle(FRAME, id));
-            }
-        }
-        let action = items
-            .iter()
-            .find(|(k, _)| key(k) == Some("action"))
-            .and_then(|(_, v)| cx.str(v))?;
-        let action = Action::parse(action);
-        let snap = &mut self.snap;
-        if action == Action::Other {
-            snap.diagnostics.unknown_actions += 1;
-        }
-        let (mut addr, mut size, mut time, mut stream, mut stack) = (None, None, 0, 0u64, 0);
-        let mut frames = None;
+        let mut f = Fields::default();
         for (k, v) in items.iter() {
-            match key(k) {
-                Some("addr") | Some("device_free") => addr = v.as_u64(),
-                Some("size") => size = v.as_u64(),
-                Some("time_us") => time = v.as_int().unwrap_or(0),
-                Some("stream") => stream = v.as_u64().unwrap_or(0),
-                Some("frames") => frames = Some(v.clone()),
-                Some("user_metadata") | Some("compile_context") => {
-                    if let Some(s) = v.as_str_id() {
+            match self.words.of(cx.strings, k) {
+                Word::Filename => f.file = v.as_str_id(),
+                Word::Line => f.line = v.as_int(),
+                Word::Name => f.name = v.as_str_id(),
+                Word::Action => f.action = Some(v),
+                Word::Addr => f.addr = v.as_u64(),
+                Word::Size => f.size = v.as_u64(),
+                Word::Time => f.time = v.as_int().unwrap_or(0),
+                Word::Stream => f.stream = v.as_u64().unwrap_or(0),
+                Word::Frames => f.frames = Some(v),
+                Word::Note => {
+                    let free = f.notes.iter().position(Option::is_none);
+                    if let (Some(s), Some(i)) = (v.as_str_id(), free) {
                         let text = cx.strings.get(s);
                         if !text.is_empty() && text != "N/A" {
-                            snap.entry_notes.push((snap.entries.len() as u32, s));
+                            f.notes[i] = Some(s);
                         }
                     }
                 }
                 _ => {}
             }
         }
-        let (Some(addr), Some(size)) = (addr, size) else {
+        if (3..=6).contains(&items.len()) {
+            if let (Some(filename), Some(line), Some(name)) = (f.file, f.line, f.name) {
+                return Some(Value::Handle(FRAME, self.frame(filename, line, name)));
+            }
+        }
+        let action = match self.words.of(cx.strings, f.action?) {
+            Word::Act(a) => a,
+            _ if f.action?.as_str_id().is_some() => Action::Other,
+            _ => return None,
+        };
+        let row = self.entry(cx, action, &f)?;
+        Some(Value::Handle(ENTRY, row))
+    }
+}
+
+impl Columns {
+    fn frame(&mut self, filename: StrId, line: i64, name: StrId) -> u32 {
+        let f = Frame {
+            filename,
+            line,
+            name,
+        };
+        let next = self.snap.frames.len() as u32;
+        let id = *self.frames.entry(f).or_insert(next);
+        if id == next {
+            self.snap.frames.push(f);
+        }
+        id
+    }
+
+    /// Adds a trace entry to the columns; its row.
+    fn entry(&mut self, cx: &mut Context<'_>, action: Action, f: &Fields) -> Option<u32> {
+        let snap = &mut self.snap;
+        if action == Action::Other {
+            snap.diagnostics.unknown_actions += 1;
+        }
+        let (Some(addr), Some(size)) = (f.addr, f.size) else {
             snap.diagnostics.malformed_entries += 1;
             return None;
         };
-        if let Some(f) = &frames {
-            stack = self.stacks.of(cx, f, snap);
-        }
+        let stack = match f.frames {
+            Some(frames) => self.stacks.of(cx, frames, snap),
+            None => 0,
+        };
         let next = snap.streams.len() as u16;
-        let s = *self.streams.entry(stream).or_insert(next);
+        let s = *self.streams.entry(f.stream).or_insert(next);
         if s == next && snap.streams.len() < u16::MAX as usize {
-            snap.streams.push(stream);
+            snap.streams.push(f.stream);
         }
         let e = &mut snap.entries;
         let row = e.len() as u32;
+        for note in f.notes.iter().flatten() {
+            snap.entry_notes.push((row, *note));
+        }
         e.action.push(action);
         e.addr.push(addr);
         e.size.push(size);
-        e.time_us.push(time);
+        e.time_us.push(f.time);
         e.stream.push(s);
         e.stack.push(stack);
-        Some(Value::Handle(ENTRY, row))
+        Some(row)
     }
 }
 
@@ -229,24 +312,27 @@ impl Stacks {
             snap.stack_starts.extend([0, 0]);
             self.ids.insert(Box::new([]), 0);
         }
-        let ids: Vec<u32> = match &*l.items.borrow() {
-            Items::Values(v) => v
-                .iter()
-                .filter_map(|f| match f {
-                    Value::Handle(FRAME, id) => Some(*id),
-                    _ => None,
-                })
-                .collect(),
-            Items::Handles { kind, start, end } if *kind == FRAME => (*start..*end).collect(),
-            Items::Handles { .. } => Vec::new(),
-        };
-        if let Some(&id) = self.ids.get(ids.as_slice()) {
-            return id;
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.clear();
+        match &*l.items.borrow() {
+            Items::Values(v) => ids.extend(v.iter().filter_map(|f| match f {
+                Value::Handle(FRAME, id) => Some(*id),
+                _ => None,
+            })),
+            Items::Handles { kind, start, end } if *kind == FRAME => ids.extend(*start..*end),
+            Items::Handles { .. } => {}
         }
-        let id = (snap.stack_starts.len() - 1) as u32;
-        snap.stack_frames.extend_from_slice(&ids);
-        snap.stack_starts.push(snap.stack_frames.len() as u32);
-        self.ids.insert(ids.into_boxed_slice(), id);
+        let id = match self.ids.get(ids.as_slice()) {
+            Some(&id) => id,
+            None => {
+                let id = (snap.stack_starts.len() - 1) as u32;
+                snap.stack_frames.extend_from_slice(&ids);
+                snap.stack_starts.push(snap.stack_frames.len() as u32);
+                self.ids.insert(ids.as_slice().into(), id);
+                id
+            }
+        };
+        self.scratch = ids;
         id
     }
 }

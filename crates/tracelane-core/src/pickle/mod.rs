@@ -21,7 +21,7 @@
 
 mod value;
 
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 pub use value::{Dict, Global, Items, List, Tuple, Value, NO_MEMO};
 
@@ -100,6 +100,50 @@ pub struct Decoder {
     done: Option<Value>,
     /// Bytes after `STOP`.
     pub trailing: u64,
+    /// Dicts a sink consumed, emptied for reuse: a snapshot is millions of
+    /// small dicts, and allocating each (and its items) anew was a tenth
+    /// of the decoding time (measured).
+    spare: Vec<Rc<Dict>>,
+    made: Made,
+}
+
+/// The lists and dicts that hold another container, held weakly, so that
+/// [`Decoder::clear`] can empty the ones a crafted pickle tied in a cycle
+/// outside the memo (a list appended to itself through `DUP`, a memo slot
+/// written over): the fuzzer found both leaking. Every container of a
+/// cycle holds a container; the millions of scalar-only frames and stacks
+/// of a snapshot are not tracked. Dead ones are dropped as the decoder goes.
+#[derive(Default)]
+struct Made {
+    lists: Vec<Weak<List>>,
+    dicts: Vec<Weak<Dict>>,
+    /// How many were alive at the last pruning.
+    live: usize,
+}
+
+impl Made {
+    /// Tracks `l` once (its weak count says whether it is already).
+    fn list(&mut self, l: &Rc<List>) {
+        if Rc::weak_count(l) == 0 {
+            self.lists.push(Rc::downgrade(l));
+            self.prune();
+        }
+    }
+
+    fn dict(&mut self, d: &Rc<Dict>) {
+        if Rc::weak_count(d) == 0 {
+            self.dicts.push(Rc::downgrade(d));
+            self.prune();
+        }
+    }
+
+    fn prune(&mut self) {
+        if self.lists.len() + self.dicts.len() > 2 * self.live.max(1024) {
+            self.lists.retain(|w| w.strong_count() > 0);
+            self.dicts.retain(|w| w.strong_count() > 0);
+            self.live = self.lists.len() + self.dicts.len();
+        }
+    }
 }
 
 impl Default for Decoder {
@@ -128,7 +172,21 @@ impl Decoder {
             protocol: 0,
             done: None,
             trailing: 0,
+            spare: Vec::new(),
+            made: Made::default(),
         }
+    }
+
+    /// An empty dict (a consumed one reused when there is one).
+    fn new_dict(&mut self) -> Value {
+        Value::Dict(match self.spare.pop() {
+            Some(d) => {
+                d.memo.set(NO_MEMO);
+                d.depth.set(1);
+                d
+            }
+            None => Rc::new(Dict::new()),
+        })
     }
 
     /// The protocol the pickle declared (0 before its `PROTO`).
@@ -191,18 +249,19 @@ impl Decoder {
         }
     }
 
-    /// Empties every memoized container, so that whatever a crafted pickle
-    /// tied in a cycle is freed. The value returned by `finish` loses what
-    /// it shares with the memo: read it first.
+    /// Empties every list and dict the decoder made that holds another
+    /// container (every one a cycle can pass through), so that whatever a
+    /// crafted pickle tied in a cycle is freed. The value returned by
+    /// `finish` is emptied too: read it first.
     pub fn clear(&mut self) {
-        for v in self.memo.drain(..) {
-            match v {
-                Value::List(l) => *l.items.borrow_mut() = Items::Values(Vec::new()),
-                Value::Dict(d) => d.items.borrow_mut().clear(),
-                _ => {}
-            }
-        }
+        self.memo.clear();
         self.stack.clear();
+        for l in self.made.lists.drain(..).filter_map(|w| w.upgrade()) {
+            *l.items.borrow_mut() = Items::Values(Vec::new());
+        }
+        for d in self.made.dicts.drain(..).filter_map(|w| w.upgrade()) {
+            d.items.borrow_mut().clear();
+        }
     }
 
     fn err(&self, message: String) -> PickleError {
@@ -277,13 +336,14 @@ impl Decoder {
     }
 
     fn memo_get(&mut self, slot: usize) -> Result<(), PickleError> {
-        let v = self
-            .memo
-            .get(slot)
-            .cloned()
-            .ok_or_else(|| self.err(format!("the memo has no slot {slot}")))?;
-        self.stack.push(v);
-        Ok(())
+        match self.memo.get(slot) {
+            Some(v) => {
+                let v = v.clone();
+                self.stack.push(v);
+                Ok(())
+            }
+            None => Err(self.err(format!("the memo has no slot {slot}"))),
+        }
     }
 
     fn string(&mut self, bytes: &[u8]) -> Value {
@@ -338,7 +398,13 @@ impl Decoder {
             return Err(self.err(format!("containers nest deeper than {MAX_DEPTH}")));
         }
         d.depth.set(depth);
+        if depth > 1 {
+            self.made.dict(&d);
+        }
         self.consume(&d, sink);
+        if Rc::strong_count(&d) == 1 && d.items.borrow().is_empty() && self.spare.len() < 64 {
+            self.spare.push(d);
+        }
         Ok(())
     }
 
@@ -367,10 +433,9 @@ impl Decoder {
         let Some(Value::List(l)) = m.checked_sub(1).and_then(|c| self.stack.get(c)).cloned() else {
             return Err(self.err("APPEND(S) on something that is not a list".into()));
         };
-        let mut depth = l.depth.get();
-        for v in self.stack.drain(m..) {
-            depth = depth.max(v.depth() + 1);
-            l.push(v);
+        let depth = l.depth.get().max(l.extend(self.stack.drain(m..)) + 1);
+        if depth > 1 {
+            self.made.list(&l);
         }
         if depth > MAX_DEPTH {
             return Err(self.err(format!("containers nest deeper than {MAX_DEPTH}")));
@@ -432,7 +497,8 @@ impl Decoder {
                 self.push_value(v)
             }
             Global::OrderedDict => {
-                self.stack.push(Value::Dict(Rc::new(Dict::new())));
+                let d = self.new_dict();
+                self.stack.push(d);
                 Ok(())
             }
         }
@@ -610,7 +676,8 @@ impl Decoder {
                 1
             }
             b'}' => {
-                self.stack.push(Value::Dict(Rc::new(Dict::new())));
+                let d = self.new_dict();
+                self.stack.push(d);
                 1
             }
             b's' => {
@@ -625,7 +692,8 @@ impl Decoder {
             }
             b'd' => {
                 let m = self.items_from(true, 0)?;
-                self.stack.insert(m, Value::Dict(Rc::new(Dict::new())));
+                let d = self.new_dict();
+                self.stack.insert(m, d);
                 self.set_items(m + 1, sink)?;
                 1
             }
@@ -788,8 +856,8 @@ fn opcode_name(op: u8) -> &'static str {
 }
 
 /// Decodes a whole pickle held in memory, keeping every value, and lets
-/// `read` look at it (while the decoder lives: dropped, it empties what
-/// the memo shares, so that a crafted cycle is freed).
+/// `read` look at it (while the decoder lives: dropped, it empties the
+/// containers it made, so that a crafted cycle is freed).
 pub fn decode<R>(
     bytes: &[u8],
     read: impl FnOnce(&Value, &Interner) -> R,

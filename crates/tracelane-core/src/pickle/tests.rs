@@ -130,6 +130,33 @@ fn a_list_that_holds_itself_is_decoded_and_cleared() {
     assert_eq!(l.len(), 0);
 }
 
+/// Cycles the memo does not hold at the end (the fuzzer found both
+/// leaking): a list appended to itself through DUP, and one whose memo slot
+/// was written over. Dropped, the decoder frees them.
+#[test]
+fn cycles_outside_the_memo_are_freed_with_the_decoder() {
+    // PROTO 4, EMPTY_LIST, DUP, APPEND, STOP
+    let dup = [0x80, 4, b']', b'2', b'a', b'.'];
+    // PROTO 4, EMPTY_LIST, BINPUT 0, BINGET 0, APPEND, NONE, BINPUT 0, POP, STOP
+    let overwritten = [
+        0x80, 4, b']', b'q', 0, b'h', 0, b'a', b'N', b'q', 0, b'0', b'.',
+    ];
+    for bytes in [&dup[..], &overwritten[..]] {
+        let mut d = Decoder::new();
+        d.push(bytes, &mut KeepAll).unwrap();
+        let weak = match d.finish().unwrap() {
+            Value::List(l) => {
+                assert_eq!(l.len(), 1);
+                std::rc::Rc::downgrade(&l)
+            }
+            v => panic!("{v:?}"),
+        };
+        assert!(weak.upgrade().is_some(), "the cycle keeps it alive");
+        drop(d);
+        assert!(weak.upgrade().is_none(), "freed with the decoder");
+    }
+}
+
 #[test]
 fn a_protocol_outside_two_to_five_is_named() {
     let e = decode(&[0x80, 9, b'N', b'.'], |_, _| ()).unwrap_err();

@@ -95,27 +95,17 @@ impl List {
     }
 
     /// Appends, keeping a run of consecutive handles compact.
-    pub(super) fn push(&self, v: Value) {
+    /// Returns how deeply containers nest in the values added.
+    pub(super) fn extend(&self, values: impl ExactSizeIterator<Item = Value>) -> u32 {
         let mut items = self.items.borrow_mut();
-        match (&mut *items, &v) {
-            (Items::Values(vals), Value::Handle(kind, id)) if vals.is_empty() => {
-                *items = Items::Handles {
-                    kind: *kind,
-                    start: *id,
-                    end: id + 1,
-                };
-            }
-            (Items::Handles { kind, end, .. }, Value::Handle(k, id)) if k == kind && id == end => {
-                *end += 1;
-            }
-            (Items::Handles { kind, start, end }, _) => {
-                let mut vals: Vec<Value> =
-                    (*start..*end).map(|i| Value::Handle(*kind, i)).collect();
-                vals.push(v);
-                *items = Items::Values(vals);
-            }
-            (Items::Values(vals), _) => vals.push(v),
+        let mut left = values.len();
+        let mut depth = 0;
+        for v in values {
+            left -= 1;
+            depth = depth.max(v.depth());
+            push(&mut items, v, left);
         }
+        depth
     }
 
     pub fn len(&self) -> usize {
@@ -136,6 +126,32 @@ impl List {
             Items::Handles { kind, start, end } => {
                 (*start..*end).map(|i| Value::Handle(*kind, i)).collect()
             }
+        }
+    }
+}
+
+/// Appends `v`; `more` values follow it (room is made for them).
+fn push(items: &mut Items, v: Value, more: usize) {
+    match (&mut *items, &v) {
+        (Items::Values(vals), Value::Handle(kind, id)) if vals.is_empty() => {
+            *items = Items::Handles {
+                kind: *kind,
+                start: *id,
+                end: id + 1,
+            };
+        }
+        (Items::Handles { kind, end, .. }, Value::Handle(k, id)) if k == kind && id == end => {
+            *end += 1;
+        }
+        (Items::Handles { kind, start, end }, _) => {
+            let mut vals = Vec::with_capacity((*end - *start) as usize + 1 + more);
+            vals.extend((*start..*end).map(|i| Value::Handle(*kind, i)));
+            vals.push(v);
+            *items = Items::Values(vals);
+        }
+        (Items::Values(vals), _) => {
+            vals.reserve(1 + more);
+            vals.push(v)
         }
     }
 }
