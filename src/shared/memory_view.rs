@@ -11,7 +11,7 @@
 //! `#memory-churn-k`; live rows carry `data-op` and `data-bytes`.
 
 use tracelane_core::analysis::memory::{LiveGroup, MemoryReport};
-use tracelane_core::export::fmt_mem;
+use tracelane_core::export::{fmt_mem, hbm_sections};
 
 use super::report_view::{ReportView, ViewCell, ViewRow, ViewTable};
 
@@ -67,13 +67,36 @@ fn live_table(id: String, title: String, groups: &[LiveGroup]) -> ViewTable {
     t
 }
 
+/// Neuron HBM, as the CLI prints it (`#memory-hbm-0` the summary, then
+/// each HBM's categories).
+fn hbm_tables(r: &MemoryReport, v: &mut ReportView) {
+    for (k, s) in hbm_sections(&r.hbm).into_iter().enumerate() {
+        let mut t = ViewTable::new(&format!("memory-hbm-{k}"), &s.title, &[]);
+        t.head = s.header;
+        t.numeric = s.numeric;
+        t.rows = s
+            .rows
+            .into_iter()
+            .map(|row| ViewRow {
+                data: Vec::new(),
+                cells: cells(row),
+            })
+            .collect();
+        v.tables.push(t);
+    }
+}
+
 /// The view of a memory report.
 pub fn memory_view(r: &MemoryReport) -> ReportView {
     let mut v = ReportView::default();
-    if r.devices.is_empty() {
+    if r.devices.is_empty() && r.hbm.is_empty() {
         v.notes.push(
             "No [memory] records: record with torch.profiler.profile(profile_memory=True).".into(),
         );
+        return v;
+    }
+    hbm_tables(r, &mut v);
+    if r.devices.is_empty() {
         return v;
     }
     let mut summary = ViewTable::new(

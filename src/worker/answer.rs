@@ -99,6 +99,7 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                     .devices
                     .iter()
                     .map(|d| (d.device.clone(), d.peak_ns))
+                    .chain(r.hbm.iter().map(|h| (h.hbm.clone(), h.peak_ns)))
                     .collect(),
             }
         }

@@ -115,3 +115,31 @@ test('memory: an allocator snapshot dropped on the page says what reads it; the 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('memory: a Neuron system profile\'s HBM usage — peak, categories, spill — as the CLI prints it, its peak on the timeline', async () => {
+  const rel = 'neuron-wild/system_profile.explorer.json';
+  const text = execFileSync(cli, ['memory', path.join(fixtures, rel)]).toString();
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel, 'memory');
+  await page.waitForFunction(() => {
+    const m = document.querySelector('#memory');
+    return m && m.dataset.asked !== '0' && m.dataset.answered === m.dataset.asked && document.querySelector('#memory-hbm-0');
+  }, null, { timeout: 30000 });
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#memory-hbm-0 tbody tr, #memory-hbm-1 tbody tr')]
+    .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+  // Every row the page shows is a row of the CLI's tables, cell for cell.
+  const cliRows = text.split('\n').map((l) => l.trim().split(/\s{2,}/));
+  for (const row of rows) {
+    assert.ok(cliRows.some((c) => JSON.stringify(c) === JSON.stringify(row)), `${row.join(' | ')} not in:\n${text}`);
+  }
+  assert.equal(rows[0][0], 'HBM 0 of device 0');
+  assert.ok(rows.some((r) => r[0] === 'dram_spill (spill)'), JSON.stringify(rows));
+  await page.click('#memory-show-peak-0');
+  await page.waitForSelector('#timeline canvas.overlay');
+  await waitForPainted(page);
+  const lanes = await page.locator('.lane-label').allTextContents();
+  assert.ok(lanes.some((l) => l.includes('total bytes')), lanes.join(' | '));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

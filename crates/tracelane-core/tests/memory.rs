@@ -347,3 +347,73 @@ fn raw_memory_timelines_join_every_record_on_real_captures() {
         assert!(categorised > 0 && categorised <= live, "{stem}");
     }
 }
+
+/// Neuron HBM (`device_mem_usage`): per HBM the peak of `total_bytes` (the
+/// sum of the categories on rows without it), the categories then, the
+/// capacity, and spill (`dram_spill` + `dma_rings_spill`); every number
+/// worked out from `edge/neuron_hbm_two.json` by hand.
+#[test]
+fn neuron_hbm_usage_per_hbm_with_its_peak_categories_and_spill() {
+    let t = common::load("edge/neuron_hbm_two.json");
+    assert!(tracelane_core::analysis::memory::has_memory(&t));
+    // The trace starts at the first sample (1,000,000,000 ns); 1.5 µs
+    // falls between the samples at 1 and 2 µs.
+    let r = memory(&t, &Scope::Whole, At::Time(1_000_001_500)).unwrap();
+    assert!(r.devices.is_empty());
+    let pairs = |v: &[(String, f64)]| -> Vec<(String, f64)> { v.to_vec() };
+    let s = |c: &str, b: f64| (c.to_string(), b);
+    assert_eq!(r.hbm.len(), 2);
+    let h0 = &r.hbm[0];
+    assert_eq!(h0.hbm, "HBM 0 of device 0");
+    assert_eq!((h0.samples, h0.peak_bytes, h0.peak_at_us), (3, 5000.0, 1.0));
+    assert_eq!(h0.capacity_bytes, Some(10000.0));
+    assert_eq!(
+        pairs(&h0.at_peak),
+        [
+            s("tensors", 2500.0),
+            s("weights", 2000.0),
+            s("dram_spill", 500.0)
+        ]
+    );
+    assert_eq!(
+        (h0.spill_peak_bytes, h0.spill_samples, h0.spill_first_at_us),
+        (500.0, 1, Some(1.0))
+    );
+    let at = h0.at.as_ref().unwrap();
+    assert_eq!((at.at_us, at.total_bytes), (1.0, 5000.0));
+    // HBM 1 (hbm_idx written as a string) has no total_bytes: 100 + 200 at
+    // 0 µs, 700 + 200 + 64 at 2 µs.
+    let h1 = &r.hbm[1];
+    assert_eq!(h1.hbm, "HBM 1 of device 0");
+    assert_eq!((h1.samples, h1.peak_bytes, h1.peak_at_us), (2, 964.0, 2.0));
+    assert_eq!(
+        pairs(&h1.at_peak),
+        [
+            s("tensors", 700.0),
+            s("weights", 200.0),
+            s("dma_rings_spill", 64.0)
+        ]
+    );
+    assert_eq!(
+        (h1.spill_peak_bytes, h1.spill_samples, h1.spill_first_at_us),
+        (64.0, 1, Some(2.0))
+    );
+    let at = h1.at.as_ref().unwrap();
+    assert_eq!(
+        (at.at_us, at.total_bytes, pairs(&at.by_category)),
+        (0.0, 300.0, vec![s("weights", 200.0), s("tensors", 100.0)])
+    );
+}
+
+/// The real Explorer shape: the peak is the largest `total_bytes` row.
+#[test]
+fn neuron_hbm_peak_on_the_explorer_system_profile() {
+    let t = common::load("neuron-wild/system_profile.explorer.json");
+    let r = memory(&t, &Scope::Whole, At::Peak).unwrap();
+    assert_eq!(r.hbm.len(), 1);
+    let h = &r.hbm[0];
+    assert_eq!((h.samples, h.peak_bytes), (5, 11_643_145_024.0));
+    assert_eq!(h.peak_at_us, 8000.0);
+    assert_eq!((h.spill_peak_bytes, h.spill_samples), (55_331_648.0, 5));
+    assert_eq!(h.capacity_bytes, Some(103_079_215_104.0));
+}

@@ -99,6 +99,9 @@ pub struct MemoryReport {
     /// The trace's start on its clock (ns): the `_us` figures count from it.
     pub start_ns: i64,
     pub devices: Vec<DeviceMemory>,
+    /// Neuron HBM usage from a system profile's `device_mem_usage`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hbm: Vec<super::memory_hbm::HbmMemory>,
     /// The allocator snapshot opened with the trace (or alone); natively
     /// (the browser's view of it is laid out by its decoder worker).
     #[cfg(not(target_arch = "wasm32"))]
@@ -122,9 +125,12 @@ pub fn snapshot_at(t: &Trace, at_ns: i64) -> Option<SnapshotReport> {
     ))
 }
 
-/// Whether the trace holds `[memory]` records (`profile_memory=True`) or
-/// an allocator snapshot.
+/// Whether the trace holds `[memory]` records (`profile_memory=True`), an
+/// allocator snapshot, or Neuron HBM usage.
 pub fn has_memory(t: &Trace) -> bool {
+    if t.neuron_system.as_ref().is_some_and(|n| !n.hbm.is_empty()) {
+        return true;
+    }
     #[cfg(not(target_arch = "wasm32"))]
     if t.memory_snapshot_report.is_some() {
         return true;
@@ -290,6 +296,14 @@ pub fn memory(t: &Trace, scope: &Scope, at: At) -> Result<MemoryReport, ScopeErr
     Ok(MemoryReport {
         start_ns: origin,
         devices,
+        hbm: super::memory_hbm::hbm_memory(
+            t,
+            origin,
+            match at {
+                At::Peak => None,
+                At::Time(ns) => Some(ns),
+            },
+        ),
         #[cfg(not(target_arch = "wasm32"))]
         snapshot,
     })

@@ -47,6 +47,7 @@ pub mod intervals;
 pub mod memory;
 pub mod memory_categories;
 pub mod memory_events;
+pub mod memory_hbm;
 pub mod neuron_runtime;
 pub mod ops;
 pub mod profiler_overhead;

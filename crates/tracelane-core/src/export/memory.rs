@@ -4,6 +4,7 @@ use super::ops::fmt_mem;
 use super::section::Section;
 use crate::analysis::memory::{LiveGroup, MemoryReport};
 use crate::analysis::memory_categories::MemoryCategories;
+use crate::analysis::memory_hbm::{HbmMemory, SPILL_CATEGORIES};
 
 fn live_section(title: &str, groups: &[LiveGroup], top: usize) -> Section {
     let mut s = Section::new(
@@ -101,7 +102,7 @@ pub fn memory_sections(r: &MemoryReport, top: usize) -> Vec<Section> {
     let snapshot = r.snapshot.as_ref();
     #[cfg(target_arch = "wasm32")]
     let snapshot: Option<&crate::memory_snapshot::report::SnapshotReport> = None;
-    if !(r.devices.is_empty() && snapshot.is_some()) {
+    if !(r.devices.is_empty() && (snapshot.is_some() || !r.hbm.is_empty())) {
         out.push(summary);
     }
     for d in &r.devices {
@@ -137,18 +138,95 @@ pub fn memory_sections(r: &MemoryReport, top: usize) -> Vec<Section> {
         }
         out.push(churn);
     }
+    if !r.hbm.is_empty() {
+        out.extend(hbm_sections(&r.hbm));
+    }
     if let Some(snap) = snapshot {
         out.extend(super::memory_snapshot::snapshot_sections(
             snap,
             top,
             "the trace's start",
         ));
-    } else if r.devices.is_empty() {
+    } else if r.devices.is_empty() && r.hbm.is_empty() {
         let mut note = Section::new("Notes", &[("note", false)]);
         note.rows.push(vec![
             "no [memory] records: record with torch.profiler.profile(profile_memory=True)".into(),
         ]);
         out.push(note);
     }
+    out
+}
+
+/// Neuron HBM: per HBM its peak, capacity and spill, then its categories
+/// at the peak (and at the moment asked for).
+pub fn hbm_sections(hbms: &[HbmMemory]) -> Vec<Section> {
+    let mem = |v: f64| fmt_mem(v as i64);
+    let mut summary = Section::new(
+        "Neuron HBM",
+        &[
+            ("HBM", false),
+            ("samples", true),
+            ("peak", true),
+            ("at (µs)", true),
+            ("of capacity", true),
+            ("spill peak", true),
+            ("samples with spill", true),
+            ("spill from (µs)", true),
+        ],
+    );
+    let mut out = Vec::new();
+    for h in hbms {
+        let moment = h.at.as_ref();
+        summary.rows.push(vec![
+            h.hbm.clone(),
+            h.samples.to_string(),
+            mem(h.peak_bytes),
+            format!("{:.3}", h.peak_at_us),
+            h.capacity_bytes
+                .filter(|&c| c > 0.0)
+                .map_or("—".into(), |c| {
+                    format!("{:.1} % of {}", 100.0 * h.peak_bytes / c, mem(c))
+                }),
+            mem(h.spill_peak_bytes),
+            h.spill_samples.to_string(),
+            h.spill_first_at_us
+                .map_or("—".into(), |t| format!("{t:.3}")),
+        ]);
+        let then = moment.map_or(String::new(), |m| format!(" and at {:.3} µs", m.at_us));
+        let mut s = Section::new(
+            &format!(
+                "{}: by category at the peak ({:.3} µs){then}",
+                h.hbm, h.peak_at_us
+            ),
+            &[
+                ("category", false),
+                ("at the peak", true),
+                ("at the moment", true),
+            ],
+        );
+        let mut names: Vec<&str> = h.at_peak.iter().map(|x| x.0.as_str()).collect();
+        for (c, _) in moment.iter().flat_map(|m| &m.by_category) {
+            if !names.contains(&c.as_str()) {
+                names.push(c);
+            }
+        }
+        let find = |list: &[(String, f64)], name: &str| {
+            mem(list.iter().find(|x| x.0 == name).map_or(0.0, |x| x.1))
+        };
+        for name in names {
+            let spill = if SPILL_CATEGORIES.contains(&name) {
+                " (spill)"
+            } else {
+                ""
+            };
+            s.rows.push(vec![
+                format!("{name}{spill}"),
+                find(&h.at_peak, name),
+                moment.map_or("—".into(), |m| find(&m.by_category, name)),
+            ]);
+        }
+        out.push(s);
+    }
+    out.insert(0, summary);
     out
 }
