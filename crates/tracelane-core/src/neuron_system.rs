@@ -38,7 +38,17 @@ pub struct HbmUsage {
     pub peak_total: Option<f64>,
 }
 
+/// The process an HBM's lanes are on: `<instance>/HBM <device>:<hbm>`.
+pub fn hbm_process_name(instance: &str, device: &str, hbm: &str) -> String {
+    format!("{instance}/HBM {device}:{hbm}")
+}
+
 impl HbmUsage {
+    /// The process its lanes are on.
+    pub fn process_name(&self) -> String {
+        hbm_process_name(&self.instance, &self.device, &self.hbm)
+    }
+
     /// The peak of one category, 0 when never in use.
     pub fn peak(&self, category: &str) -> f64 {
         self.peak_bytes

@@ -108,9 +108,7 @@ fn samples(t: &Trace, process: ProcessIdx) -> Vec<Sample> {
 
 /// The process holding an HBM's lanes.
 fn process_of(t: &Trace, u: &HbmUsage) -> Option<ProcessIdx> {
-    let name = t
-        .strings
-        .lookup(&format!("{}/HBM {}:{}", u.instance, u.device, u.hbm))?;
+    let name = t.strings.lookup(&u.process_name())?;
     let k = t.processes.iter().position(|p| p.name == Some(name))?;
     Some(ProcessIdx(k as u32))
 }

@@ -143,7 +143,9 @@ impl Tables {
             let process = b
                 .trace
                 .strings
-                .intern(&format!("{instance}/HBM {device}:{hbm}"));
+                .intern(&crate::neuron_system::hbm_process_name(
+                    instance, device, hbm,
+                ));
             let pid = LaneId::Str(process);
             let p = b.process(pid);
             let label = match capacity {
