@@ -17,7 +17,7 @@ and, with --cuda, allocator snapshots (torch.cuda.memory._dump_snapshot):
   snap_expandable_cuda.pickle          expandable_segments:True (segment_map/unmap)
   snapshots.json                       what each snapshot should say (requests, caps)
 
-Usage: gen_memory_oracles.py OUT_DIR [--cuda]      (one process per snapshot case)
+Usage: gen_memory_oracles.py OUT_DIR [--cuda] [--case NAME]   (one process per snapshot case)
 """
 import argparse, gzip, json, os, pickle, shutil, subprocess, sys, tempfile, traceback
 
@@ -111,8 +111,39 @@ def churn(dev):
     return run
 
 
-def profile_cases(out, dev):
-    for name, make in (("mem_train", train_steps), ("mem_infer", infer_temporaries), ("mem_churn", churn)):
+def activations(dev, steps=2):
+    """Training where activations dominate the peak: a deep, wide MLP on a
+    large batch (each layer's output, 4096 x 1024 fp32 = 16 MiB, is saved
+    for backward), plain SGD so no optimizer state competes."""
+    torch.manual_seed(0)
+    layers = []
+    for _ in range(8):
+        layers += [nn.Linear(1024, 1024), nn.ReLU()]
+    model = nn.Sequential(*layers, nn.Linear(1024, 10)).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    x = torch.randn(4096, 1024, device=dev)
+    y = torch.randint(0, 10, (4096,), device=dev)
+
+    def run():
+        for i in range(steps):
+            with record_function(f"## step {i} ##"):
+                opt.zero_grad(set_to_none=True)
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                opt.step()
+        if dev == "cuda":
+            torch.cuda.synchronize()
+    return run
+
+
+PROFILE_CASES = (("mem_train", train_steps), ("mem_infer", infer_temporaries), ("mem_churn", churn),
+                 ("mem_activations", activations))
+
+
+def profile_cases(out, dev, only=None):
+    for name, make in PROFILE_CASES:
+        if only and name != only:
+            continue
         try:
             record(out, f"{name}_{dev}", dev, make(dev))
         except Exception:
@@ -224,14 +255,15 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--cuda", action="store_true")
     ap.add_argument("--snapshot-case")
+    ap.add_argument("--case", help="only this profile case (mem_train, mem_activations, …)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if a.snapshot_case:
         run_snapshot_case(a.out, a.snapshot_case)
         return
-    profile_cases(a.out, "cpu")
+    profile_cases(a.out, "cpu", a.case)
     if a.cuda:
-        profile_cases(a.out, "cuda")
+        profile_cases(a.out, "cuda", a.case)
         for case in SNAPSHOTS:
             env = dict(os.environ)
             if case == "snap_expandable":

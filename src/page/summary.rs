@@ -77,6 +77,10 @@ pub fn SummaryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVi
             data-findings=move || reply.with(|r| match r {
                 Some(Ok(r)) => r.findings.len().to_string(),
                 _ => String::new(),
+            })
+            data-memory-findings=move || reply.with(|r| match r {
+                Some(Ok(r)) => r.memory.len().to_string(),
+                _ => String::new(),
             })>
             <div class="analyses-controls">
                 {picker}
@@ -95,7 +99,8 @@ pub fn SummaryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVi
                 Some(Err(e)) => view! { <p class="error-text" id="summary-error">{e}</p> }.into_any(),
                 Some(Ok(r)) => {
                     let findings = r.findings.clone();
-                    let empty = findings.is_empty();
+                    let memory = r.memory.clone();
+                    let empty = findings.is_empty() && memory.is_empty();
                     view! {
                         <KeyFigures key=r.key.clone()/>
                         <h3>"What to change first"</h3>
@@ -106,6 +111,15 @@ pub fn SummaryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVi
                                 view! { <FindingItem f=f jump=jump/> }
                             }).collect_view()}
                         </ol>
+                        {(!memory.is_empty()).then(|| view! {
+                            <h3>"Memory: what to free first"</h3>
+                            <ol class="findings memory-findings" id="memory-findings">
+                                {memory.into_iter().map(|f| {
+                                    let jump = show(&f);
+                                    view! { <FindingItem f=f jump=jump/> }
+                                }).collect_view()}
+                            </ol>
+                        })}
                         <details class="rule-checks" id="rule-checks">
                             <summary>{format!("Rules checked ({})", r.checks.len())}</summary>
                             <ul>
@@ -209,12 +223,16 @@ where
         .unwrap_or_default();
     let count = f.evidence.slice_count;
     view! {
-        <li class="finding" data-rule=f.rule.clone() data-gain-ns=f.gain_ns data-severity=severity>
+        <li class="finding" data-rule=f.rule.clone() data-gain-ns=f.gain_ns data-bytes=f.bytes data-severity=severity>
             <details>
                 <summary>
                     <span class=format!("severity sev-{severity}")>{severity}</span>
                     <span class="finding-title">{f.title.clone()}</span>
-                    <span class="gain" title=f.gain_basis.clone()>{format!("saves ≈ {}", fmt(f.gain_ns))}</span>
+                    <span class="gain" title=f.gain_basis.clone()>{match f.bytes {
+                        Some(b) if f.gain_ns > 0 => format!("{} · saves ≈ {}", tracelane_core::numbers::fmt_mem(b), fmt(f.gain_ns)),
+                        Some(b) => tracelane_core::numbers::fmt_mem(b),
+                        None => format!("saves ≈ {}", fmt(f.gain_ns)),
+                    }}</span>
                 </summary>
                 <p class="action"><strong>"What to do: "</strong>{f.action.clone()}</p>
                 <table class="evidence">

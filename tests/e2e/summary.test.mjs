@@ -124,6 +124,30 @@ test('summary: a Neuron device profile shows MFU / MBU and the Summary Viewer\'s
   await page.close();
 });
 
+test('summary: memory findings — ranked by bytes, apart from the time findings — equal the CLI\'s', async () => {
+  const rel = 'edge/memory_findings.json';
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel, null);
+  await waitForSummary(page);
+  const want = insights(rel);
+  sameAsCli(await shownFindings(page), want);
+  const shown = await page.locator('#memory-findings li.finding').evaluateAll((items) => items.map((li) => ({
+    rule: li.dataset.rule,
+    bytes: Number(li.dataset.bytes),
+    title: li.querySelector('.finding-title').textContent,
+  })));
+  assert.deepEqual(shown, want.memory.map((f) => ({ rule: f.rule, bytes: f.bytes, title: f.title })));
+  assert.deepEqual(shown.map((f) => f.rule), ['memory_segment_churn', 'memory_reserved_unused', 'memory_peak_holder']);
+  assert.equal(await page.locator('#summary').getAttribute('data-memory-findings'), '3');
+  const holder = page.locator('#memory-findings li.finding[data-rule="memory_peak_holder"]');
+  await holder.locator('summary').click();
+  assert.match(await holder.locator('.action').textContent(), /The peak falls while aten::matmul runs/);
+  assert.equal(await holder.locator('.gain').textContent(), '608.00 MB');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('summary: automatic regions equal the CLI\'s, and a step\'s median and slowest open side by side in the comparison', async () => {
   const rel = 'torch-regions/module_steps_cpu.pt.trace.json.gz';
   const want = JSON.parse(execFileSync(cli, ['regions', path.join(fixtures, rel), '--format', 'json']).toString());

@@ -30,7 +30,7 @@ pub(crate) const USAGE: &str = "usage:
                      a distributed run, one trace per rank (a directory, files, or a .zip /
                      .tar / .tar.gz of them): per rank × step times and breakdowns,
                      the straggler of each step, collectives matched across ranks by skew
-  tracelane insights FILE [--scope whole|region:NAME] [--format table|md|json]
+  tracelane insights FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--scope whole|region:NAME] [--format table|md|json]
                      what to change first: findings ranked by estimated gain (bounded by the
                      critical path), each with its evidence and action; md is made for a
                      pull-request comment

@@ -20,6 +20,27 @@ pub(crate) fn import_options(flags: &Flags) -> ImportOptions {
     opts
 }
 
+/// The trace named first, read together with what follows it (PyTorch's
+/// raw memory timeline, an allocator snapshot of the same run), and the
+/// trace's path.
+pub(crate) fn load_with_memory(flags: &Flags) -> Result<(Trace, &str), String> {
+    match flags.positional.as_slice() {
+        [path] => Ok((load(path, flags)?, path)),
+        [trace, extra] => {
+            let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
+            let files = vec![(trace.clone(), read(trace)?), (extra.clone(), read(extra)?)];
+            let t = tracelane_core::import::import_set(files, import_options(flags))
+                .map_err(|e| format!("{trace}: {e}"))?;
+            Ok((t, trace))
+        }
+        [] => Err(format!("no trace file given\n{}", crate::args::USAGE)),
+        _ => Err(
+            "give a trace (or an allocator snapshot), and after it its raw memory timeline or allocator snapshot if any"
+                .into(),
+        ),
+    }
+}
+
 pub(crate) fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     let fail = |e: &dyn std::fmt::Display| format!("{path}: {e}");
     if let Some(files) = set_files(path).map_err(|e| fail(&e))? {

@@ -8,7 +8,7 @@
 //! tracelane roofline FILE [--scope …] [--peak-tflops X --peak-gbps Y] [--format table|md|json]
 //! tracelane engines DIR_OR_FILE [--scope …] [--format table|md|json]
 //! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
-//! tracelane insights FILE [--scope whole|region:NAME] [--format table|md|json]
+//! tracelane insights FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--scope whole|region:NAME] [--format table|md|json]
 //! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
 //! tracelane regions FILE [--format table|md|json]
 //! tracelane memory FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--at peak|TIME_US] [--top N] [--format table|md|json]

@@ -5,16 +5,15 @@ use std::io::Write;
 
 use tracelane_core::export;
 
-use crate::args::{one_file, Flags};
-use crate::input::{file_name, load};
+use crate::args::Flags;
+use crate::input::{file_name, load_with_memory};
 use crate::scopes::one_scope;
 
 pub(crate) fn run(flags: &Flags) -> Result<(), String> {
     if flags.baseline.is_some() {
         return super::gate::run(flags);
     }
-    let path = one_file(flags)?;
-    let trace = load(path, flags)?;
+    let (trace, path) = load_with_memory(flags)?;
     let scope = one_scope(&trace, flags.scope.as_deref())?;
     let args = |s: usize| trace.slice_args_json(s).to_string();
     let r = tracelane_core::analysis::insights::insights(&trace, &scope, &args)

@@ -11,28 +11,10 @@ use tracelane_core::analysis::Scope;
 use tracelane_core::export;
 
 use crate::args::Flags;
-use crate::input::{import_options, load};
+use crate::input::load_with_memory;
 
 pub(crate) fn run(flags: &Flags) -> Result<(), String> {
-    let trace = match flags.positional.as_slice() {
-        [path] => load(path, flags)?,
-        [trace, timeline] => {
-            let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
-            let files = vec![
-                (trace.clone(), read(trace)?),
-                (timeline.clone(), read(timeline)?),
-            ];
-            tracelane_core::import::import_set(files, import_options(flags))
-                .map_err(|e| format!("{trace}: {e}"))?
-        }
-        [] => return Err(format!("no trace file given\n{}", crate::args::USAGE)),
-        _ => {
-            return Err(
-                "give a trace (or an allocator snapshot), and after it its raw memory timeline or allocator snapshot if any"
-                    .into(),
-            )
-        }
-    };
+    let (trace, _) = load_with_memory(flags)?;
     let at = match flags.at.as_deref() {
         None | Some("peak") => At::Peak,
         Some(us) => {

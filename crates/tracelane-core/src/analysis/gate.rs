@@ -244,25 +244,18 @@ pub fn gate(
     );
     let (slower, faster) = op_deltas(baseline, candidate, per_step, &b, &c);
     let region_rows = region_deltas(baseline, candidate);
-    let base_keys: Vec<&str> = base_insights
-        .findings
-        .iter()
-        .map(|f| f.key.as_str())
-        .collect();
-    let cand_keys: Vec<&str> = cand_insights
-        .findings
-        .iter()
-        .map(|f| f.key.as_str())
-        .collect();
-    let new_findings: Vec<Finding> = cand_insights
-        .findings
-        .iter()
+    // Memory findings count as findings here: an out-of-memory or a peak
+    // newly held by one op is news to a pull request.
+    fn all(r: &InsightsReport) -> impl Iterator<Item = &Finding> {
+        r.findings.iter().chain(r.memory.iter())
+    }
+    let base_keys: Vec<&str> = all(base_insights).map(|f| f.key.as_str()).collect();
+    let cand_keys: Vec<&str> = all(cand_insights).map(|f| f.key.as_str()).collect();
+    let new_findings: Vec<Finding> = all(cand_insights)
         .filter(|f| !base_keys.contains(&f.key.as_str()))
         .cloned()
         .collect();
-    let resolved_findings: Vec<String> = base_insights
-        .findings
-        .iter()
+    let resolved_findings: Vec<String> = all(base_insights)
         .filter(|f| !cand_keys.contains(&f.key.as_str()))
         .map(|f| f.title.clone())
         .collect();

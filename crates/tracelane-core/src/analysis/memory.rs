@@ -141,7 +141,7 @@ pub fn has_memory(t: &Trace) -> bool {
 }
 
 /// c10's `DeviceType` numbers as PyTorch names them.
-fn device_name(device_type: i64, id: i64) -> String {
+pub(crate) fn device_name(device_type: i64, id: i64) -> String {
     let kind = match device_type {
         0 => "CPU",
         1 => "CUDA",

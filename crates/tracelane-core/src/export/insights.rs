@@ -7,8 +7,10 @@ use crate::numbers::fmt_count;
 /// The insights report as JSON: `{"scope", "key": {…}, "findings": [{"rule",
 /// "title", "severity", "gain_us", "gain_basis", "condition", "evidence":
 /// {"numbers": {name: value}, "ops", "slices", "slice_count", "ranges_us"},
-/// "action"}], "checks": [{"rule", "name", "fired", "why"}], "notes"}`,
-/// findings in rank order. Times in µs on the trace's clock.
+/// "action", "key", "bytes"}], "memory": [the memory findings, alike],
+/// "checks": [{"rule", "name", "fired", "why"}], "notes"}`, findings in
+/// rank order (memory findings by bytes, `bytes` null elsewhere). Times
+/// in µs on the trace's clock.
 pub fn insights_json(r: &crate::analysis::insights::InsightsReport) -> serde_json::Value {
     use serde_json::json;
     let us = |ns: i64| ns as f64 / 1e3;
@@ -30,6 +32,7 @@ pub fn insights_json(r: &crate::analysis::insights::InsightsReport) -> serde_jso
             "mbu_pct": k.mbu_pct,
         },
         "findings": r.findings.iter().map(finding_json).collect::<Vec<_>>(),
+        "memory": r.memory.iter().map(finding_json).collect::<Vec<_>>(),
         "checks": r.checks.iter().map(|c| json!({"rule": c.rule, "name": c.name, "fired": c.fired, "why": c.why})).collect::<Vec<_>>(),
         "notes": r.notes,
     })
@@ -55,6 +58,7 @@ pub fn finding_json(f: &crate::analysis::insights::Finding) -> serde_json::Value
         },
         "action": f.action,
         "key": f.key,
+        "bytes": f.bytes,
     })
 }
 
@@ -98,6 +102,24 @@ pub fn insights_headline(k: &crate::analysis::insights::KeyNumbers) -> String {
     parts.join(" · ")
 }
 
+/// Every finding with its number in the report: `1`, `2`… by gain, then
+/// `M1`, `M2`… the memory findings by bytes.
+fn numbered(
+    r: &crate::analysis::insights::InsightsReport,
+) -> impl Iterator<Item = (String, &crate::analysis::insights::Finding)> {
+    let time = r
+        .findings
+        .iter()
+        .enumerate()
+        .map(|(k, f)| ((k + 1).to_string(), f));
+    let memory = r
+        .memory
+        .iter()
+        .enumerate()
+        .map(|(k, f)| (format!("M{}", k + 1), f));
+    time.chain(memory)
+}
+
 /// The insights report as text sections: key numbers, the findings ranked,
 /// each finding's evidence and action, and every rule's verdict.
 pub fn insights_sections(r: &crate::analysis::insights::InsightsReport) -> Vec<Section> {
@@ -127,9 +149,30 @@ pub fn insights_sections(r: &crate::analysis::insights::InsightsReport) -> Vec<S
         ]);
     }
     out.push(list);
-    for (k, f) in r.findings.iter().enumerate() {
+    if !r.memory.is_empty() {
+        let mut mem = Section::new(
+            "Memory findings, most bytes first",
+            &[
+                ("#", true),
+                ("severity", false),
+                ("bytes", true),
+                ("finding", false),
+            ],
+        );
+        for (k, f) in r.memory.iter().enumerate() {
+            mem.rows.push(vec![
+                format!("M{}", k + 1),
+                f.severity.as_str().into(),
+                crate::numbers::fmt_mem(f.bytes.unwrap_or(0)),
+                f.title.clone(),
+            ]);
+        }
+        out.push(mem);
+    }
+    let numbered = numbered(r);
+    for (k, f) in numbered {
         let mut s = Section::new(
-            &format!("{}. {}", k + 1, f.title),
+            &format!("{k}. {}", f.title),
             &[(&format!("rule: {} — {}", f.rule, f.condition), false)],
         );
         for (n, v) in &f.evidence.numbers {
@@ -138,6 +181,10 @@ pub fn insights_sections(r: &crate::analysis::insights::InsightsReport) -> Vec<S
         if !f.evidence.ops.is_empty() {
             s.rows
                 .push(vec![format!("ops: {}", f.evidence.ops.join(", "))]);
+        }
+        if let Some(b) = f.bytes {
+            s.rows
+                .push(vec![format!("bytes: {}", crate::numbers::fmt_mem(b))]);
         }
         s.rows
             .push(vec![format!("gain: {} — {}", us(f.gain_ns), f.gain_basis)]);
@@ -170,9 +217,9 @@ pub fn insights_markdown(r: &crate::analysis::insights::InsightsReport, file: &s
     for n in &r.notes {
         out.push_str(&format!("> {}\n\n", cell(n)));
     }
-    if r.findings.is_empty() {
+    if r.findings.is_empty() && r.memory.is_empty() {
         out.push_str("No findings: every rule checked, none fired.\n\n");
-    } else {
+    } else if !r.findings.is_empty() {
         out.push_str("| # | finding | severity | est. gain | action |\n|---:|---|---|---:|---|\n");
         for (k, f) in r.findings.iter().enumerate() {
             out.push_str(&format!(
@@ -185,12 +232,33 @@ pub fn insights_markdown(r: &crate::analysis::insights::InsightsReport, file: &s
             ));
         }
         out.push('\n');
-        for (k, f) in r.findings.iter().enumerate() {
+    }
+    if !r.memory.is_empty() {
+        out.push_str(
+            "| # | memory finding | severity | bytes | action |\n|---:|---|---|---:|---|\n",
+        );
+        for (k, f) in r.memory.iter().enumerate() {
             out.push_str(&format!(
-                "<details><summary>{}. {}</summary>\n\n",
+                "| M{} | {} | {} | {} | {} |\n",
                 k + 1,
+                cell(&f.title),
+                f.severity.as_str(),
+                crate::numbers::fmt_mem(f.bytes.unwrap_or(0)),
+                cell(&f.action)
+            ));
+        }
+        out.push('\n');
+    }
+    {
+        let numbered = numbered(r);
+        for (k, f) in numbered {
+            out.push_str(&format!(
+                "<details><summary>{k}. {}</summary>\n\n",
                 cell(&f.title)
             ));
+            if let Some(b) = f.bytes {
+                out.push_str(&format!("- bytes: {}\n", crate::numbers::fmt_mem(b)));
+            }
             for (n, v) in &f.evidence.numbers {
                 out.push_str(&format!("- {}: {}\n", cell(n), cell(v)));
             }

@@ -249,6 +249,7 @@ pub fn ranks_findings(r: &RanksReport) -> (Vec<Finding>, String) {
             },
             action: "open that rank's steps beside another rank's (the ranks view's step row opens the stacked timeline): look for what it does before the collective that the others do not — data loading, a host sync, uneven batch or sequence lengths, a slower device (thermal throttling, another job)".into(),
             key: format!("straggler_rank:{rank}"),
+            bytes: None,
         });
     }
     let why = if out.is_empty() {

@@ -124,6 +124,7 @@ impl Cx<'_> {
             evidence,
             action: action.into(),
             key: format!("{rule}:{key}"),
+            bytes: None,
         }
     }
 }

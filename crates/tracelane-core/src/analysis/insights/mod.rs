@@ -27,6 +27,7 @@ mod cx;
 mod data_movement;
 mod fusion;
 mod host;
+mod memory;
 mod neuron_device;
 mod neuron_runtime;
 mod report;
@@ -159,6 +160,28 @@ pub fn insights_of(
     for (id, r) in neuron_runtime::rules(&cx, w.neuron.as_ref()) {
         run(id, r);
     }
+    let memory_report = super::memory::has_memory(t)
+        .then(|| super::memory::memory(t, scope, super::memory::At::Peak).ok())
+        .flatten();
+    let mut memory_findings = Vec::new();
+    for (id, (found, why)) in memory::rules(&cx, memory_report.as_ref()) {
+        let rule = RULES.iter().find(|r| r.id == id).expect("a listed rule");
+        checks.push(RuleCheck {
+            rule: id.into(),
+            name: rule.name.into(),
+            fired: found.len(),
+            why,
+        });
+        memory_findings.extend(found);
+    }
+    // Out-of-memory errors first: the run failed there.
+    crate::sort::by(&mut memory_findings, &|a, b| {
+        let oom = |f: &Finding| f.rule != "memory_oom";
+        oom(a)
+            .cmp(&oom(b))
+            .then(b.bytes.cmp(&a.bytes))
+            .then(a.key.cmp(&b.key))
+    });
     crate::sort::by(&mut findings, &|a, b| {
         b.gain_ns.cmp(&a.gain_ns).then(a.key.cmp(&b.key))
     });
@@ -170,6 +193,7 @@ pub fn insights_of(
         scope: scope.label(),
         key,
         findings,
+        memory: memory_findings,
         checks,
         notes,
     })

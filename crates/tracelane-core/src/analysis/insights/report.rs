@@ -72,6 +72,11 @@ pub struct Finding {
     /// Identifies the finding across traces of the same workload (rule +
     /// the ops or kernels it names): the CI gate's "new finding".
     pub key: String,
+    /// A memory finding's bytes (what it frees at the peak, the request
+    /// that failed, the memory released to be reserved again): what the
+    /// memory findings are ranked by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<i64>,
 }
 
 /// A rule's verdict on the scope.
@@ -112,6 +117,9 @@ pub struct InsightsReport {
     pub key: KeyNumbers,
     /// Ranked by gain, largest first.
     pub findings: Vec<Finding>,
+    /// Memory findings, ranked by their bytes, largest first.
+    #[serde(default)]
+    pub memory: Vec<Finding>,
     pub checks: Vec<RuleCheck>,
     pub notes: Vec<String>,
 }

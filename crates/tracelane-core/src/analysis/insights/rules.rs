@@ -81,6 +81,33 @@ pub const NEURON_IMBALANCE_FACTOR: f64 = 2.0;
 /// execution window (our own: less is not what bounds the run).
 pub const NEURON_DMA_IMBALANCE_BUSY_SHARE: f64 = 0.25;
 
+/// Memory: one op, module or line of the program holding at least this
+/// share of a device's peak dominates it (our own cut-off: more than
+/// everything else at the peak together).
+pub const MEMORY_PEAK_SHARE: f64 = 0.5;
+/// Memory: a finding about fewer bytes than this (16 MiB) is not one
+/// (our own floor: less is noise beside any accelerator's memory, and a
+/// CPU capture's few allocations would otherwise "dominate" its peak).
+pub const MEMORY_MIN_BYTES: i64 = 16 << 20;
+/// Memory: the reserved peak at least this many times the allocated peak
+/// is reserved memory the program never used at once (our own cut-off for
+/// PyTorch's out-of-memory advice "If reserved but unallocated memory is
+/// large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+/// `c10/cuda/CUDACachingAllocator.cpp`: a third of reserved left unused)…
+pub const MEMORY_RESERVED_FACTOR: f64 = 1.5;
+/// …and at least this many bytes (256 MiB, our own: less is small beside
+/// any accelerator's memory and a few 20 MiB large-pool segments).
+pub const MEMORY_RESERVED_MIN_BYTES: i64 = 256 << 20;
+/// Memory: reserved memory released at least this many times in the scope
+/// is a loop releasing it (our own cut-off: once is a deliberate cleanup;
+/// the caching allocator itself releases only on empty_cache(), before
+/// retrying a failed allocation, or past garbage_collection_threshold).
+pub const MEMORY_CHURN_MIN_RELEASES: u64 = 2;
+/// Memory: activations (PyTorch's memory-timeline category) at least this
+/// share of the peak are worth recomputing (our own cut-off: a quarter of
+/// the peak is what a checkpointed model typically gives back or more).
+pub const MEMORY_ACTIVATION_SHARE: f64 = 0.25;
+
 /// One rule: its id, what it looks for and where its thresholds come from.
 #[derive(Clone, Copy, Debug)]
 pub struct Rule {
@@ -195,5 +222,30 @@ pub const RULES: &[Rule] = &[
         id: "neuron_hbm_spill",
         name: "HBM spill",
         condition: "DRAM spill in the system profile's HBM usage (device_mem_usage dram_spill_bytes or dma_rings_spill_bytes > 0: SBUF evicted to HBM, Neuron Explorer's glossary); gain: each spilled byte saved and reloaded once per execution at Trainium's HBM bandwidth, a lower bound",
+    },
+    Rule {
+        id: "memory_peak_holder",
+        name: "Peak held by one op",
+        condition: "at a device's peak of allocated memory, one op's (else one nn.Module's) live allocations, or one line of the program's in an allocator snapshot, hold ≥ 50 % of it and ≥ 16 MiB (our own cut-offs: more than all the rest, and not noise); its temporaries when the peak falls while the op runs",
+    },
+    Rule {
+        id: "memory_reserved_unused",
+        name: "Reserved but never allocated",
+        condition: "the allocator's reserved peak ≥ 1.5× its allocated peak and ≥ 256 MiB beyond it (our own cut-offs for PyTorch's out-of-memory advice: \"If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\")",
+    },
+    Rule {
+        id: "memory_segment_churn",
+        name: "Reserved memory released and reserved again",
+        condition: "reserved memory released ≥ 2 times on a device (Total Reserved falling between [memory] records, or a run of segment_free / segment_unmap entries in an allocator snapshot; the caching allocator releases only on empty_cache(), an allocation retry or garbage_collection_threshold) (our own cut-off); its time: cudaMalloc / cudaFree calls on the critical path",
+    },
+    Rule {
+        id: "memory_oom",
+        name: "Out of memory",
+        condition: "an oom entry in an allocator snapshot, explained: the request against the free bytes inside reserved segments and the largest free block (fragmentation, capacity of the device or of this process, or a pool the request could not use)",
+    },
+    Rule {
+        id: "memory_recompute",
+        name: "Activations to recompute",
+        condition: "activations (PyTorch's memory-timeline category, from export_memory_timeline's raw file) ≥ 25 % of a device's peak and ≥ 16 MiB (our own cut-offs): activation checkpointing would recompute them in backward instead",
     },
 ];
