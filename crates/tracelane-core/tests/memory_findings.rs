@@ -143,8 +143,8 @@ fn memory_activations_to_recompute_on_a_real_training_capture() {
     // the peak (the backward's start) the eight ReLU outputs, 16 MiB each,
     // are PyTorch's "activation" category.
     let r = report(&open(&[
-        "torch215-memory/mem_activations_cpu.pt.trace.json.gz",
-        "torch215-memory/mem_activations_cpu.memory_timeline.raw.json.gz",
+        "torch-python-frames/mem_activations_cpu_torch215.pt.trace.json.gz",
+        "torch-python-frames/mem_activations_cpu_torch215.memory_timeline.raw.json.gz",
     ]));
     assert_eq!(r.memory.len(), 1, "{:?}", r.memory);
     let f = &r.memory[0];

@@ -21,6 +21,7 @@ fn oracle_dirs() -> Vec<PathBuf> {
         common::fixtures().join("torch-cuda"),
         common::fixtures().join("torch-cuda-behaviours"),
         common::fixtures().join("torch-memory"),
+        common::fixtures().join("torch-python-frames"),
     ];
     if let Ok(extra) = std::env::var("TRACELANE_ORACLE_DIRS") {
         dirs.extend(

@@ -247,7 +247,19 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
         s.category[i].is_counted_host() && t.on_host(i) && !is_filtered(i) && in_range(i)
     };
     let overheads = overhead_homes(t, &counted);
-    let order = tree_order(t, counted, &overheads.moved);
+    // Python frames are nodes of PyTorch's tree (children that take their
+    // time and memory from the op or range around them) in the versions
+    // that keep them among its events — never rows (see
+    // `python_frames_in_tree`).
+    let python = python_frames_in_tree(t);
+    let in_tree = |i: usize| {
+        counted(i)
+            || (python
+                && s.category[i] == Category::PythonFunction
+                && !is_filtered(i)
+                && in_range(i))
+    };
+    let order = tree_order(t, in_tree, &overheads.moved);
 
     let memory = MemoryEvents::of(t, &|ts| windows.contains(ts));
     let (mut nodes, node_of_slice) = build_nodes(t, &order, &memory);
@@ -320,6 +332,24 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
         totals: table,
         names,
     }
+}
+
+/// Whether the trace's Python frames (`with_stack=True`) are events of
+/// PyTorch's own tree, as they are since PyTorch 2.12: pytorch#178168
+/// stopped filtering them out of the profiler's events, so in
+/// `EventList._populate_cpu_children` they are the children of the op or
+/// `record_function` range around them, which loses their time from its
+/// self CPU time and the `[memory]` records inside them from its self
+/// memory, and a record inside one is no `[memory]` row. `key_averages()`
+/// keeps them out of its rows again from 2.14 (pytorch#188631; 2.12 and
+/// 2.13 list them as rows, a noise that release fixed — we follow 2.14).
+///
+/// The trace does not name its PyTorch version. What tells them apart is
+/// Kineto's `host_name` header key: absent in every PyTorch 2.11 trace,
+/// present in 2.12, 2.13, 2.14 and 2.15 (`tools/probe_python_tree.py`
+/// records the same run with each and prints both facts).
+pub fn python_frames_in_tree(t: &Trace) -> bool {
+    t.header.iter().any(|(k, _)| k == "host_name")
 }
 
 /// Host events in tree order, as (tree track, slice): each track's own
@@ -652,10 +682,10 @@ impl Attribution {
         let name_of = |i: usize| move || rewrite_name(t.str(s.name[i])).to_string();
         let at = |i: usize| (s.start_ns[i], -s.end_ns(i), s.file_order[i]);
         for (me, node) in nodes.iter().enumerate() {
-            if !alive[me] {
+            let i = node.slice as usize;
+            if !alive[me] || s.category[i] == Category::PythonFunction {
                 continue;
             }
-            let i = node.slice as usize;
             let key = key_of(i, false, s.category[i] == Category::UserAnnotation);
             let dur = s.dur_ns[i];
             let vals = [
