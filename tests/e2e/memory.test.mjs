@@ -44,6 +44,9 @@ test('memory: the peak, what holds it and a picked moment equal the CLI\'s; the 
   assert.equal(await page.locator('#show-memory').count(), 0);
   await openFile(page, rel, 'memory');
   await waitForMemory(page);
+  // A CUDA trace has no Neuron HBM: no table, no heading for one.
+  assert.equal(await page.locator('#memory [id^="memory-hbm-"]').count(), 0);
+  assert.doesNotMatch(await page.locator('#memory').textContent(), /Neuron HBM/);
   const shown = await shownDevices(page, 'peak');
   assert.deepEqual(shown.map((d) => [d.device, d.peak, d.at]), want.devices.map((d) => [d.device, d.peak_allocated_bytes, null]));
   for (const [k, d] of shown.entries()) {

@@ -417,3 +417,17 @@ fn neuron_hbm_peak_on_the_explorer_system_profile() {
     assert_eq!((h.spill_peak_bytes, h.spill_samples), (55_331_648.0, 5));
     assert_eq!(h.capacity_bytes, Some(103_079_215_104.0));
 }
+
+#[test]
+fn memory_view_of_a_trace_without_hbm_has_no_hbm_table() {
+    // The page lays out hbm_sections as they come: none for no HBM (an
+    // empty "Neuron HBM" table once headed a CUDA trace's devices).
+    assert!(tracelane_core::export::hbm_sections(&[]).is_empty());
+    let t = common::load("torch-memory/mem_train_cuda.pt.trace.json.gz");
+    let r = memory(&t, &Scope::Whole, At::Peak).unwrap();
+    let titles: Vec<String> = tracelane_core::export::memory_sections(&r, 10)
+        .into_iter()
+        .map(|s| s.title)
+        .collect();
+    assert!(!titles.iter().any(|t| t.contains("HBM")), "{titles:?}");
+}

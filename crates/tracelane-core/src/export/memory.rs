@@ -138,9 +138,7 @@ pub fn memory_sections(r: &MemoryReport, top: usize) -> Vec<Section> {
         }
         out.push(churn);
     }
-    if !r.hbm.is_empty() {
-        out.extend(hbm_sections(&r.hbm));
-    }
+    out.extend(hbm_sections(&r.hbm));
     if let Some(snap) = snapshot {
         out.extend(super::memory_snapshot::snapshot_sections(
             snap,
@@ -160,6 +158,9 @@ pub fn memory_sections(r: &MemoryReport, top: usize) -> Vec<Section> {
 /// Neuron HBM: per HBM its peak, capacity and spill, then its categories
 /// at the peak (and at the moment asked for).
 pub fn hbm_sections(hbms: &[HbmMemory]) -> Vec<Section> {
+    if hbms.is_empty() {
+        return Vec::new();
+    }
     let mem = |v: f64| fmt_mem(v as i64);
     let mut summary = Section::new(
         "Neuron HBM",
