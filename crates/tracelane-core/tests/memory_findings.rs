@@ -216,3 +216,10 @@ fn memory_findings_count_in_the_gate_as_new_and_gone() {
         .iter()
         .any(|t| t.starts_with("aten::matmul holds")));
 }
+
+#[test]
+fn memory_rules_on_neuron_hbm_alone_say_what_they_read() {
+    let r = report(&open(&["edge/neuron_hbm_two.json"]));
+    assert!(r.memory.is_empty());
+    assert!(why(&r, "memory_oom").starts_with("Neuron HBM usage only"));
+}

@@ -51,8 +51,13 @@ const SEGMENT_CALLS: &[&str] = &[
 /// memory records, snapshot or HBM usage).
 pub(super) fn rules(cx: &Cx, report: Option<&MemoryReport>) -> Vec<RuleResult> {
     let Some(r) = report.filter(|r| !r.devices.is_empty() || has_snapshot(r)) else {
+        let hbm_only = report.is_some_and(|r| !r.hbm.is_empty());
         let why = || {
-            "no memory in this trace: record it with profile_memory=True, or open an allocator snapshot (torch.cuda.memory._dump_snapshot) with it".to_string()
+            if hbm_only {
+                "Neuron HBM usage only: these rules read PyTorch's allocator (its spill is neuron_hbm_spill's)".to_string()
+            } else {
+                "no memory in this trace: record it with profile_memory=True, or open an allocator snapshot (torch.cuda.memory._dump_snapshot) with it".to_string()
+            }
         };
         return MEMORY_RULES
             .iter()
