@@ -496,12 +496,7 @@ fn snapshot_reserved(cx: &Cx, r: &MemoryReport, out: &mut Vec<Finding>, seen: &m
         numbers.extend([
             (
                 "at the allocated peak: free in segments".into(),
-                format!(
-                    "{} in {} block(s), the largest {}",
-                    fmt_mem(p.free_bytes as i64),
-                    p.free_blocks,
-                    fmt_mem(p.largest_free_block as i64)
-                ),
+                free_in_segments(p),
             ),
             (
                 "expandable segments".into(),
@@ -763,6 +758,17 @@ fn snapshot_churn(
 ) {
 }
 
+/// The free bytes inside an allocator state's reserved segments, in words.
+#[cfg(not(target_arch = "wasm32"))]
+fn free_in_segments(s: &crate::memory_snapshot::report::StateSummary) -> String {
+    format!(
+        "{} in {} block(s), the largest {}",
+        fmt_mem(s.free_bytes as i64),
+        s.free_blocks,
+        fmt_mem(s.largest_free_block as i64)
+    )
+}
+
 /// Every out-of-memory in an allocator snapshot, with its cause.
 #[cfg(not(target_arch = "wasm32"))]
 fn ooms(cx: &Cx, r: &MemoryReport) -> (Vec<Finding>, String) {
@@ -794,15 +800,7 @@ fn ooms(cx: &Cx, r: &MemoryReport) -> (Vec<Finding>, String) {
                         fmt_mem(s.reserved_bytes as i64)
                     ),
                 ),
-                (
-                    "free inside reserved segments".into(),
-                    format!(
-                        "{} in {} block(s), the largest {}",
-                        fmt_mem(s.free_bytes as i64),
-                        s.free_blocks,
-                        fmt_mem(s.largest_free_block as i64)
-                    ),
-                ),
+                ("free inside reserved segments".into(), free_in_segments(s)),
                 (
                     "free on the device (CUDA)".into(),
                     fmt_mem(o.device_free_bytes as i64),
