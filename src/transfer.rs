@@ -30,8 +30,8 @@ pub enum Transfer {
         encoded: Option<js_sys::Uint8Array>,
         memory: u64,
     },
-    /// Primary → the decoder worker: the bytes of import `id`, an archive
-    /// or a lone Parquet table, to open.
+    /// Primary → the decoder worker: the bytes of import `id`, an archive,
+    /// a lone Parquet table or an allocator snapshot, to open.
     Decode {
         id: u32,
         archive: js_sys::Uint8Array,
@@ -44,6 +44,9 @@ pub enum Transfer {
     Decoded {
         id: u32,
         opened: Result<Opened, String>,
+        /// The decoder's own time on it, from the bytes' arrival to its
+        /// answer (the import's phases show it: a snapshot's decoding rate).
+        decode_ms: f64,
     },
     /// Page → a worker of the ranks pool: summarise rank file `id`, reading
     /// `blob` itself (`job`: also write its columnar tables, named so —
@@ -132,36 +135,39 @@ impl Transfer {
                 ])
             }
             Transfer::DecoderReady => object(&[("transfer", "decoder-ready".into())]),
-            Transfer::Decoded { id, opened } => match opened {
-                Ok(Opened::Run { tables, files }) => {
-                    transfer.push(&tables.buffer());
-                    transfer.push(&files.buffer());
-                    object(&[
-                        ("transfer", "decoded".into()),
-                        ("id", (*id).into()),
-                        ("run_tables", tables.into()),
-                        ("run_files", files.into()),
-                    ])
-                }
-                Ok(o) => {
-                    let (key, a) = match o {
-                        Opened::Tables(a) => ("tables", a),
-                        Opened::File(a) => ("file", a),
-                        Opened::Run { .. } => unreachable!("matched above"),
-                    };
-                    transfer.push(&a.buffer());
-                    object(&[
-                        ("transfer", "decoded".into()),
-                        ("id", (*id).into()),
-                        (key, a.into()),
-                    ])
-                }
-                Err(why) => object(&[
+            Transfer::Decoded {
+                id,
+                opened,
+                decode_ms,
+            } => {
+                let mut fields: Vec<(&str, JsValue)> = vec![
                     ("transfer", "decoded".into()),
                     ("id", (*id).into()),
-                    ("error", why.as_str().into()),
-                ]),
-            },
+                    ("decode_ms", (*decode_ms).into()),
+                ];
+                let arrays: Vec<(&str, &js_sys::Uint8Array)> = match opened {
+                    Ok(Opened::Run {
+                        tables,
+                        files,
+                        snapshot,
+                    }) => [("run_tables", tables), ("run_files", files)]
+                        .into_iter()
+                        .chain(snapshot.as_ref().map(|s| ("run_snapshot", s)))
+                        .collect(),
+                    Ok(Opened::Tables(a)) => vec![("tables", a)],
+                    Ok(Opened::File(a)) => vec![("file", a)],
+                    Ok(Opened::Snapshot(a)) => vec![("snapshot", a)],
+                    Err(why) => {
+                        fields.push(("error", why.as_str().into()));
+                        Vec::new()
+                    }
+                };
+                for (key, a) in arrays {
+                    transfer.push(&a.buffer());
+                    fields.push((key, a.into()));
+                }
+                object(&fields)
+            }
             Transfer::Rank {
                 id,
                 name,
@@ -271,15 +277,24 @@ impl Transfer {
                 let bytes = |key| field(data, key).and_then(|t| t.dyn_into().ok());
                 Transfer::Decoded {
                     id: id()?,
+                    decode_ms: field(data, "decode_ms")
+                        .and_then(|m| m.as_f64())
+                        .unwrap_or(0.0),
                     opened: match (
                         bytes("tables"),
                         bytes("file"),
                         bytes("run_tables"),
                         bytes("run_files"),
+                        bytes("snapshot"),
                     ) {
-                        (_, _, Some(tables), Some(files)) => Ok(Opened::Run { tables, files }),
-                        (Some(t), _, _, _) => Ok(Opened::Tables(t)),
-                        (None, Some(f), _, _) => Ok(Opened::File(f)),
+                        (_, _, Some(tables), Some(files), _) => Ok(Opened::Run {
+                            tables,
+                            files,
+                            snapshot: bytes("run_snapshot"),
+                        }),
+                        (Some(t), _, _, _, _) => Ok(Opened::Tables(t)),
+                        (None, Some(f), _, _, _) => Ok(Opened::File(f)),
+                        (None, None, _, _, Some(s)) => Ok(Opened::Snapshot(s)),
                         _ => Err(field(data, "error")
                             .and_then(|e| e.as_string())
                             .unwrap_or_else(|| "the decoder sent nothing".into())),
@@ -343,10 +358,16 @@ pub enum Opened {
     /// Parquet tables decoded ([`tracelane_core::import::table::encode`])
     /// and its other files as they are
     /// ([`tracelane_core::import::table::encode_files`]).
+    /// With the run's allocator snapshot, decoded
+    /// ([`tracelane_core::memory_snapshot::encoding::encode`]).
     Run {
         tables: js_sys::Uint8Array,
         files: js_sys::Uint8Array,
+        snapshot: Option<js_sys::Uint8Array>,
     },
+    /// An allocator snapshot, decoded
+    /// ([`tracelane_core::memory_snapshot::encoding::encode`]).
+    Snapshot(js_sys::Uint8Array),
 }
 
 /// Anything a message can be posted to (a worker, its scope, a port).

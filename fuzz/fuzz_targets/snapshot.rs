@@ -1,16 +1,30 @@
 //! Fuzzes the pickle decoder and the allocator snapshot reader: any bytes,
 //! pushed whole and in chunks, must decode alike (or fail alike), never
 //! panic, never run anything; a snapshot read must replay, report at a
-//! moment and give its curves; imported, its memory report must hold.
+//! moment and give its curves; imported, its memory report must hold. A
+//! snapshot read goes through the encoding the browser's decoder worker
+//! hands to the import worker and must come back the same; any bytes given
+//! to that encoding's reader are refused or make a snapshot whose report
+//! holds (`seeds/snapshot/*.tlsnap` are encoded snapshots).
 //! Run: `cd fuzz && mkdir -p corpus/snapshot && cargo +nightly fuzz run snapshot corpus/snapshot seeds/snapshot -- -max_total_time=600`
 //! (`corpus/` is not committed).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tracelane_core::memory_snapshot::{parts, read, report::snapshot_report, SnapshotReader};
+use tracelane_core::memory_snapshot::{
+    encoding, parts, read, report::snapshot_report, SnapshotReader,
+};
 use tracelane_core::{import_bytes, ImportOptions};
 
 fuzz_target!(|data: &[u8]| {
+    if let Some(s) = encoding::decode(data) {
+        let t = tracelane_core::import::snapshot::trace_of(s);
+        let _ = tracelane_core::analysis::memory::memory(
+            &t,
+            &tracelane_core::analysis::Scope::Whole,
+            tracelane_core::analysis::memory::At::Peak,
+        );
+    }
     let _ = tracelane_core::pickle::decode(data, |_, _| ());
     let whole = read(data);
     let chunk = 1 + data.last().copied().unwrap_or(0) as usize % 13;
@@ -33,7 +47,11 @@ fuzz_target!(|data: &[u8]| {
             let rep = snapshot_report(a, 0, Some(first), 5);
             let (lanes, _) = parts::lanes_and_report(a);
             assert_eq!(lanes.len(), a.devices.len());
-            let _ = rep;
+            let back = encoding::decode(&encoding::encode(a)).expect("an encoded snapshot decodes");
+            assert_eq!(back.entries.action, a.entries.action);
+            assert_eq!(back.entries.time_us, a.entries.time_us);
+            assert_eq!(back.blocks, a.blocks);
+            assert_eq!(snapshot_report(&back, 0, Some(first), 5), rep);
         }
         (Err(a), Err(b)) => assert_eq!(a.message.is_empty(), b.message.is_empty()),
         (a, b) => panic!(

@@ -71,11 +71,20 @@ fn is_memory_timeline(name: &str) -> bool {
     name.ends_with(".raw.json.gz") || name.ends_with(".raw.json")
 }
 
+/// PyTorch's allocator snapshot (`_dump_snapshot` writes a pickle), by its
+/// name.
+fn is_snapshot(name: &str) -> bool {
+    [".pickle", ".pkl", ".pickle.gz", ".pkl.gz"]
+        .iter()
+        .any(|x| name.ends_with(x))
+}
+
 /// Whether files opened together are one run, by their names (the page
 /// does not read them; the core tells each file by its bytes): a
 /// TorchNeuron framework mapping among them, a summary JSON beside a
 /// profile, or PyTorch's raw memory timeline (`export_memory_timeline`
-/// writes raw rows only to a `.raw.json.gz`) beside its trace.
+/// writes raw rows only to a `.raw.json.gz`) or one allocator snapshot
+/// beside its trace.
 fn is_run(files: &[(String, File)]) -> bool {
     if files.len() < 2 {
         return false;
@@ -87,8 +96,11 @@ fn is_run(files: &[(String, File)]) -> bool {
         .any(|n| n.starts_with("framework_mapping") && json(n));
     let summary = names.iter().any(|n| n.contains("summary") && json(n));
     let memory_timeline = names.iter().any(|n| is_memory_timeline(n));
+    let snapshot_beside_trace =
+        names.len() == 2 && names.iter().filter(|n| is_snapshot(n)).count() == 1;
     mapping
         || memory_timeline
+        || snapshot_beside_trace
         || (summary && names.iter().filter(|n| json(n) || is_table(n)).count() > 1)
 }
 
@@ -127,18 +139,24 @@ fn bundle(name: String, files: &[(String, File)]) -> Option<Source> {
 /// by its folder), the others one trace each.
 pub(crate) fn group_files(files: Vec<(String, File)>) -> Vec<Source> {
     if is_run(&files) {
-        // A trace with its memory timeline is named after the trace.
+        // A trace with its memory timeline or snapshot is named after the
+        // trace.
         let names: Vec<String> = files.iter().map(|(p, _)| file_name(p)).collect();
         if let [a, b] = names.as_slice() {
-            let trace = match (is_memory_timeline(a), is_memory_timeline(b)) {
-                (true, false) => Some(b),
-                (false, true) => Some(a),
-                _ => None,
-            };
-            if let Some(trace) = trace {
-                return bundle(format!("{trace} + memory timeline"), &files)
-                    .into_iter()
-                    .collect();
+            for (is_side, side) in [
+                (is_memory_timeline as fn(&str) -> bool, "memory timeline"),
+                (is_snapshot, "allocator snapshot"),
+            ] {
+                let trace = match (is_side(a), is_side(b)) {
+                    (true, false) => Some(b),
+                    (false, true) => Some(a),
+                    _ => None,
+                };
+                if let Some(trace) = trace {
+                    return bundle(format!("{trace} + {side}"), &files)
+                        .into_iter()
+                        .collect();
+                }
             }
         }
         let folder = files[0]

@@ -1,4 +1,5 @@
-//! The *Memory* view, for traces recorded with `profile_memory=True`: per
+//! The *Memory* view, for traces recorded with `profile_memory=True` and
+//! PyTorch's allocator snapshots (alone or with their trace): per
 //! device the peak of allocated and reserved bytes, what is live at the
 //! peak — by op, `nn.Module`, Python caller and (with PyTorch's raw memory
 //! timeline opened beside the trace) category — what is never freed, each
@@ -104,7 +105,7 @@ pub fn MemoryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVie
             data-asked=move || asked.get() data-answered=move || answered.get()
             data-counter-lanes=move || ui.lanes.with(|l| l.iter().any(|(t, _)| *t == id)).to_string()>
             <h3>"Memory"</h3>
-            <p class="muted">"From the trace's [memory] records: allocated and reserved bytes per device (their curves are lanes on the timeline), what holds the peak, what is never freed. Open PyTorch's raw memory timeline (export_memory_timeline to a .raw.json.gz) together with the trace for each allocation's category."</p>
+            <p class="muted">"From the trace's [memory] records and PyTorch's allocator snapshot: allocated and reserved bytes per device (their curves are lanes on the timeline), what holds the peak, what is never freed, each out-of-memory explained. Open together with the trace PyTorch's raw memory timeline (export_memory_timeline to a .raw.json.gz) for each allocation's category, or the allocator snapshot of the same run (torch.cuda.memory._dump_snapshot, a .pickle) on the trace's clock."</p>
             <form class="memory-at" on:submit=move |ev| { ev.prevent_default(); pick(); }>
                 <label>"What is live at "
                     <input id="memory-at" type="text" inputmode="decimal" placeholder="µs from the start" node_ref=input/>

@@ -101,7 +101,12 @@ fn table(doc: &Document, t: &ViewTable) -> Option<Element> {
         let tr = el(doc, "tr", "")?;
         data(&tr, &row.data);
         for (k, c) in row.cells.iter().enumerate() {
-            add(&tr, cell(doc, c, k == 0 && c.class == "rowhead"))?;
+            let td = cell(doc, c, k == 0 && c.class == "rowhead")?;
+            // A number column's cells align right like its heading.
+            if c.class.is_empty() && t.numeric.get(k) == Some(&true) {
+                td.set_class_name("num");
+            }
+            tr.append_child(&td).ok()?;
         }
         body.append_child(&tr).ok()?;
     }

@@ -8,10 +8,15 @@
 //! `data-peak-bytes`, `data-peak-ns`, `data-at-bytes`; the k-th device's
 //! tables are `#memory-live-peak-k`, `#memory-live-at-k`,
 //! `#memory-categories-k` (rows `data-category`, `data-bytes`) and
-//! `#memory-churn-k`; live rows carry `data-op` and `data-bytes`.
+//! `#memory-churn-k`; live rows carry `data-op` and `data-bytes`. Neuron
+//! HBM's tables are `#memory-hbm-k`, an allocator snapshot's
+//! `#memory-snapshot-k` (the CLI's sections, in its order: the summary
+//! first, then per device what holds the peak, the moment asked for and
+//! each out-of-memory).
 
 use tracelane_core::analysis::memory::{LiveGroup, MemoryReport};
-use tracelane_core::export::{fmt_mem, hbm_sections};
+use tracelane_core::export::memory_snapshot::snapshot_sections;
+use tracelane_core::export::{fmt_mem, hbm_sections, Section};
 
 use super::report_view::{ReportView, ViewCell, ViewRow, ViewTable};
 
@@ -67,11 +72,10 @@ fn live_table(id: String, title: String, groups: &[LiveGroup]) -> ViewTable {
     t
 }
 
-/// Neuron HBM, as the CLI prints it (`#memory-hbm-0` the summary, then
-/// each HBM's categories).
-fn hbm_tables(r: &MemoryReport, v: &mut ReportView) {
-    for (k, s) in hbm_sections(&r.hbm).into_iter().enumerate() {
-        let mut t = ViewTable::new(&format!("memory-hbm-{k}"), &s.title, &[]);
+/// Sections the CLI prints as they are, tables `#{prefix}-k`.
+fn section_tables(prefix: &str, sections: Vec<Section>, v: &mut ReportView) {
+    for (k, s) in sections.into_iter().enumerate() {
+        let mut t = ViewTable::new(&format!("{prefix}-{k}"), &s.title, &[]);
         t.head = s.header;
         t.numeric = s.numeric;
         t.rows = s
@@ -89,15 +93,27 @@ fn hbm_tables(r: &MemoryReport, v: &mut ReportView) {
 /// The view of a memory report.
 pub fn memory_view(r: &MemoryReport) -> ReportView {
     let mut v = ReportView::default();
-    if r.devices.is_empty() && r.hbm.is_empty() {
+    if r.devices.is_empty() && r.hbm.is_empty() && r.snapshot.is_none() {
         v.notes.push(
             "No [memory] records: record with torch.profiler.profile(profile_memory=True).".into(),
         );
         return v;
     }
-    hbm_tables(r, &mut v);
+    section_tables("memory-hbm", hbm_sections(&r.hbm), &mut v);
+    device_tables(r, &mut v);
+    // After the trace's own tables, as the CLI prints them.
+    if let Some(snap) = &r.snapshot {
+        let sections = snapshot_sections(snap, LIVE_ROWS, "the trace's start");
+        section_tables("memory-snapshot", sections, &mut v);
+    }
+    v
+}
+
+/// The trace's `[memory]` records: the devices, then per device what is
+/// live at the peak (and at the moment), the categories, the churn.
+fn device_tables(r: &MemoryReport, v: &mut ReportView) {
     if r.devices.is_empty() {
-        return v;
+        return;
     }
     let mut summary = ViewTable::new(
         "memory-devices",
@@ -205,5 +221,4 @@ pub fn memory_view(r: &MemoryReport) -> ReportView {
         }
         v.tables.push(churn);
     }
-    v
 }

@@ -386,6 +386,10 @@ pub struct ImportPhases {
     pub part_wait_ms: f64,
     /// Of `parse_ms`: merging the helper's part.
     pub merge_ms: f64,
+    /// Of `parse_ms`: the decoder worker's time on an archive, a device
+    /// profile's tables or an allocator snapshot (0 for other files).
+    #[serde(default)]
+    pub decode_ms: f64,
     /// `Importer::finish`: sorting, nesting, flows, linking.
     pub link_ms: f64,
     /// Timeline index and the summary (two op tables) for the page.

@@ -91,7 +91,18 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
         Ask::Memory { id, at_ns } => {
             use tracelane_core::analysis::memory::{memory, At};
             let at = at_ns.map_or(At::Peak, At::Time);
-            let r = memory(&model(id)?.trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
+            let trace = &model(id)?.trace;
+            let r = memory(trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
+            // A snapshot's times are epoch µs; the timeline's, ns from the
+            // trace's clock.
+            let snapshot_peaks = r.snapshot.iter().flat_map(|s| {
+                s.devices.iter().map(|d| {
+                    (
+                        format!("{} (allocator snapshot)", d.device),
+                        d.peak_allocated_at_us.saturating_mul(1000) - trace.clock_offset_ns,
+                    )
+                })
+            });
             Answer::Memory {
                 view: Box::new(crate::shared::memory_view::memory_view(&r)),
                 start_ns: r.start_ns,
@@ -100,6 +111,7 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                     .iter()
                     .map(|d| (d.device.clone(), d.peak_ns))
                     .chain(r.hbm.iter().map(|h| (h.hbm.clone(), h.peak_ns)))
+                    .chain(snapshot_peaks)
                     .collect(),
             }
         }

@@ -6,7 +6,8 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use tracelane_core::import::{import_unpacked, neuron_device, table, Finished};
+use tracelane_core::import::{import_unpacked, neuron_device, snapshot, table, Finished};
+use tracelane_core::memory_snapshot::encoding;
 use tracelane_core::{ImportOptions, Importer, Trace};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -232,6 +233,7 @@ impl Shared {
             finishing_ms: finishing,
             read_all_ms: j.read_all_ms,
             merge_ms: j.merge_ms,
+            decode_ms: 0.0,
             helper_memory: j.helper_memory,
             source: j.source,
         };
@@ -296,7 +298,11 @@ impl Shared {
                         sh.send_decodes(&d);
                     }
                 }
-                Some(Transfer::Decoded { id, opened }) => sh.decoded(id, opened),
+                Some(Transfer::Decoded {
+                    id,
+                    opened,
+                    decode_ms,
+                }) => sh.decoded(id, opened, decode_ms),
                 _ => {}
             }
         });
@@ -331,7 +337,7 @@ impl Shared {
     }
 
     /// The decoder's answer for import `id`: the model is built here.
-    pub(super) fn decoded(&self, id: u32, opened: Result<Opened, String>) {
+    pub(super) fn decoded(&self, id: u32, opened: Result<Opened, String>, decode_ms: f64) {
         let Some(mut done) = self
             .decoding
             .borrow_mut()
@@ -341,19 +347,36 @@ impl Shared {
             return; // cancelled meanwhile
         };
         done.finishing_ms = now_ms(&self.scope);
+        done.decode_ms = decode_ms;
+        let damaged = || "the decoded snapshot arrived damaged".to_string();
         let trace = opened.and_then(|opened| match opened {
+            Opened::Snapshot(s) => Ok(snapshot::trace_of(
+                encoding::decode(&s.to_vec()).ok_or_else(damaged)?,
+            )),
             Opened::Tables(t) => {
                 let files = table::decode(&t.to_vec())
                     .ok_or("the decoded tables arrived damaged".to_string())?;
                 neuron_device::import_decoded(files).map_err(|e| e.to_string())
             }
             Opened::File(f) => import_unpacked(&f.to_vec(), options()).map_err(|e| e.to_string()),
-            Opened::Run { tables, files } => {
-                let damaged = || "the run's files arrived damaged".to_string();
-                let tables = table::decode(&tables.to_vec()).ok_or_else(damaged)?;
-                let files = table::decode_files(&files.to_vec()).ok_or_else(damaged)?;
-                tracelane_core::import::run::import_run(files, tables, options())
-                    .map_err(|e| e.to_string())
+            Opened::Run {
+                tables,
+                files,
+                snapshot: snap,
+            } => {
+                let run_damaged = || "the run's files arrived damaged".to_string();
+                let tables = table::decode(&tables.to_vec()).ok_or_else(run_damaged)?;
+                let files = table::decode_files(&files.to_vec()).ok_or_else(run_damaged)?;
+                let snap = match snap {
+                    Some(s) => Some(encoding::decode(&s.to_vec()).ok_or_else(damaged)?),
+                    None => None,
+                };
+                let mut trace = tracelane_core::import::run::import_run(files, tables, options())
+                    .map_err(|e| e.to_string())?;
+                if let Some(snap) = snap {
+                    snapshot::attach(&mut trace, snap);
+                }
+                Ok(trace)
             }
         });
         match trace {
@@ -415,6 +438,7 @@ impl Shared {
             finishing_ms: now_ms(&self.scope),
             read_all_ms: None,
             merge_ms: 0.0,
+            decode_ms: 0.0,
             helper_memory: None,
             source: None,
         };
@@ -431,6 +455,7 @@ impl Shared {
             finishing_ms: finishing,
             read_all_ms,
             merge_ms,
+            decode_ms,
             helper_memory,
             source,
         } = done;
@@ -442,6 +467,7 @@ impl Shared {
             parse_ms: finishing - started_ms,
             part_wait_ms: read_all_ms.map_or(0.0, |t| finishing - merge_ms - t),
             merge_ms,
+            decode_ms,
             link_ms: linked - finishing,
             views_ms: now_ms(&self.scope) - linked,
             wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64 * 65_536,
@@ -475,6 +501,8 @@ pub(super) struct Finishing {
     pub(super) finishing_ms: f64,
     pub(super) read_all_ms: Option<f64>,
     pub(super) merge_ms: f64,
+    /// The decoder worker's own time on an archive or a snapshot.
+    pub(super) decode_ms: f64,
     pub(super) helper_memory: Option<u64>,
     pub(super) source: Option<web_sys::Blob>,
 }

@@ -44,12 +44,12 @@ use crate::worker::paint::Surface;
 
 pub(crate) use blob::{read_blob, BlobReader};
 pub(crate) use kept::rank_summary;
-pub(crate) use runtime::{options, MAX_JSON_BYTES};
+pub(crate) use runtime::{now_ms, options, MAX_JSON_BYTES};
 
 use answer::answer;
 use imports::{queue_read, Job, PartJob, ReadRequest, Shared};
 use kept::with_model;
-use runtime::{epoch_ms, now_ms, post};
+use runtime::{epoch_ms, post};
 
 pub fn start() {
     console_error_panic_hook::set_once();

@@ -21,7 +21,7 @@ pub(crate) fn options() -> ImportOptions {
 /// The least time between two progress messages.
 pub(super) const PROGRESS_EVERY_MS: f64 = 150.0;
 
-pub(super) fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
+pub(crate) fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
     scope.performance().map(|p| p.now()).unwrap_or(0.0)
 }
 

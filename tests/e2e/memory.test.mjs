@@ -33,6 +33,18 @@ async function shownDevices(page, which) {
   })), which);
 }
 
+/** *Show the peak* of the k-th device opens the timeline, where CUDA:0's curves are lanes. */
+async function showPeakOnTimeline(page, k) {
+  await page.waitForSelector('#memory[data-counter-lanes="true"]', { timeout: 30000 });
+  await page.click(`#memory-show-peak-${k}`);
+  await page.waitForSelector('#timeline canvas.overlay');
+  await waitForPainted(page);
+  const lanes = await page.locator('.lane-label').allTextContents();
+  for (const lane of ['memory allocated · CUDA:0', 'memory reserved · CUDA:0']) {
+    assert.ok(lanes.some((l) => l.includes(lane)), lanes.join(' | '));
+  }
+}
+
 const liveRows = (groups) => groups.slice(0, 50).map((g) => [g.op, g.bytes]);
 
 test('memory: the peak, what holds it and a picked moment equal the CLI\'s; the curves are timeline lanes', async () => {
@@ -66,14 +78,7 @@ test('memory: the peak, what holds it and a picked moment equal the CLI\'s; the 
   }
   await page.screenshot({ path: path.join(artifacts, 'memory.png'), fullPage: true });
   // The peak on the timeline, where the curves are lanes.
-  await page.waitForSelector('#memory[data-counter-lanes="true"]', { timeout: 30000 });
-  await page.click(`#memory-show-peak-${want.devices.findIndex((d) => d.device === 'CUDA:0')}`);
-  await page.waitForSelector('#timeline canvas.overlay');
-  await waitForPainted(page);
-  const lanes = await page.locator('.lane-label').allTextContents();
-  for (const lane of ['memory allocated · CUDA:0', 'memory reserved · CUDA:0']) {
-    assert.ok(lanes.some((l) => l.includes(lane)), lanes.join(' | '));
-  }
+  await showPeakOnTimeline(page, want.devices.findIndex((d) => d.device === 'CUDA:0'));
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -104,17 +109,79 @@ test('memory: a raw memory timeline opened with its trace gives the categories; 
   await page.close();
 });
 
-test('memory: an allocator snapshot dropped on the page says what reads it; the trace open stays', async () => {
+/** Waits until the Memory view has answered with an allocator snapshot's tables. */
+async function waitForSnapshot(page) {
+  await page.waitForFunction(() => {
+    const m = document.querySelector('#memory');
+    return m && m.dataset.asked !== '0' && m.dataset.answered === m.dataset.asked && document.querySelector('#memory-snapshot-0');
+  }, null, { timeout: 60000 });
+}
+
+/** The rows of the snapshot's tables as shown, cell by cell. */
+const snapshotRows = (page) => page.evaluate(() => [...document.querySelectorAll('#memory [id^="memory-snapshot-"] tbody tr')]
+  .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+
+/** The body rows of the CLI's Markdown tables (`--top 50`: the page's rows per table), cell by cell. */
+function cliRows(files) {
+  const md = execFileSync(cli, ['memory', ...files.map((f) => path.join(fixtures, f)), '--format', 'md', '--top', '50']).toString();
+  return md.split('\n').filter((l) => l.startsWith('| ') && !/^\|[-:| ]+\|$/.test(l))
+    .map((l) => l.slice(2, -2).split(' | '));
+}
+
+test('memory: an allocator snapshot dropped alone opens — its OOM explained and what held the peak as the CLI prints them, its curves timeline lanes', async () => {
+  const rel = 'memory-snapshots/snap_oom_fragmented_cuda.pickle';
+  const want = memory([rel]).snapshot;
   const page = await open();
   await waitForDemo(page);
-  const tabs = await page.locator('.tabs [role=tab]').count();
-  await page.setInputFiles('#file-input', path.join(fixtures, 'memory-snapshots/snap_oom_fragmented_cuda.pickle'));
-  await page.waitForFunction(() => document.querySelector('#import-error')?.textContent, null, { timeout: 60000 });
-  assert.match(await page.locator('#import-error').textContent(), /allocator snapshot.*tracelane memory FILE/);
-  assert.equal(await page.locator('.tabs [role=tab]').count(), tabs);
-  // The CLI reads it.
-  const want = memory(['memory-snapshots/snap_oom_fragmented_cuda.pickle']).snapshot;
+  await openFile(page, rel, 'memory');
+  await waitForSnapshot(page);
+  // The page's tables are the CLI's, row for row, cell for cell.
+  const heads = await page.evaluate(() => [...document.querySelectorAll('#memory [id^="memory-snapshot-"] thead tr')]
+    .map((tr) => [...tr.querySelectorAll('th')].map((th) => th.textContent.trim())));
+  const rows = await snapshotRows(page);
+  assert.ok(rows.length > 3, JSON.stringify(rows));
+  const headText = new Set(heads.map((h) => JSON.stringify(h)));
+  assert.deepEqual(rows, cliRows([rel]).filter((r) => !headText.has(JSON.stringify(r))));
+  const shown = await page.locator('#memory').textContent();
   assert.deepEqual(want.devices.flatMap((d) => d.ooms.map((o) => o.cause)), ['fragmentation']);
+  assert.match(shown, /fragmentation/i);
+  assert.ok(shown.includes(want.devices[0].ooms[0].explanation.slice(0, 60)), shown);
+  // Decoded in the decoder worker: the import's phases say how long.
+  assert.ok(Number(await page.locator('#trace-facts').getAttribute('data-decode-ms')) > 0);
+  await showPeakOnTimeline(page, 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('memory: a snapshot dropped with its trace shares the trace\'s clock; a damaged pickle is refused and the trace open stays', async () => {
+  const trace = 'memory-snapshots/snap_train_cuda.pt.trace.json.gz';
+  const snap = 'memory-snapshots/snap_train_cuda.pickle';
+  const want = memory([trace, snap]);
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#file-input', [path.join(fixtures, trace), path.join(fixtures, snap)]);
+  await waitForTab(page, 'snap_train_cuda.pt.trace.json.gz + allocator snapshot');
+  await page.click('#show-memory');
+  await waitForSnapshot(page);
+  // The trace's own [memory] devices and the snapshot's tables, the
+  // snapshot's times from the trace's start as the CLI gives them.
+  const shown = await shownDevices(page, 'peak');
+  assert.deepEqual(shown.map((d) => [d.device, d.peak]), want.devices.map((d) => [d.device, d.peak_allocated_bytes]));
+  const all = cliRows([trace, snap]).map((r) => JSON.stringify(r));
+  const rows = await snapshotRows(page);
+  assert.ok(rows.length > 3, JSON.stringify(rows));
+  for (const row of rows) assert.ok(all.includes(JSON.stringify(row)), `${row.join(' | ')} is not a row of tracelane memory`);
+  await page.screenshot({ path: path.join(artifacts, 'memory-snapshot.png'), fullPage: true });
+  await page.locator('#memory').screenshot({ path: path.join(artifacts, 'memory-view.png') });
+  // A pickle cut short of its first entry: a clear refusal, nothing lost.
+  const tabs = await page.locator('.tabs [role=tab]').count();
+  const damaged = path.join(artifacts, 'damaged.pickle');
+  const fs = await import('node:fs');
+  fs.writeFileSync(damaged, fs.readFileSync(path.join(fixtures, snap)).subarray(0, 40));
+  await page.setInputFiles('#file-input', damaged);
+  await page.waitForFunction(() => document.querySelector('#import-error')?.textContent, null, { timeout: 60000 });
+  assert.match(await page.locator('#import-error').textContent(), /cannot be read as a PyTorch allocator snapshot/);
+  assert.equal(await page.locator('.tabs [role=tab]').count(), tabs);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -52,6 +52,10 @@ pub(crate) const USAGE: &str = "usage:
                      (_dump_snapshot pickle, alone or after the trace): the allocator replayed —
                      peaks, free blocks, what holds the peak by the program's line, each
                      out-of-memory explained (fragmentation or capacity)
+  tracelane memory BASELINE_SNAPSHOT OTHER_SNAPSHOT [--top N] [--format table|md|json]
+                     two allocator snapshots compared: per device the peaks, free memory and
+                     largest free block at the peak, OOMs, and what changed at the peak by
+                     the program's line, the largest change first
   tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
                      columnar tables (slices, device_events, op_table, steps, collectives,
                      breakdown) as OUT_DIR/<table>/rank=<N>/part-0.parquet (zstd) for DuckDB,

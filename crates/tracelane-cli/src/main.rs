@@ -12,6 +12,7 @@
 //! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
 //! tracelane regions FILE [--format table|md|json]
 //! tracelane memory FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--at peak|TIME_US] [--top N] [--format table|md|json]
+//! tracelane memory BASELINE_SNAPSHOT OTHER_SNAPSHOT [--top N] [--format table|md|json]
 //! tracelane export TRACE_OR_DIR... --parquet OUT_DIR [--job NAME]
 //! tracelane synth OUT --mb N [--seed S] [--ranks N]
 //! tracelane bench FILE...

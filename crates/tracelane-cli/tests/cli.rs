@@ -608,3 +608,29 @@ fn memory_reads_an_allocator_snapshot_and_explains_its_oom() {
         "{out}"
     );
 }
+
+/// `tracelane memory BASELINE OTHER` with two allocator snapshots compares
+/// them: JSON with each side's figures and the lines that changed; the
+/// table names both; `--at` is refused (two are compared at their peaks).
+#[test]
+fn memory_compares_two_allocator_snapshots() {
+    let a = fixture("memory-snapshots/snap_train_cuda.pickle");
+    let b = fixture("memory-snapshots/snap_expandable_cuda.pickle");
+    let (code, out, err) = tracelane(&["memory", &a, &b, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["baseline"], "snap_train_cuda.pickle");
+    assert_eq!(v["other"], "snap_expandable_cuda.pickle");
+    let d = &v["devices"][0];
+    assert_eq!(d["baseline"]["peak_allocated_bytes"], 100389888);
+    assert!(d["holders"][0]["change_bytes"].as_i64().unwrap() > 0);
+    let (code, out, _) = tracelane(&["memory", &a, &b]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("snap_train_cuda.pickle (baseline) against snap_expandable_cuda.pickle"),
+        "{out}"
+    );
+    let (code, _, err) = tracelane(&["memory", &a, &b, "--at", "5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--at"), "{err}");
+}

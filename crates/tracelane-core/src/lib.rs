@@ -44,6 +44,7 @@ pub mod stack;
 pub mod synth;
 pub mod timeline;
 pub mod warnings;
+mod wire;
 
 pub use error::{Diagnostics, ImportError};
 pub use import::{import_bytes, ImportOptions, Importer};

@@ -210,13 +210,10 @@ pub struct Trace {
     /// PyTorch's raw memory timelines read beside the trace (one per
     /// device it was exported for).
     pub memory_timelines: Vec<crate::memory_timeline::MemoryTimeline>,
-    /// A PyTorch allocator snapshot of the same run (natively: the
-    /// browser's import leaves snapshots to the CLI for now); its curves
+    /// A PyTorch allocator snapshot of the same run (or alone); its curves
     /// are counter lanes of the trace.
-    #[cfg(not(target_arch = "wasm32"))]
     pub memory_snapshot: Option<Box<crate::memory_snapshot::MemorySnapshot>>,
-    /// Natively, the snapshot's report at its peak (times epoch µs).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// The snapshot's report at its peak (times epoch µs).
     pub memory_snapshot_report: Option<Box<crate::memory_snapshot::report::SnapshotReport>>,
 }
 

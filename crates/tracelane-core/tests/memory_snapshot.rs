@@ -227,17 +227,56 @@ fn a_pickle_that_is_not_a_snapshot_says_why() {
     assert!(e.to_string().contains("never runs"), "{e}");
 }
 
-/// The browser's import (its decoder worker's `unpack`) names a snapshot
-/// and says what reads it; a run of a trace and a snapshot opens the trace
-/// and lists the snapshot as not read. Natively, the same run joins them.
+/// The browser's decoder worker opens a snapshot (`unpack`) and hands it
+/// to the import worker as bytes (`encoding`): what arrives is the
+/// snapshot it decoded — the same columns, the same report to the byte.
+/// A trace and its snapshot dropped together are a run: the decoder takes
+/// the snapshot out, the import worker joins it to the run's trace, as
+/// the CLI's `import_set` does.
 #[test]
-fn the_browsers_import_names_a_snapshot_and_the_cli_joins_it() {
-    use tracelane_core::import::{unpack, Unpacked};
-    let raw = fixture("snap_oom_fragmented_cuda.pickle");
-    let Err(e) = unpack(&raw, u64::MAX) else {
-        panic!("a snapshot is refused in the browser's import")
-    };
-    assert!(e.to_string().contains("tracelane memory FILE"), "{e}");
+fn the_decoder_workers_snapshot_arrives_whole_and_joins_its_trace() {
+    use tracelane_core::import::snapshot::{attach, trace_of};
+    use tracelane_core::import::{run, unpack, Unpacked};
+    use tracelane_core::memory_snapshot::encoding;
+    for name in [
+        "snap_oom_fragmented_cuda.pickle",
+        "snap_oom_capacity_cuda.pickle",
+        "snap_expandable_cuda.pickle",
+        "snap_train_cuda.protocol5.pickle",
+    ] {
+        let raw = fixture(name);
+        let Ok(Unpacked::Snapshot(decoded)) = unpack(&raw, u64::MAX) else {
+            panic!("{name}: the decoder worker decodes a snapshot")
+        };
+        let arrived = encoding::decode(&encoding::encode(&decoded)).expect(name);
+        assert_eq!(arrived.entries.action, decoded.entries.action, "{name}");
+        assert_eq!(arrived.entries.addr, decoded.entries.addr, "{name}");
+        assert_eq!(arrived.entries.size, decoded.entries.size, "{name}");
+        assert_eq!(arrived.entries.time_us, decoded.entries.time_us, "{name}");
+        assert_eq!(arrived.entries.stream, decoded.entries.stream, "{name}");
+        assert_eq!(arrived.entries.stack, decoded.entries.stack, "{name}");
+        assert_eq!(arrived.stack_starts, decoded.stack_starts, "{name}");
+        assert_eq!(arrived.stack_frames, decoded.stack_frames, "{name}");
+        assert_eq!(arrived.devices, decoded.devices, "{name}");
+        assert_eq!(arrived.segments, decoded.segments, "{name}");
+        assert_eq!(arrived.blocks, decoded.blocks, "{name}");
+        assert_eq!(arrived.settings, decoded.settings, "{name}");
+        assert_eq!(arrived.annotations, decoded.annotations, "{name}");
+        assert_eq!(arrived.diagnostics, decoded.diagnostics, "{name}");
+        let frames = |s: &MemorySnapshot| -> Vec<String> {
+            (0..s.frames.len() as u32)
+                .map(|f| s.frame_text(f))
+                .collect()
+        };
+        assert_eq!(frames(&arrived), frames(&decoded), "{name}");
+        let here = trace_of(*decoded);
+        let there = trace_of(arrived);
+        assert_eq!(
+            here.memory_snapshot_report, there.memory_snapshot_report,
+            "{name}"
+        );
+        assert!(there.memory_snapshot_report.is_some());
+    }
     let mut tar = Vec::new();
     for (name, bytes) in [
         (
@@ -258,21 +297,144 @@ fn the_browsers_import_names_a_snapshot_and_the_cli_joins_it() {
     let Unpacked::Run(files) = unpack(&tar, u64::MAX).unwrap() else {
         panic!("a trace and its snapshot are a run")
     };
-    let t = tracelane_core::import::run::import_run(
-        files.clone(),
-        Default::default(),
-        ImportOptions::default(),
-    )
-    .unwrap();
-    assert!(t.memory_snapshot.is_none() && t.slices.len() > 100);
-    assert!(
-        t.diagnostics
-            .readings
-            .iter()
-            .any(|r| r.contains("snap_train_cuda.pickle")),
-        "{:?}",
-        t.diagnostics.readings
-    );
+    // The decoder worker's part, then the import worker's.
+    let (rest, snap) = run::take_snapshot(files.clone()).unwrap();
+    let snap = encoding::decode(&encoding::encode(&snap.expect("the run's snapshot"))).unwrap();
+    let mut t = run::import_run(rest, Default::default(), ImportOptions::default()).unwrap();
+    attach(&mut t, snap);
     let joined = import_set(files, ImportOptions::default()).unwrap();
-    assert!(joined.memory_snapshot.is_some() && joined.slices.len() == t.slices.len());
+    assert_eq!(t.slices.len(), joined.slices.len());
+    assert_eq!(t.memory_snapshot_report, joined.memory_snapshot_report);
+    assert!(t.memory_snapshot_report.is_some() && t.slices.len() > 100);
+    let at_peak = |t: &tracelane_core::Trace| {
+        memory(t, &Scope::Whole, At::Peak)
+            .unwrap()
+            .snapshot
+            .expect("the snapshot's report")
+    };
+    assert_eq!(at_peak(&t), at_peak(&joined));
+}
+
+/// A truncated snapshot whose entries' `time_us` run to the ends of an
+/// i64 (found by the fuzzer): it opens with what was read, its curves and
+/// report on the trace's clock, nothing overflows.
+#[test]
+fn a_snapshot_with_times_at_the_ends_of_i64_opens_without_overflow() {
+    let p = format!(
+        "{}/../../tests/fixtures/edge/snapshot_time_overflow.pickle",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let raw = std::fs::read(&p).unwrap();
+    if let Ok(t) = import_bytes(&raw, ImportOptions::default()) {
+        let _ = memory(&t, &Scope::Whole, At::Peak);
+        let _ = memory(&t, &Scope::Whole, At::Time(i64::MIN));
+        let _ = memory(&t, &Scope::Whole, At::Time(i64::MAX));
+    }
+}
+
+/// Columns as the decoder worker hands them over, with segment addresses
+/// and sizes at the ends of a u64 (found by the fuzzer; a pickle can name
+/// such integers too): the allocator replays them without overflowing.
+#[test]
+fn a_snapshot_with_addresses_at_the_ends_of_u64_replays_without_overflow() {
+    for name in [
+        "snapshot_encoded_overflow.tlsnap",
+        "snapshot_encoded_overflow_holders.tlsnap",
+    ] {
+        let p = format!(
+            "{}/../../tests/fixtures/edge/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let snap = tracelane_core::memory_snapshot::encoding::decode(&std::fs::read(&p).unwrap())
+            .expect("the fuzzer's input decodes");
+        let c = tracelane_core::memory_snapshot::compare::compare(("a", &snap), ("b", &snap));
+        assert!(c
+            .devices
+            .iter()
+            .all(|d| d.holders.iter().all(|h| h.change_bytes == 0)));
+        let t = tracelane_core::import::snapshot::trace_of(snap);
+        let _ = memory(&t, &Scope::Whole, At::Peak);
+        let _ = tracelane_core::analysis::insights::insights(&t, &Scope::Whole, &|_| String::new());
+    }
+}
+
+/// Two snapshots compared (`memory_snapshot::compare`): each side's
+/// figures are what that snapshot alone reports (the training run's peak
+/// PyTorch's own `max_memory_allocated()`), the changes are other minus
+/// baseline, every holder of each peak is on its side (their bytes add up
+/// to the peak), the largest change first; one run against a later dump of
+/// itself changes nothing.
+#[test]
+fn two_snapshots_compared_change_by_the_programs_line() {
+    use tracelane_core::memory_snapshot::compare::compare;
+    let train = snap("snap_train_cuda.pickle");
+    let expandable = snap("snap_expandable_cuda.pickle");
+    let c = compare(("train", &train), ("expandable", &expandable));
+    assert_eq!(
+        (c.baseline.as_str(), c.other.as_str()),
+        ("train", "expandable")
+    );
+    let d = &c.devices[0];
+    let (a, b) = (d.baseline.as_ref().unwrap(), d.other.as_ref().unwrap());
+    assert_eq!(
+        a.peak_allocated_bytes,
+        oracle("snap_train_cuda", "max_memory_allocated")
+    );
+    assert_eq!(
+        a.peak_reserved_bytes,
+        oracle("snap_train_cuda", "max_memory_reserved")
+    );
+    let alone = device("snap_expandable_cuda.pickle");
+    assert_eq!(b.peak_allocated_bytes, alone.peak_allocated_bytes);
+    assert_eq!(
+        b.largest_free_block_at_peak,
+        alone.at_peak.largest_free_block
+    );
+    let sum = |f: fn(&tracelane_core::memory_snapshot::compare::HolderChange) -> u64| {
+        d.holders.iter().map(f).sum::<u64>()
+    };
+    assert_eq!(sum(|h| h.baseline_bytes), a.peak_allocated_bytes);
+    assert_eq!(sum(|h| h.other_bytes), b.peak_allocated_bytes);
+    for h in &d.holders {
+        assert_eq!(
+            h.change_bytes,
+            h.other_bytes as i64 - h.baseline_bytes as i64
+        );
+    }
+    assert!(d
+        .holders
+        .windows(2)
+        .all(|w| w[0].change_bytes.abs() >= w[1].change_bytes.abs()));
+    // Lines without a Python frame are one group on both sides.
+    assert_eq!(
+        d.holders
+            .iter()
+            .filter(|h| h.frame.starts_with("(no Python stack"))
+            .count(),
+        1
+    );
+    let later = snap("snap_train_cuda.protocol4.pickle");
+    let same = compare(("train", &train), ("later dump", &later));
+    let d = &same.devices[0];
+    assert_eq!(
+        d.baseline.as_ref().unwrap().peak_allocated_bytes,
+        d.other.as_ref().unwrap().peak_allocated_bytes
+    );
+    assert!(
+        d.holders.iter().all(|h| h.change_bytes == 0),
+        "{:?}",
+        d.holders
+    );
+    let ooms = compare(
+        ("fragmented", &snap("snap_oom_fragmented_cuda.pickle")),
+        ("capacity", &snap("snap_oom_capacity_cuda.pickle")),
+    );
+    let d = &ooms.devices[0];
+    assert_eq!(
+        (
+            d.baseline.as_ref().unwrap().ooms,
+            d.other.as_ref().unwrap().ooms
+        ),
+        (1, 1)
+    );
 }

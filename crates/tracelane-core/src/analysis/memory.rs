@@ -17,7 +17,6 @@ use super::memory_categories::{join, Joined, MemoryCategories};
 use super::memory_events::{memory_records, MemoryRecord};
 use super::scope::{Scope, ScopeError};
 use crate::category::Category;
-#[cfg(not(target_arch = "wasm32"))]
 use crate::memory_snapshot::report::SnapshotReport;
 use crate::memory_timeline::CATEGORIES;
 use crate::model::{Trace, NO_SLICE};
@@ -102,16 +101,13 @@ pub struct MemoryReport {
     /// Neuron HBM usage from a system profile's `device_mem_usage`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hbm: Vec<super::memory_hbm::HbmMemory>,
-    /// The allocator snapshot opened with the trace (or alone); natively
-    /// (the browser's view of it is laid out by its decoder worker).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// The allocator snapshot opened with the trace (or alone).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<SnapshotReport>,
 }
 
 /// The allocator snapshot's report with the state at a moment (ns on the
 /// trace's clock) — where the decoded snapshot is at hand.
-#[cfg(not(target_arch = "wasm32"))]
 pub fn snapshot_at(t: &Trace, at_ns: i64) -> Option<SnapshotReport> {
     /// Lines of the program listed as holding memory at a moment.
     const SNAPSHOT_TOP: usize = 50;
@@ -131,7 +127,6 @@ pub fn has_memory(t: &Trace) -> bool {
     if t.neuron_system.as_ref().is_some_and(|n| !n.hbm.is_empty()) {
         return true;
     }
-    #[cfg(not(target_arch = "wasm32"))]
     if t.memory_snapshot_report.is_some() {
         return true;
     }
@@ -288,7 +283,6 @@ pub fn memory(t: &Trace, scope: &Scope, at: At) -> Result<MemoryReport, ScopeErr
         .collect();
     // The snapshot's report at its peak, made at import (natively; the
     // browser shows its view); a moment is `snapshot_at`'s.
-    #[cfg(not(target_arch = "wasm32"))]
     let snapshot = t.memory_snapshot_report.as_deref().map(|r| SnapshotReport {
         origin_us: (origin + t.clock_offset_ns).div_euclid(1000),
         ..r.clone()
@@ -304,7 +298,6 @@ pub fn memory(t: &Trace, scope: &Scope, at: At) -> Result<MemoryReport, ScopeErr
                 At::Time(ns) => Some(ns),
             },
         ),
-        #[cfg(not(target_arch = "wasm32"))]
         snapshot,
     })
 }

@@ -98,10 +98,7 @@ pub fn memory_sections(r: &MemoryReport, top: usize) -> Vec<Section> {
             d.frees_of_earlier_blocks.to_string(),
         ]);
     }
-    #[cfg(not(target_arch = "wasm32"))]
     let snapshot = r.snapshot.as_ref();
-    #[cfg(target_arch = "wasm32")]
-    let snapshot: Option<&crate::memory_snapshot::report::SnapshotReport> = None;
     if !(r.devices.is_empty() && (snapshot.is_some() || !r.hbm.is_empty())) {
         out.push(summary);
     }

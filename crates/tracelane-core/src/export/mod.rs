@@ -9,6 +9,7 @@ pub mod devices;
 pub mod insights;
 pub mod memory;
 pub mod memory_snapshot;
+pub mod memory_snapshot_compare;
 pub mod ops;
 pub mod ranks;
 pub mod regions;

@@ -187,9 +187,6 @@ fn is_chrome_trace(head: &[u8]) -> bool {
 /// A framework mapping opened alone: what it is, what to open it with.
 pub(crate) const MAPPING_ALONE: &str = "this is a TorchNeuron framework mapping (framework_mapping_*.json): it joins PyTorch's trace.json to the Neuron runtime's profile — open it together with them (drop the run's folder, the files at once, or a .zip / .tar of them)";
 
-/// An allocator snapshot where only the CLI reads it (the browser's import).
-pub(crate) const SNAPSHOT_IN_BROWSER: &str = "this is PyTorch's allocator snapshot (torch.cuda.memory._dump_snapshot): the page does not read snapshots yet — tracelane memory FILE (or tracelane memory TRACE FILE with the profiler trace of the same run) gives its peaks, what holds them and each out-of-memory explained";
-
 /// A raw memory timeline opened alone.
 pub(crate) const MEMORY_TIMELINE_ALONE: &str = "this is PyTorch's raw memory timeline (export_memory_timeline to a .raw.json.gz): it gives each allocation in the profiler trace of the same run its category — open it together with that trace (the files at once, or a .zip / .tar of them; tracelane memory TRACE TIMELINE)";
 

@@ -671,28 +671,23 @@ impl Importer {
     }
 }
 
-/// A snapshot pickle held whole ([`Finished::Archive`]) into its trace:
-/// natively decoded; in the browser named, with what reads it.
+/// A snapshot pickle held whole ([`Finished::Archive`]) into its trace.
+/// The browser's import worker has no pickle decoder (it would cost its
+/// download, and runs at opt-level "s" at 72 MB/s): there the decoder
+/// worker decodes snapshots ([`super::unpack`]) and never hands one on as
+/// a file.
 pub(crate) fn snapshot_trace(bytes: &[u8]) -> Result<Trace, ImportError> {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        let snap = crate::memory_snapshot::read(bytes).map_err(snapshot_error)?;
+        let snap = crate::memory_snapshot::read(bytes).map_err(super::snapshot::error)?;
         Ok(super::snapshot::trace_of(snap))
     }
     #[cfg(target_arch = "wasm32")]
     {
         let _ = bytes;
         Err(ImportError::NotATrace {
-            reason: format::SNAPSHOT_IN_BROWSER.into(),
+            reason: "an allocator snapshot inside an archive's one file: the decoder worker reads snapshots, this worker does not".into(),
         })
-    }
-}
-
-/// A snapshot pickle that could not be read, for the user.
-#[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn snapshot_error(e: crate::pickle::PickleError) -> ImportError {
-    ImportError::NotATrace {
-        reason: format!("a pickle that cannot be read as a PyTorch allocator snapshot: {e}"),
     }
 }
 

@@ -22,7 +22,6 @@ mod part;
 pub mod perfetto;
 pub mod run;
 pub mod scan;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod snapshot;
 pub mod table;
 
@@ -43,10 +42,8 @@ impl Importer {
         let opts = self.opts;
         match self.finish_or_archive()? {
             Finished::Trace(t) => Ok(*t),
-            Finished::Archive(bytes) if crate::memory_snapshot::looks_like(&bytes) => {
-                importer::snapshot_trace(&bytes)
-            }
             Finished::Archive(bytes) => match unpack(&bytes, opts.max_json_bytes)? {
+                Unpacked::Snapshot(snap) => Ok(snapshot::trace_of(*snap)),
                 Unpacked::Profile(files) => neuron_device::import_profile(files),
                 Unpacked::Run(files) => import_set(files, opts),
                 Unpacked::File(file) => import_unpacked(&file, opts),
@@ -65,6 +62,9 @@ pub enum Unpacked {
     Run(Vec<neuron_device::ProfileFile>),
     /// The one file of the archive, a trace of its own.
     File(Vec<u8>),
+    /// An allocator snapshot (a pickle, held whole like an archive),
+    /// decoded.
+    Snapshot(Box<crate::memory_snapshot::MemorySnapshot>),
 }
 
 /// Opens an archive (or a lone Parquet table) by what it holds: Parquet
@@ -72,9 +72,8 @@ pub enum Unpacked {
 /// own. Entries stop at `max_bytes` together (a zip bomb).
 pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
     if crate::memory_snapshot::looks_like(bytes) {
-        return Err(ImportError::NotATrace {
-            reason: format::SNAPSHOT_IN_BROWSER.into(),
-        });
+        let snap = crate::memory_snapshot::read(bytes).map_err(snapshot::error)?;
+        return Ok(Unpacked::Snapshot(Box::new(snap)));
     }
     if parquet::looks_like(bytes) {
         return Ok(Unpacked::Profile(vec![(
@@ -93,6 +92,9 @@ pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
         [] => Err(ImportError::NotATrace {
             reason: "an archive with no files in it".into(),
         }),
+        [(name, only)] if run::part_of(name, only) == run::Part::MemorySnapshot => Ok(
+            Unpacked::Snapshot(Box::new(run::read_snapshot(only)?)),
+        ),
         [(_, only)] if archive::kind(only).is_none() => Ok(Unpacked::File(
             entries.pop().map(|(_, b)| b).unwrap_or_default(),
         )),
@@ -118,13 +120,10 @@ pub fn import_set(
     opts: ImportOptions,
 ) -> Result<Trace, ImportError> {
     if run::is_run(&files) {
-        #[cfg(not(target_arch = "wasm32"))]
         let (files, snapshot) = run::take_snapshot(files)?;
         let (tables, rest): (Vec<_>, Vec<_>) =
             files.into_iter().partition(|(_, b)| parquet::looks_like(b));
-        #[allow(unused_mut)]
         let mut trace = run::import_run(rest, neuron_device::decode_profile(tables), opts)?;
-        #[cfg(not(target_arch = "wasm32"))]
         if let Some(snap) = snapshot {
             snapshot::attach(&mut trace, snap);
         }

@@ -25,7 +25,6 @@ use super::neuron_device::{self, ProfileFile};
 use super::parquet;
 use super::table::DecodedFile;
 use crate::error::ImportError;
-#[cfg(not(target_arch = "wasm32"))]
 use crate::memory_snapshot::MemorySnapshot;
 use crate::model::Trace;
 use crate::warnings;
@@ -91,9 +90,9 @@ fn inflated(bytes: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, ImportError> {
     Ok(std::borrow::Cow::Owned(out))
 }
 
-/// Takes a set's first allocator snapshot out of it, decoded (natively:
-/// [`super::snapshot::attach`] then adds it to the run's trace).
-#[cfg(not(target_arch = "wasm32"))]
+/// Takes a set's first allocator snapshot out of it, decoded
+/// ([`super::snapshot::attach`] then adds it to the run's trace; in the
+/// browser the decoder worker takes it, the import worker attaches it).
 pub fn take_snapshot(
     files: Vec<ProfileFile>,
 ) -> Result<(Vec<ProfileFile>, Option<MemorySnapshot>), ImportError> {
@@ -101,15 +100,17 @@ pub fn take_snapshot(
     let mut snapshot = None;
     for (name, bytes) in files {
         if snapshot.is_none() && part_of(&name, &bytes) == Part::MemorySnapshot {
-            let raw = inflated(&bytes)?;
-            let snap =
-                crate::memory_snapshot::read(&raw).map_err(super::importer::snapshot_error)?;
-            snapshot = Some(snap);
+            snapshot = Some(read_snapshot(&bytes)?);
         } else {
             rest.push((name, bytes));
         }
     }
     Ok((rest, snapshot))
+}
+
+/// A snapshot pickle, gzipped or not, decoded.
+pub fn read_snapshot(bytes: &[u8]) -> Result<MemorySnapshot, ImportError> {
+    crate::memory_snapshot::read(&inflated(bytes)?).map_err(super::snapshot::error)
 }
 
 /// What a file of a set is, from its bytes (its name only tells a mapping
@@ -267,7 +268,10 @@ pub fn import_run(
         }
         (None, None) if summaries.is_empty() && !snapshots.is_empty() => {
             return Err(ImportError::NotATrace {
-                reason: format::SNAPSHOT_IN_BROWSER.into(),
+                reason: format!(
+                    "allocator snapshots ({}) and no profiler trace to join them to: open one snapshot at a time, or a snapshot with the trace of its run",
+                    snapshots.iter().map(|(n, _)| file_name(n)).collect::<Vec<_>>().join(", ")
+                ),
             })
         }
         (None, None) if summaries.is_empty() && !timelines.is_empty() => {
@@ -320,7 +324,7 @@ pub fn import_run(
     }
     if !snapshots.is_empty() {
         notes.push(format!(
-            "allocator snapshots not read here ({}): the page does not read snapshots yet — tracelane memory TRACE SNAPSHOT joins one to its trace",
+            "further allocator snapshots not joined (one per run; open each with the trace of its own run): {}",
             snapshots.iter().map(|(n, _)| file_name(n)).collect::<Vec<_>>().join(", ")
         ));
     }

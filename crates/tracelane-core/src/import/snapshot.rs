@@ -6,10 +6,20 @@
 //! time plus `clock_offset_ns` epoch ns, so a snapshot and a profiler trace
 //! of the same run share one time axis.
 
+use crate::error::ImportError;
 use crate::ids::ProcessIdx;
 use crate::memory_snapshot::parts::lanes_and_report;
 use crate::memory_snapshot::MemorySnapshot;
 use crate::model::{LaneId, Process, Trace};
+
+/// Why a snapshot pickle could not be read, for the user (also for a
+/// caller that pushes the pickle to a
+/// [`SnapshotReader`](crate::memory_snapshot::SnapshotReader) itself).
+pub fn error(e: crate::pickle::PickleError) -> ImportError {
+    ImportError::NotATrace {
+        reason: format!("a pickle that cannot be read as a PyTorch allocator snapshot: {e}"),
+    }
+}
 
 /// A trace of a decoded snapshot alone, its clock starting at its first
 /// entry.
@@ -32,6 +42,18 @@ pub fn trace_of(snap: MemorySnapshot) -> Trace {
 /// lanes, the snapshot and its report kept.
 pub fn attach(t: &mut Trace, snap: MemorySnapshot) {
     let (lanes, report) = lanes_and_report(&snap);
+    t.diagnostics.readings.push(format!(
+        "PyTorch's allocator snapshot (pickle protocol {}): {} entries on {} device(s), {} segments{}",
+        snap.diagnostics.protocol,
+        snap.entries.len(),
+        snap.devices.len(),
+        snap.segments.len(),
+        snap.diagnostics
+            .truncated
+            .as_ref()
+            .map(|why| format!("; truncated, what was read is kept: {why}"))
+            .unwrap_or_default()
+    ));
     for d in &lanes {
         if d.allocated.is_empty() {
             continue;
@@ -49,7 +71,7 @@ pub fn attach(t: &mut Trace, snap: MemorySnapshot) {
         let on_clock = |points: &[(i64, f64)]| -> Vec<(i64, f64)> {
             points
                 .iter()
-                .map(|&(ns, v)| (ns - t.clock_offset_ns, v))
+                .map(|&(ns, v)| (ns.saturating_sub(t.clock_offset_ns), v))
                 .collect()
         };
         let (allocated, reserved) = (on_clock(&d.allocated), on_clock(&d.reserved));

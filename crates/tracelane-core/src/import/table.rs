@@ -126,72 +126,9 @@ pub struct DecodedFile {
     pub table: Result<Table, String>,
 }
 
+use crate::wire::{Reader, Writer};
+
 const MAGIC: &[u8; 8] = b"TLTABLE1";
-
-struct Writer(Vec<u8>);
-
-impl Writer {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        self.u64(s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    fn opt<T>(&mut self, v: &Option<T>, each: impl FnOnce(&mut Self, &T)) {
-        self.u8(v.is_some() as u8);
-        if let Some(v) = v {
-            each(self, v);
-        }
-    }
-    fn strs(&mut self, v: &[String]) {
-        self.u64(v.len() as u64);
-        v.iter().for_each(|s| self.str(s));
-    }
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if n > self.0.len() {
-            return None;
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    /// A length that the remaining bytes can hold (each item ≥ `min` bytes):
-    /// a damaged length never allocates more than the input.
-    fn len(&mut self, min: usize) -> Option<usize> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        (n.checked_mul(min.max(1))? <= self.0.len()).then_some(n)
-    }
-    fn str(&mut self) -> Option<String> {
-        let n = self.len(1)?;
-        String::from_utf8(self.take(n)?.to_vec()).ok()
-    }
-    fn opt<T>(&mut self, each: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => Some(Some(each(self)?)),
-            _ => None,
-        }
-    }
-    fn strs(&mut self) -> Option<Vec<String>> {
-        let n = self.len(8)?;
-        (0..n).map(|_| self.str()).collect()
-    }
-}
 
 /// Writes decoded files as one byte buffer ([`decode`] reads it back).
 pub fn encode(files: &[DecodedFile]) -> Vec<u8> {

@@ -13,6 +13,8 @@
 //! 31 bytes per entry: action, address, size, time, stream, stack.
 
 mod columns;
+pub mod compare;
+pub mod encoding;
 pub mod parts;
 mod read;
 pub mod replay;

@@ -73,10 +73,10 @@ impl Rounding {
         let log = 63 - size.leading_zeros() as u64;
         let index = log.saturating_sub(20).min(15) as usize;
         let divisions = self.divisions[index];
-        if divisions > 1 && size > MIN_BLOCK * divisions {
+        if divisions > 1 && size > MIN_BLOCK.saturating_mul(divisions) {
             return next_division(size, divisions);
         }
-        MIN_BLOCK * size.div_ceil(MIN_BLOCK)
+        MIN_BLOCK.saturating_mul(size.div_ceil(MIN_BLOCK))
     }
 }
 
@@ -94,7 +94,7 @@ fn next_division(size: u64, divisions: u64) -> u64 {
     if rounded == size {
         size
     } else {
-        rounded + step
+        rounded.saturating_add(step)
     }
 }
 
@@ -172,7 +172,7 @@ impl AllocatorState {
                         small,
                     });
                 }
-                at = at.max(a + b.size);
+                at = at.max(a.saturating_add(b.size));
             }
             if r.end > at {
                 out.push(FreeBlock {
@@ -242,7 +242,9 @@ impl AllocatorState {
     }
 
     fn total_reserved(&self) -> u64 {
-        self.segments.iter().map(|(&s, r)| r.end - s).sum()
+        self.segments
+            .iter()
+            .fold(0u64, |t, (&s, r)| t.saturating_add(r.end.saturating_sub(s)))
     }
 }
 
@@ -264,15 +266,21 @@ impl<'a> Replay<'a> {
         let rounding = Rounding::of(snap);
         let mut st = AllocatorState::default();
         for s in snap.segments.iter().filter(|s| s.device == dev.device) {
-            st.add_range(s.address, s.address + s.total_size, s.expandable);
+            st.add_range(
+                s.address,
+                s.address.saturating_add(s.total_size),
+                s.expandable,
+            );
         }
         let e = &snap.entries;
         for r in rows.clone().rev() {
             let (a, n) = (e.addr[r as usize], e.size[r as usize]);
             match e.action[r as usize] {
-                Action::SegmentAlloc | Action::SegmentMap => st.remove_range(a, a + n),
-                Action::SegmentFree => st.add_range(a, a + n, false),
-                Action::SegmentUnmap => st.add_range(a, a + n, true),
+                Action::SegmentAlloc | Action::SegmentMap => {
+                    st.remove_range(a, a.saturating_add(n))
+                }
+                Action::SegmentFree => st.add_range(a, a.saturating_add(n), false),
+                Action::SegmentUnmap => st.add_range(a, a.saturating_add(n), true),
                 _ => {}
             }
         }
@@ -317,8 +325,14 @@ impl<'a> Replay<'a> {
                 }
             }
         }
-        st.allocated = st.blocks.values().map(|b| b.size).sum();
-        st.requested = st.blocks.values().map(|b| b.requested).sum();
+        st.allocated = st
+            .blocks
+            .values()
+            .fold(0u64, |t, b| t.saturating_add(b.size));
+        st.requested = st
+            .blocks
+            .values()
+            .fold(0u64, |t, b| t.saturating_add(b.requested));
         st.reserved = st.total_reserved();
         Replay {
             snap,
@@ -347,29 +361,30 @@ impl<'a> Replay<'a> {
                     },
                 ) {
                     counts.alloc_conflicts += 1;
-                    st.allocated -= old.size;
-                    st.requested -= old.requested;
+                    st.allocated = st.allocated.saturating_sub(old.size);
+                    st.requested = st.requested.saturating_sub(old.requested);
                 }
-                st.allocated += size;
-                st.requested += n;
+                // Saturating: sizes are the file's, whatever it holds.
+                st.allocated = st.allocated.saturating_add(size);
+                st.requested = st.requested.saturating_add(n);
             }
             Action::FreeCompleted => match st.blocks.remove(&a) {
                 Some(b) => {
-                    st.allocated -= b.size;
-                    st.requested -= b.requested;
+                    st.allocated = st.allocated.saturating_sub(b.size);
+                    st.requested = st.requested.saturating_sub(b.requested);
                 }
                 None => counts.free_unmatched += 1,
             },
             Action::SegmentAlloc => {
-                st.add_range(a, a + n, false);
+                st.add_range(a, a.saturating_add(n), false);
                 st.reserved = st.total_reserved();
             }
             Action::SegmentMap => {
-                st.add_range(a, a + n, true);
+                st.add_range(a, a.saturating_add(n), true);
                 st.reserved = st.total_reserved();
             }
             Action::SegmentFree | Action::SegmentUnmap => {
-                st.remove_range(a, a + n);
+                st.remove_range(a, a.saturating_add(n));
                 st.reserved = st.total_reserved();
             }
             _ => {}
@@ -393,7 +408,7 @@ impl<'a> Replay<'a> {
         };
         let next = st
             .blocks
-            .range(addr + 1..)
+            .range(addr.saturating_add(1)..)
             .next()
             .map_or(seg.end, |(&b, _)| b.min(seg.end));
         let avail = next.saturating_sub(addr);

@@ -225,7 +225,7 @@ fn holders(snap: &MemorySnapshot, st: &AllocatorState, top: usize) -> Vec<Holder
     for b in st.blocks.values() {
         let key = snap.user_frame(b.stack);
         let g = by.entry(key).or_insert((0, 0, 0, b.stack));
-        g.0 += b.size;
+        g.0 = g.0.saturating_add(b.size);
         g.1 += 1;
         if b.size > g.2 {
             g.2 = b.size;

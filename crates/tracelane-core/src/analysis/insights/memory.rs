@@ -80,14 +80,8 @@ pub(super) fn rules(cx: &Cx, report: Option<&MemoryReport>) -> Vec<RuleResult> {
     ]
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 fn has_snapshot(r: &MemoryReport) -> bool {
     r.snapshot.is_some()
-}
-
-#[cfg(target_arch = "wasm32")]
-fn has_snapshot(_: &MemoryReport) -> bool {
-    false
 }
 
 /// A memory finding: ranked by `bytes`, its severity their share of `of`.
@@ -154,7 +148,7 @@ fn sum_by<'a>(
     for g in groups {
         let Some(k) = key(g) else { continue };
         match out.iter_mut().find(|x| x.0 == k) {
-            Some(x) => x.1 += g.bytes,
+            Some(x) => x.1 = x.1.saturating_add(g.bytes),
             None => out.push((k, g.bytes)),
         }
     }
@@ -299,7 +293,6 @@ fn peak_holder(cx: &Cx, d: &DeviceMemory, (kind, (name, bytes)): (&str, (&str, i
     )
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 fn snapshot_holders(cx: &Cx, r: &MemoryReport, out: &mut Vec<Finding>, seen: &mut Vec<String>) {
     let Some(snap) = &r.snapshot else { return };
     for d in &snap.devices {
@@ -356,11 +349,7 @@ fn snapshot_holders(cx: &Cx, r: &MemoryReport, out: &mut Vec<Finding>, seen: &mu
     }
 }
 
-#[cfg(target_arch = "wasm32")]
-fn snapshot_holders(_: &Cx, _: &MemoryReport, _: &mut Vec<Finding>, _: &mut Vec<String>) {}
-
 /// A snapshot's epoch µs on the trace's clock (ns).
-#[cfg(not(target_arch = "wasm32"))]
 fn epoch_us_to_ns(t: &Trace, us: i64) -> i64 {
     us.saturating_mul(1000) - t.clock_offset_ns
 }
@@ -477,7 +466,6 @@ fn reserved_finding(
     )
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 fn snapshot_reserved(cx: &Cx, r: &MemoryReport, out: &mut Vec<Finding>, seen: &mut Vec<String>) {
     let Some(snap) = &r.snapshot else { return };
     for d in &snap.devices {
@@ -519,9 +507,6 @@ fn snapshot_reserved(cx: &Cx, r: &MemoryReport, out: &mut Vec<Finding>, seen: &m
         ));
     }
 }
-
-#[cfg(target_arch = "wasm32")]
-fn snapshot_reserved(_: &Cx, _: &MemoryReport, _: &mut Vec<Finding>, _: &mut Vec<String>) {}
 
 /// Releases of reserved memory per device: falls of `Total Reserved`
 /// between consecutive records (the caching allocator releases segments
@@ -673,7 +658,6 @@ fn churn_finding(
     f
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 fn snapshot_churn(
     cx: &Cx,
     r: &MemoryReport,
@@ -711,7 +695,7 @@ fn snapshot_churn(
         let mut run = 0i64;
         for i in rows.clone() {
             if release(i) {
-                run += e.size[i] as i64;
+                run = run.saturating_add(e.size[i].min(i64::MAX as u64) as i64);
                 bytes = bytes.max(run);
             } else {
                 run = 0;
@@ -748,18 +732,7 @@ fn snapshot_churn(
     }
 }
 
-#[cfg(target_arch = "wasm32")]
-fn snapshot_churn(
-    _: &Cx,
-    _: &MemoryReport,
-    _: &mut Vec<Finding>,
-    _: &mut Vec<String>,
-    _: (&[Interval], &[u32], i64),
-) {
-}
-
 /// The free bytes inside an allocator state's reserved segments, in words.
-#[cfg(not(target_arch = "wasm32"))]
 fn free_in_segments(s: &crate::memory_snapshot::report::StateSummary) -> String {
     format!(
         "{} in {} block(s), the largest {}",
@@ -770,7 +743,6 @@ fn free_in_segments(s: &crate::memory_snapshot::report::StateSummary) -> String 
 }
 
 /// Every out-of-memory in an allocator snapshot, with its cause.
-#[cfg(not(target_arch = "wasm32"))]
 fn ooms(cx: &Cx, r: &MemoryReport) -> (Vec<Finding>, String) {
     let Some(snap) = &r.snapshot else {
         return (
@@ -849,14 +821,6 @@ fn ooms(cx: &Cx, r: &MemoryReport) -> (Vec<Finding>, String) {
     }
     let why = "the snapshot records no out-of-memory".to_string();
     (out, why)
-}
-
-#[cfg(target_arch = "wasm32")]
-fn ooms(_: &Cx, _: &MemoryReport) -> (Vec<Finding>, String) {
-    (
-        Vec::new(),
-        "allocator snapshots are read by the CLI (tracelane memory / insights)".into(),
-    )
 }
 
 /// Activations (PyTorch's category, from a raw memory timeline) holding
