@@ -99,7 +99,9 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                 s.devices.iter().map(|d| {
                     (
                         format!("{} (allocator snapshot)", d.device),
-                        d.peak_allocated_at_us.saturating_mul(1000) - trace.clock_offset_ns,
+                        d.peak_allocated_at_us
+                            .saturating_mul(1000)
+                            .saturating_sub(trace.clock_offset_ns),
                     )
                 })
             });

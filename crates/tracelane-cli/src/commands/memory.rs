@@ -6,7 +6,7 @@
 //! Two snapshots (a baseline, then another run) are compared: peaks, free
 //! memory at the peak, and what changed by the program's line.
 
-use std::io::Write;
+use std::io::{Read, Write};
 
 use tracelane_core::analysis::memory::{memory, snapshot_at, At};
 use tracelane_core::analysis::Scope;
@@ -75,12 +75,20 @@ fn two_snapshots(flags: &Flags) -> Result<Option<SnapshotComparison>, String> {
     let [a, b] = flags.positional.as_slice() else {
         return Ok(None);
     };
-    let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
-    let (ra, rb) = (read(a)?, read(b)?);
-    let is_snapshot = |p: &str, bytes: &[u8]| run::part_of(p, bytes) == run::Part::MemorySnapshot;
-    if !(is_snapshot(a, &ra) && is_snapshot(b, &rb)) {
+    // Told by each file's first bytes: a trace given with its snapshot is
+    // read once, by the import.
+    let is_snapshot = |p: &String| -> Result<bool, String> {
+        let mut head = Vec::new();
+        std::fs::File::open(p)
+            .and_then(|f| f.take(1 << 20).read_to_end(&mut head))
+            .map_err(|e| format!("{p}: {e}"))?;
+        Ok(run::part_of(p, &head) == run::Part::MemorySnapshot)
+    };
+    if !(is_snapshot(a)? && is_snapshot(b)?) {
         return Ok(None);
     }
+    let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
+    let (ra, rb) = (read(a)?, read(b)?);
     if flags.at.is_some() {
         return Err("--at describes one snapshot; two are compared at their peaks".into());
     }
