@@ -20,36 +20,15 @@
 //   MEMORYVIZ=... node bench/snapshot_browser.mjs FILE.pickle...
 //   ROUNDS=3 ...                                                           # rounds per file (default 3)
 import { chromium } from 'playwright-core';
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, statSync, mkdirSync, readFileSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { statSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { root, snapshotFiles, memoryVizFunctions } from './snapshot_files.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(root, 'bench/out');
-mkdirSync(out, { recursive: true });
 const rounds = Number(process.env.ROUNDS ?? 3);
-
-const files = process.argv.slice(2);
-if (files.length === 0) {
-  for (const mb of (process.env.SIZES || '100').split(/\s+/).filter(Boolean)) {
-    const f = path.join(out, `snapshot_${mb}mb.p4.pickle`);
-    if (!existsSync(f)) execFileSync('python3', [path.join(root, 'tools/gen_snapshot.py'), f, '--mb', mb, '--protocol', '4'], { stdio: 'inherit' });
-    files.push(f);
-  }
-}
-
-/** `function NAME(...) {...}` of MemoryViz.js: from its line to the first `}` at the start of a line. */
-function extract(text, name) {
-  const start = text.indexOf(`\nfunction ${name}(`);
-  if (start < 0) throw new Error(`MemoryViz.js has no function ${name}`);
-  const end = text.indexOf('\n}\n', start);
-  return text.slice(start, end + 3);
-}
-const memoryViz = process.env.MEMORYVIZ
-  ? ['version_space', 'annotate_snapshot', 'unpickle'].map((n) => extract(readFileSync(process.env.MEMORYVIZ, 'utf8'), n)).join('\n')
-  : null;
+const files = snapshotFiles('100');
+const memoryViz = memoryVizFunctions(['version_space', 'annotate_snapshot', 'unpickle']);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

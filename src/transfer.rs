@@ -93,6 +93,9 @@ pub enum Transfer {
         overlay: OffscreenCanvas,
         renderer: String,
     },
+    /// Page → primary: the Memory view's canvas for the allocation bands
+    /// of trace `id` (`protocol::Ask::MemoryBands` paints it).
+    AttachBands { id: u32, canvas: OffscreenCanvas },
 }
 
 impl Transfer {
@@ -241,6 +244,14 @@ impl Transfer {
                     ("renderer", renderer.as_str().into()),
                 ])
             }
+            Transfer::AttachBands { id, canvas } => {
+                transfer.push(canvas);
+                object(&[
+                    ("transfer", "attach_bands".into()),
+                    ("id", (*id).into()),
+                    ("canvas", canvas.into()),
+                ])
+            }
         };
         (msg.into(), transfer)
     }
@@ -341,6 +352,10 @@ impl Transfer {
                 renderer: field(data, "renderer")
                     .and_then(|r| r.as_string())
                     .unwrap_or_default(),
+            },
+            "attach_bands" => Transfer::AttachBands {
+                id: id()?,
+                canvas: field(data, "canvas")?.dyn_into().ok()?,
             },
             _ => return None,
         })

@@ -5,7 +5,9 @@
 //! snapshot read goes through the encoding the browser's decoder worker
 //! hands to the import worker and must come back the same; any bytes given
 //! to that encoding's reader are refused or make a snapshot whose report
-//! holds (`seeds/snapshot/*.tlsnap` are encoded snapshots).
+//! holds (`seeds/snapshot/*.tlsnap` are encoded snapshots); every device's
+//! allocation bands build — whole, in a range, under a tight budget — and
+//! raster a view, the drawn bands tiling the stack.
 //! Run: `cd fuzz && mkdir -p corpus/snapshot && cargo +nightly fuzz run snapshot corpus/snapshot seeds/snapshot -- -max_total_time=600`
 //! (`corpus/` is not committed).
 #![no_main]
@@ -16,8 +18,61 @@ use tracelane_core::memory_snapshot::{
 };
 use tracelane_core::{import_bytes, ImportOptions};
 
+/// Bands of every device: built whole, in half the range and with two
+/// bands at most; each rastered; at any moment the drawn bands are stacked
+/// without gap or overlap.
+fn bands(s: &tracelane_core::memory_snapshot::MemorySnapshot) {
+    use tracelane_core::memory_snapshot::bands::{BandOptions, BandView, Bands};
+    for d in 0..s.devices.len() {
+        let whole = Bands::build(s, d, BandOptions::default());
+        let half = (whole.from, whole.from + whole.to.saturating_sub(whole.from) / 2);
+        for opts in [
+            BandOptions::default(),
+            BandOptions {
+                range: Some(half),
+                ..BandOptions::default()
+            },
+            BandOptions {
+                max_bands: 2,
+                max_pieces: 3,
+                ..BandOptions::default()
+            },
+        ] {
+            let b = Bands::build(s, d, opts);
+            let cells = b.raster(&BandView {
+                from: b.from,
+                to: b.to,
+                width: 7,
+                height: 5,
+                top: b.peak,
+            });
+            assert_eq!(cells.len(), 35);
+            // Sizes at the ends of a u64 saturate the stack: not checked.
+            let fits = b
+                .bands
+                .iter()
+                .try_fold(0u64, |t, x| t.checked_add(x.size))
+                .is_some();
+            if !fits {
+                continue;
+            }
+            let mid = b.from + b.to.saturating_sub(b.from) / 2;
+            let mut live: Vec<(u64, u64)> = (0..b.bands.len())
+                .filter_map(|k| b.offset_at(k, mid).map(|o| (o, b.bands[k].size)))
+                .collect();
+            live.sort();
+            let mut at = 0u64;
+            for (o, size) in live {
+                assert_eq!(o, at, "bands stack without gap or overlap");
+                at = at.saturating_add(size);
+            }
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     if let Some(s) = encoding::decode(data) {
+        bands(&s);
         let t = tracelane_core::import::snapshot::trace_of(s);
         let _ = tracelane_core::analysis::memory::memory(
             &t,
@@ -47,6 +102,7 @@ fuzz_target!(|data: &[u8]| {
             let rep = snapshot_report(a, 0, Some(first), 5);
             let (lanes, _) = parts::lanes_and_report(a);
             assert_eq!(lanes.len(), a.devices.len());
+            bands(a);
             let back = encoding::decode(&encoding::encode(a)).expect("an encoded snapshot decodes");
             assert_eq!(back.entries.action, a.entries.action);
             assert_eq!(back.entries.time_us, a.entries.time_us);

@@ -19,6 +19,7 @@
 use leptos::prelude::*;
 
 use crate::page::client::{self, Latest};
+use crate::page::memory_bands::MemoryBands;
 use crate::page::state::{Focus, Ui};
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::report_view::ReportView;
@@ -43,6 +44,8 @@ pub fn MemoryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVie
     let root: NodeRef<leptos::html::Div> = NodeRef::new();
     let input: NodeRef<leptos::html::Input> = NodeRef::new();
     let latest = Latest::new();
+    // The snapshot's devices (set once: the bands' canvas mounts once).
+    let bands_devices: RwSignal<Option<(Vec<String>, i64)>> = RwSignal::new(None);
     let span_ns = summary.span_ns;
     let show_peak = move |peak_ns: i64| {
         // A window of a fiftieth of the trace around the peak.
@@ -65,8 +68,13 @@ pub fn MemoryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVie
                     view,
                     start_ns: start,
                     peaks,
+                    snapshot_devices,
                 }) => {
                     start_ns.set_value(Some(start));
+                    if !snapshot_devices.is_empty() && bands_devices.with_untracked(|d| d.is_none())
+                    {
+                        bands_devices.set(Some((snapshot_devices, start)));
+                    }
                     (*view, peaks)
                 }
                 Ok(_) => (
@@ -114,6 +122,9 @@ pub fn MemoryView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoVie
                 <button type="reset" class="link" on:click=move |_| at.set(None)>"the peak only"</button>
             </form>
             <div class="memory-report" node_ref=root></div>
+            {move || bands_devices.get().map(|(devices, start_ns)| view! {
+                <MemoryBands id=id devices=devices start_ns=start_ns/>
+            })}
         </section>
     }
 }

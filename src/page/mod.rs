@@ -28,6 +28,7 @@ pub mod imports;
 pub mod library;
 pub mod link;
 pub mod memory;
+pub mod memory_bands;
 pub mod offline;
 pub mod op_table;
 pub mod rank_set;

@@ -170,6 +170,23 @@ pub enum Ask {
     /// Memory per device: the peak and what holds it, and what is live at
     /// `at_ns` (the trace's clock) when given → [`Answer::Memory`].
     Memory { id: u32, at_ns: Option<i64> },
+    /// The allocations of the snapshot's `device`-th device as bands,
+    /// built for `range` (the trace's clock, ns; `None`: the whole
+    /// snapshot) and kept until another range or device is asked, painted
+    /// for the window `view` (`None`: the range) on the canvas handed over
+    /// ([`crate::transfer::Transfer::AttachBands`]), `width` × `height`
+    /// cells → [`Answer::MemoryBands`].
+    MemoryBands {
+        id: u32,
+        device: u32,
+        range: Option<(i64, i64)>,
+        view: Option<(i64, i64)>,
+        width: u32,
+        height: u32,
+    },
+    /// What the last painted bands show at cell (`x`, `y`) →
+    /// [`Answer::MemoryBand`].
+    MemoryBandAt { id: u32, x: u32, y: u32 },
     /// Adds the analyses' counters (queue length, copy bandwidth, memory)
     /// to the trace's timeline as lanes, once → [`Answer::Lanes`].
     CounterLanes { id: u32 },
@@ -220,10 +237,20 @@ pub enum Answer {
     },
     /// The Memory view laid out as tables, the trace's start (ns: typed
     /// moments count from it) and each device's peak (ns).
+    /// `snapshot_devices`: the allocator snapshot's devices, whose
+    /// allocations [`Ask::MemoryBands`] draws.
     Memory {
         view: Box<crate::shared::report_view::ReportView>,
         start_ns: i64,
         peaks: Vec<(String, i64)>,
+        snapshot_devices: Vec<String>,
+    },
+    MemoryBands {
+        frame: Box<crate::shared::bands_view::BandsFrame>,
+    },
+    /// `None`: nothing there.
+    MemoryBand {
+        band: Option<crate::shared::bands_view::BandText>,
     },
     /// The trace's timeline lanes with the counter lanes added (`None`:
     /// they were already).
@@ -629,6 +656,15 @@ mod tests {
                 id: 3,
                 at_ns: Some(5),
             },
+            Ask::MemoryBands {
+                id: 3,
+                device: 0,
+                range: Some((1, 9)),
+                view: None,
+                width: 640,
+                height: 200,
+            },
+            Ask::MemoryBandAt { id: 3, x: 4, y: 5 },
             Ask::Engines {
                 id: 3,
                 scope: Scope::Whole,
@@ -693,6 +729,32 @@ mod tests {
                 )),
                 start_ns: 0,
                 peaks: vec![("CUDA:0".into(), 5)],
+                snapshot_devices: vec!["CUDA:0".into()],
+            },
+            Answer::MemoryBands {
+                frame: Box::new(crate::shared::bands_view::BandsFrame {
+                    device: "CUDA:0".into(),
+                    entries: false,
+                    range: (0, 9_000),
+                    view: (1_000, 2_000),
+                    top: 1 << 30,
+                    allocations: 12,
+                    bands: 10,
+                    summarised: 2,
+                    smallest_drawn: 512,
+                    pieces: 40,
+                    builds: 1,
+                    build_ms: 1.5,
+                    raster_ms: 0.25,
+                    paint_ms: 0.5,
+                }),
+            },
+            Answer::MemoryBand {
+                band: Some(crate::shared::bands_view::BandText {
+                    band: Some(2),
+                    title: "2.00 MB block".into(),
+                    lines: vec!["train.py:3 step".into()],
+                }),
             },
             Answer::Insights {
                 report: Box::new(
@@ -826,6 +888,8 @@ mod tests {
                 Ask::Insights { .. } => "ask insights",
                 Ask::Regions { .. } => "ask regions",
                 Ask::Memory { .. } => "ask memory",
+                Ask::MemoryBands { .. } => "ask memory_bands",
+                Ask::MemoryBandAt { .. } => "ask memory_band_at",
                 Ask::Engines { .. } => "ask engines",
                 Ask::Roofline { .. } => "ask roofline",
             },
@@ -856,6 +920,8 @@ mod tests {
                 Answer::Insights { .. } => "answer insights",
                 Answer::Regions { .. } => "answer regions",
                 Answer::Memory { .. } => "answer memory",
+                Answer::MemoryBands { .. } => "answer memory_bands",
+                Answer::MemoryBand { .. } => "answer memory_band",
                 Answer::Engines { .. } => "answer engines",
                 Answer::Roofline { .. } => "answer roofline",
             },
@@ -889,7 +955,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 21 + 23);
+        assert_eq!(n, 23 + 25);
         for m in &to {
             round_trip(m);
         }

@@ -105,7 +105,18 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                     )
                 })
             });
+            let snapshot_devices = trace
+                .memory_snapshot
+                .as_ref()
+                .map(|s| {
+                    s.devices
+                        .iter()
+                        .map(|d| format!("CUDA:{}", d.device))
+                        .collect()
+                })
+                .unwrap_or_default();
             Answer::Memory {
+                snapshot_devices,
                 view: Box::new(crate::shared::memory_view::memory_view(&r)),
                 start_ns: r.start_ns,
                 peaks: r
@@ -130,6 +141,10 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
             peak_gbps,
         } => roofline(&*model(id)?, scope, peak_tflops, peak_gbps)?,
         Ask::CounterLanes { id } => counter_lanes(models, id)?,
+        // Painted on the bands canvas (`super::bands`), not answered here.
+        Ask::MemoryBands { .. } | Ask::MemoryBandAt { .. } => {
+            return Err("the bands are painted by the worker's bands canvas".into())
+        }
     })
 }
 

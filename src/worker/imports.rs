@@ -66,6 +66,8 @@ pub(super) struct Shared {
     pub(super) scope: DedicatedWorkerGlobalScope,
     pub(super) models: Models,
     pub(super) surface: RefCell<Option<Surface>>,
+    /// The Memory view's bands canvas, with what was built for it.
+    pub(super) bands: RefCell<Option<super::bands::BandsCanvas>>,
     pub(super) job: RefCell<Option<Job>>,
     pub(super) part_job: RefCell<Option<PartJob>>,
     /// Encoded parts from the helper (`null`: it failed), by import id,
@@ -97,6 +99,15 @@ pub(super) struct Shared {
 }
 
 impl Shared {
+    /// What painting the bands needs of this state.
+    pub(super) fn bands_context(&self) -> super::bands::BandsContext<'_> {
+        super::bands::BandsContext {
+            slot: &self.bands,
+            models: &self.models,
+            scope: &self.scope,
+        }
+    }
+
     pub(super) fn post(&self, msg: &FromWorker) {
         post(&self.scope, msg);
     }

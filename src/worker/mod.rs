@@ -22,6 +22,7 @@
 //! them itself: the model is always the sequential one.
 
 mod answer;
+mod bands;
 mod blob;
 pub mod gl;
 mod imports;
@@ -37,7 +38,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::shared::protocol::{summarize, FromWorker, ToWorker};
+use crate::shared::protocol::{summarize, Ask, FromWorker, ToWorker};
 use crate::shared::timeline_view::{Scene, TimelineModel};
 use crate::transfer::Transfer;
 use crate::worker::paint::Surface;
@@ -64,6 +65,7 @@ pub fn start() {
         scope: scope.clone(),
         models: RefCell::default(),
         surface: RefCell::default(),
+        bands: RefCell::default(),
         job: RefCell::default(),
         part_job: RefCell::default(),
         parts: RefCell::default(),
@@ -196,6 +198,9 @@ fn on_transfer(sh: &Rc<Shared>, t: Transfer) {
         } => {
             *sh.surface.borrow_mut() = Some(Surface::new(id, rects, overlay, &renderer));
         }
+        Transfer::AttachBands { id, canvas } => {
+            *sh.bands.borrow_mut() = Some(bands::BandsCanvas::new(id, canvas));
+        }
         // Between the primary and its decoder only.
         Transfer::Decode { .. } | Transfer::Decoded { .. } | Transfer::DecoderReady => {}
         // For the ranks pool only.
@@ -270,6 +275,7 @@ fn on_request(sh: &Rc<Shared>, request: ToWorker) {
             if sh.surface.borrow().as_ref().is_some_and(|x| x.id == id) {
                 *sh.surface.borrow_mut() = None;
             }
+            sh.bands.borrow_mut().take_if(|b| b.id() == id);
             post(
                 &sh.scope,
                 &FromWorker::Closed {
@@ -286,7 +292,18 @@ fn on_request(sh: &Rc<Shared>, request: ToWorker) {
             sent_ms,
         } => paint_view(sh, id, frame, scene, sent_ms),
         ToWorker::Ask { request, ask } => {
-            let answer = answer(&sh.models, ask);
+            let answer = match ask {
+                Ask::MemoryBands {
+                    id,
+                    device,
+                    range,
+                    view,
+                    width,
+                    height,
+                } => bands::paint(sh.bands_context(), id, device, range, view, (width, height)),
+                Ask::MemoryBandAt { id, x, y } => bands::at(sh.bands_context(), id, x, y),
+                ask => answer(&sh.models, ask),
+            };
             post(&sh.scope, &FromWorker::Answer { request, answer });
         }
     }

@@ -213,3 +213,75 @@ test('memory: a Neuron system profile\'s HBM usage — peak, categories, spill �
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+/** Waits until the bands canvas has painted the last frame asked (`n`: at least that many asked). */
+async function waitForBands(page, n = 1) {
+  await page.waitForFunction((n) => {
+    const b = document.querySelector('#memory-bands');
+    return b && Number(b.dataset.asked) >= n && b.dataset.painted === b.dataset.asked;
+  }, n, { timeout: 60000 });
+  return page.evaluate(() => ({ ...document.querySelector('#memory-bands').dataset }));
+}
+
+/** Hovers cell (x, y) of the bands canvas and waits for the answer about it. */
+async function hoverBand(page, x, y) {
+  const asked = Number(await page.locator('#memory-band-tip').getAttribute('data-asked'));
+  await page.locator('#memory-bands canvas').hover({ position: { x, y } });
+  await page.waitForFunction((asked) => {
+    const t = document.querySelector('#memory-band-tip');
+    return Number(t.dataset.asked) > asked && t.dataset.answered === t.dataset.asked;
+  }, asked, { timeout: 30000 });
+  return page.evaluate(() => ({ band: document.querySelector('#memory-band-tip').dataset.band, text: document.querySelector('#memory-band-tip').textContent }));
+}
+
+test('memory: a snapshot\'s allocations are bands over real time — every one drawn, the stack\'s top the CLI\'s peak; hover names a band\'s stack; a range is built before it is drawn', async () => {
+  const rel = 'memory-snapshots/snap_train_cuda.pickle';
+  const want = memory([rel]).snapshot.devices[0];
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel, 'memory');
+  await waitForSnapshot(page);
+  const whole = await waitForBands(page);
+  assert.equal(whole.error, '');
+  // Every allocation (the CLI's allocs, and blocks live from before the
+  // trace) is drawn alone: none summarised; the stack's top is the peak.
+  assert.equal(Number(whole.allocations), want.allocs + want.replay.before_trace);
+  assert.equal(whole.bands, whole.allocations);
+  assert.equal(whole.summarised, '0');
+  assert.equal(Number(whole.top), want.peak_allocated_bytes);
+  assert.equal(whole.builds, '1');
+  await page.locator('#memory-bands').screenshot({ path: path.join(artifacts, 'memory-bands.png') });
+  // The bottom of the stack mid-run is a band: its block, times and stack.
+  const box = await page.locator('#memory-bands canvas').boundingBox();
+  const hit = await hoverBand(page, Math.round(box.width / 2), Math.round(box.height) - 3);
+  assert.match(hit.band, /^\d+$/, hit.text);
+  assert.match(hit.text, /block.*requested, at 0x[0-9a-f]+.*made (at|before)/s);
+  assert.match(hit.text, /\.py:\d+/);
+  // The wheel zooms the window; it only paints (nothing is built again).
+  const asked = Number(whole.asked);
+  await page.locator('#memory-bands canvas').hover({ position: { x: Math.round(box.width / 2), y: 20 } });
+  await page.mouse.wheel(0, -300);
+  const zoomed = await waitForBands(page, asked + 1);
+  assert.equal(zoomed.builds, '1');
+  assert.ok(Number(zoomed.viewTo) - Number(zoomed.viewFrom) < Number(whole.viewTo) - Number(whole.viewFrom), JSON.stringify(zoomed));
+  assert.equal(zoomed.rangeFrom, whole.rangeFrom);
+  // Drawing the window builds that range: what is live in it, no more.
+  await page.click('#memory-bands-draw-window');
+  const ranged = await waitForBands(page, Number(zoomed.asked) + 1);
+  assert.equal(ranged.builds, '2');
+  assert.deepEqual([ranged.rangeFrom, ranged.rangeTo], [zoomed.viewFrom, zoomed.viewTo]);
+  assert.ok(Number(ranged.allocations) <= Number(whole.allocations));
+  assert.equal(ranged.bands, ranged.allocations);
+  // A typed range, in µs from the start; then the whole snapshot again.
+  await page.fill('#memory-bands-from', '0');
+  await page.fill('#memory-bands-to', String(((want.last_us - want.first_us) / 2).toFixed(0)));
+  await page.click('#memory-bands-draw');
+  const typed = await waitForBands(page, Number(ranged.asked) + 1);
+  assert.equal(typed.builds, '3');
+  assert.ok(Number(typed.rangeTo) < Number(whole.rangeTo), JSON.stringify(typed));
+  await page.click('#memory-bands-whole');
+  const again = await waitForBands(page, Number(typed.asked) + 1);
+  assert.deepEqual([again.allocations, again.top, again.rangeFrom, again.rangeTo], [whole.allocations, whole.top, whole.rangeFrom, whole.rangeTo]);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -192,15 +192,18 @@ pub(crate) fn timeline(flags: &Flags) -> Result<(), String> {
     Ok(())
 }
 
-/// Times an allocator snapshot's decoding (pickle to columns, best of 3)
-/// and its report (the allocator replayed per device); prints MB/s, the
-/// entries' resident bytes each, and the process's peak resident memory.
+/// Times an allocator snapshot's decoding (pickle to columns, best of 3),
+/// its report (the allocator replayed per device) and the first device's
+/// allocation bands (built once; rasters of the Memory view's size, the
+/// whole range and then ten windows zoomed in around its middle); prints
+/// MB/s, the entries' resident bytes each, and the process's peak
+/// resident memory.
 pub(crate) fn snapshot(flags: &Flags) -> Result<(), String> {
     use tracelane_core::memory_snapshot::report::snapshot_report;
     if flags.positional.is_empty() {
         return Err("bench-snapshot needs snapshot pickles".into());
     }
-    println!("file,file_mb,decode_s,mb_per_s,entries,bytes_per_entry,report_s,peak_rss_mb");
+    println!("file,file_mb,decode_s,mb_per_s,entries,bytes_per_entry,report_s,bands_s,allocations,bands,pieces,frame_whole_ms,frame_zoomed_ms,peak_rss_mb");
     for path in &flags.positional {
         let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
         let mut best = f64::MAX;
@@ -218,9 +221,10 @@ pub(crate) fn snapshot(flags: &Flags) -> Result<(), String> {
         let r = snapshot_report(&snap, 0, None, 20);
         std::hint::black_box(&r);
         let report_s = t0.elapsed().as_secs_f64();
+        let bands = bands_timing(&snap);
         let mb = bytes.len() as f64 / 1e6;
         println!(
-            "{},{:.1},{:.3},{:.0},{},{:.1},{:.3},{}",
+            "{},{:.1},{:.3},{:.0},{},{:.1},{:.3},{},{}",
             path,
             mb,
             best,
@@ -228,8 +232,53 @@ pub(crate) fn snapshot(flags: &Flags) -> Result<(), String> {
             snap.entries.len(),
             snap.bytes_per_entry(),
             report_s,
+            bands,
             peak_rss_mb().map_or("n/a".into(), |m| format!("{m:.0}")),
         );
     }
     Ok(())
+}
+
+/// The bands columns of `bench-snapshot`: build seconds, allocations,
+/// bands, pieces, a whole-range frame and a zoomed frame (mean of ten) in
+/// ms, on a 1600 × 400 raster.
+fn bands_timing(snap: &tracelane_core::memory_snapshot::MemorySnapshot) -> String {
+    use tracelane_core::memory_snapshot::bands::{BandOptions, BandView, Bands};
+    if snap.devices.is_empty() {
+        return "n/a,0,0,0,n/a,n/a".into();
+    }
+    let t0 = Instant::now();
+    let b = Bands::build(snap, 0, BandOptions::default());
+    let build_s = t0.elapsed().as_secs_f64();
+    let view = |from: i64, to: i64| BandView {
+        from,
+        to,
+        width: 1600,
+        height: 400,
+        top: b.peak,
+    };
+    let mut cells = Vec::new();
+    let mut frame = |v: BandView| {
+        let t0 = Instant::now();
+        b.raster_into(&v, &mut cells);
+        std::hint::black_box(&cells);
+        t0.elapsed().as_secs_f64() * 1e3
+    };
+    let whole = (0..3)
+        .map(|_| frame(view(b.from, b.to)))
+        .fold(f64::MAX, f64::min);
+    let mid = b.from + (b.to - b.from) / 2;
+    let zoomed = (1..=10)
+        .map(|k| {
+            let half = ((b.to - b.from) >> k).max(1);
+            frame(view(mid - half, mid + half))
+        })
+        .sum::<f64>()
+        / 10.0;
+    format!(
+        "{build_s:.3},{},{},{},{whole:.1},{zoomed:.1}",
+        b.allocations,
+        b.bands.len(),
+        b.piece_count()
+    )
 }

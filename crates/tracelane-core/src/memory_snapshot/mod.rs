@@ -12,6 +12,7 @@
 //! ([`read`]), so a snapshot of millions of entries is never a tree.
 //! 31 bytes per entry: action, address, size, time, stream, stack.
 
+pub mod bands;
 mod columns;
 pub mod compare;
 pub mod encoding;
