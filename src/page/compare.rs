@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use crate::page::client;
+use crate::page::compare_snapshots::SnapshotsCompared;
 use crate::page::dom::{download, window};
 use crate::page::state::Ui;
 use crate::shared::compare_view::{default_variants, VariantSpec};
@@ -177,6 +178,7 @@ pub fn ComparePanel() -> impl IntoView {
                 Some(Err(message)) => view! { <p class="error-text" id="compare-error">{message}</p> }.into_any(),
                 Some(Ok(c)) => view! { <ComparisonResult c=c/> }.into_any(),
             }}
+            <SnapshotsCompared specs=specs/>
         </section>
     }
 }

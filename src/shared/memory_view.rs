@@ -16,7 +16,9 @@
 
 use tracelane_core::analysis::memory::{LiveGroup, MemoryReport};
 use tracelane_core::export::memory_snapshot::snapshot_sections;
+use tracelane_core::export::memory_snapshot_compare::comparison_sections;
 use tracelane_core::export::{fmt_mem, hbm_sections, Section};
+use tracelane_core::memory_snapshot::compare::SnapshotComparison;
 
 use super::report_view::{ReportView, ViewCell, ViewRow, ViewTable};
 
@@ -106,6 +108,18 @@ pub fn memory_view(r: &MemoryReport) -> ReportView {
         let sections = snapshot_sections(snap, LIVE_ROWS, "the trace's start");
         section_tables("memory-snapshot", sections, &mut v);
     }
+    v
+}
+
+/// Two allocator snapshots compared, as the CLI prints them (tables
+/// `#memory-compare-k`).
+pub fn snapshot_comparison_view(c: &SnapshotComparison) -> ReportView {
+    let mut v = ReportView::default();
+    if c.devices.is_empty() {
+        v.notes
+            .push("Neither snapshot has a device with allocator trace entries.".into());
+    }
+    section_tables("memory-compare", comparison_sections(c, LIVE_ROWS), &mut v);
     v
 }
 

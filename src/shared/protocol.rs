@@ -187,6 +187,13 @@ pub enum Ask {
     /// What the last painted bands show at cell (`x`, `y`) →
     /// [`Answer::MemoryBand`].
     MemoryBandAt { id: u32, x: u32, y: u32 },
+    /// Two traces' allocator snapshots compared, each (trace, its label):
+    /// the CLI's `tracelane memory BASELINE.pickle OTHER.pickle` →
+    /// [`Answer::SnapshotsCompared`].
+    CompareSnapshots {
+        baseline: (u32, String),
+        other: (u32, String),
+    },
     /// Adds the analyses' counters (queue length, copy bandwidth, memory)
     /// to the trace's timeline as lanes, once → [`Answer::Lanes`].
     CounterLanes { id: u32 },
@@ -251,6 +258,9 @@ pub enum Answer {
     /// `None`: nothing there.
     MemoryBand {
         band: Option<crate::shared::bands_view::BandText>,
+    },
+    SnapshotsCompared {
+        view: Box<crate::shared::report_view::ReportView>,
     },
     /// The trace's timeline lanes with the counter lanes added (`None`:
     /// they were already).
@@ -665,6 +675,10 @@ mod tests {
                 height: 200,
             },
             Ask::MemoryBandAt { id: 3, x: 4, y: 5 },
+            Ask::CompareSnapshots {
+                baseline: (3, "a.pickle".into()),
+                other: (4, "b.pickle".into()),
+            },
             Ask::Engines {
                 id: 3,
                 scope: Scope::Whole,
@@ -748,6 +762,14 @@ mod tests {
                     raster_ms: 0.25,
                     paint_ms: 0.5,
                 }),
+            },
+            Answer::SnapshotsCompared {
+                view: Box::new(crate::shared::memory_view::snapshot_comparison_view(
+                    &tracelane_core::memory_snapshot::compare::compare(
+                        ("a", &Default::default()),
+                        ("b", &Default::default()),
+                    ),
+                )),
             },
             Answer::MemoryBand {
                 band: Some(crate::shared::bands_view::BandText {
@@ -890,6 +912,7 @@ mod tests {
                 Ask::Memory { .. } => "ask memory",
                 Ask::MemoryBands { .. } => "ask memory_bands",
                 Ask::MemoryBandAt { .. } => "ask memory_band_at",
+                Ask::CompareSnapshots { .. } => "ask compare_snapshots",
                 Ask::Engines { .. } => "ask engines",
                 Ask::Roofline { .. } => "ask roofline",
             },
@@ -922,6 +945,7 @@ mod tests {
                 Answer::Memory { .. } => "answer memory",
                 Answer::MemoryBands { .. } => "answer memory_bands",
                 Answer::MemoryBand { .. } => "answer memory_band",
+                Answer::SnapshotsCompared { .. } => "answer snapshots_compared",
                 Answer::Engines { .. } => "answer engines",
                 Answer::Roofline { .. } => "answer roofline",
             },
@@ -955,7 +979,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), n, "one sample per variant");
-        assert_eq!(n, 23 + 25);
+        assert_eq!(n, 24 + 26);
         for m in &to {
             round_trip(m);
         }

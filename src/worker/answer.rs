@@ -141,6 +141,23 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
             peak_gbps,
         } => roofline(&*model(id)?, scope, peak_tflops, peak_gbps)?,
         Ask::CounterLanes { id } => counter_lanes(models, id)?,
+        Ask::CompareSnapshots { baseline, other } => {
+            let models = models.borrow();
+            let snap = |(id, label): &(u32, String)| {
+                let k = models.iter().find(|k| k.id == *id).ok_or_else(gone)?;
+                k.trace
+                    .memory_snapshot
+                    .as_deref()
+                    .ok_or_else(|| format!("{label} has no allocator snapshot"))
+            };
+            let c = tracelane_core::memory_snapshot::compare::compare(
+                (&baseline.1, snap(&baseline)?),
+                (&other.1, snap(&other)?),
+            );
+            Answer::SnapshotsCompared {
+                view: Box::new(crate::shared::memory_view::snapshot_comparison_view(&c)),
+            }
+        }
         // Painted on the bands canvas (`super::bands`), not answered here.
         Ask::MemoryBands { .. } | Ask::MemoryBandAt { .. } => {
             return Err("the bands are painted by the worker's bands canvas".into())

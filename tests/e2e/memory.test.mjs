@@ -285,3 +285,26 @@ test('memory: a snapshot\'s allocations are bands over real time — every one d
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('memory: two allocator snapshots opened together are compared in the Compare view, table for table as `tracelane memory A B`', async () => {
+  const files = ['memory-snapshots/snap_train_cuda.pickle', 'memory-snapshots/snap_oom_fragmented_cuda.pickle'];
+  const page = await open();
+  await waitForDemo(page);
+  const tabs = await page.locator('.tabs [role=tab]').count();
+  await page.setInputFiles('#file-input', files.map((f) => path.join(fixtures, f)));
+  await page.waitForFunction((n) => document.querySelectorAll('.tabs [role=tab]').length === n, tabs + 2, { timeout: 60000 });
+  await page.waitForSelector('#compare-snapshots[data-shown="true"]', { timeout: 60000 });
+  const heads = await page.evaluate(() => [...document.querySelectorAll('#compare-snapshots thead tr')]
+    .map((tr) => [...tr.querySelectorAll('th')].map((th) => th.textContent.trim())));
+  const rows = await page.evaluate(() => [...document.querySelectorAll('#compare-snapshots tbody tr')]
+    .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+  assert.ok(rows.length > 3, JSON.stringify(rows));
+  const headText = new Set(heads.map((h) => JSON.stringify(h)));
+  assert.deepEqual(rows, cliRows(files).filter((r) => !headText.has(JSON.stringify(r))));
+  // The titles name the two files as the CLI does.
+  const titles = await page.locator('#compare-snapshots .report-table h3').allTextContents();
+  assert.ok(titles.some((t) => t.includes('snap_train_cuda.pickle (baseline) against snap_oom_fragmented_cuda.pickle')), titles.join(' | '));
+  await page.locator('#compare-snapshots').screenshot({ path: path.join(artifacts, 'memory-compare.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -226,3 +226,25 @@ fn a_snapshot_without_times_is_drawn_on_entry_numbers() {
     assert_eq!(b.offset_at(1, 2), Some(0));
     assert_eq!(b.offset_at(1, 1), Some(4 << 20));
 }
+
+/// Found by the fuzzer: an entry whose `time_us` runs back (a mutated H200
+/// snapshot). The bands are drawn on a clock that never runs back, and at
+/// every moment they still tile the stack.
+#[test]
+fn entries_out_of_time_order_still_stack_without_gap_or_overlap() {
+    let p = format!(
+        "{}/../../tests/fixtures/edge/snapshot_bands_time_back.pickle",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let s = read(&std::fs::read(&p).unwrap()).unwrap();
+    for d in 0..s.devices.len() {
+        let b = Bands::build(&s, d, BandOptions::default());
+        assert!(!b.bands.is_empty());
+        for r in s.devices[d].entries.clone() {
+            let t = s.entries.time_us[r as usize].saturating_mul(1000);
+            tiled(&stack_at(&b, t), &format!("entry {r}"));
+        }
+        let mid = b.from + (b.to - b.from) / 2;
+        tiled(&stack_at(&b, mid), "the middle");
+    }
+}

@@ -73,6 +73,10 @@ pub struct Band {
     pub to: i64,
     pub freed: bool,
     pieces: (u32, u32),
+    /// Where it is drawn: from and to on the sweep's clock, which never
+    /// runs back (the same as `from` and `to` in a file in time order,
+    /// clipped to the range).
+    drawn: (i64, i64),
 }
 
 /// A band's run at one height, from `from` to the next piece (or the
@@ -378,6 +382,7 @@ impl Bands {
                         to: l.to,
                         freed: l.freed,
                         pieces: (0, 0),
+                        drawn: (t, LIVE_AT_END),
                     });
                     out.smallest_drawn = out.smallest_drawn.min(l.size);
                     stack.push(b);
@@ -387,6 +392,7 @@ impl Bands {
                     out.summarised += 1;
                 }
             } else if let Some(b) = band_of.remove(&k) {
+                out.bands[b as usize].drawn.1 = t;
                 if let Some(i) = stack.iter().rposition(|&x| x == b) {
                     stack.remove(i);
                     for &above in &stack[i..] {
@@ -517,7 +523,7 @@ impl Bands {
     /// if it is live then.
     pub fn offset_at(&self, b: usize, t: i64) -> Option<u64> {
         let band = &self.bands[b];
-        if t < band.from.max(self.from) || t >= self.end_of(band) {
+        if t < band.drawn.0 || t >= self.end_of(band) {
             return None;
         }
         let pieces = self.pieces(b);
@@ -527,7 +533,7 @@ impl Bands {
 
     /// A band's end in the range (the range's end for one live at it).
     fn end_of(&self, band: &Band) -> i64 {
-        band.to.min(self.to)
+        band.drawn.1.min(self.to)
     }
 }
 
@@ -616,7 +622,7 @@ impl Bands {
             .find(|l| build_ns / l.columns as f64 <= 2.0 * cell_ns);
         for (k, band) in self.bands.iter().enumerate() {
             let end = self.end_of(band);
-            if band.from >= v.to || end <= v.from {
+            if band.drawn.0 >= v.to || end <= v.from {
                 continue;
             }
             let value = k as u32 + 1;
