@@ -176,6 +176,11 @@ pub fn ComparePanel() -> impl IntoView {
                 None if specs.with(|s| s.len() < 2) => view! { <p class="muted">"Pick at least two variants."</p> }.into_any(),
                 None => view! { <p class="muted">"Measuring…"</p> }.into_any(),
                 Some(Err(message)) => view! { <p class="error-text" id="compare-error">{message}</p> }.into_any(),
+                // Allocator snapshots alone have nothing to compare here:
+                // their own tables follow.
+                Some(Ok(c)) if c.variants.iter().all(|v| v.cpu_ops_all == 0 && v.device_events == 0) => view! {
+                    <p class="muted" id="compare-no-ops">"These traces have no ops and no device events to compare (allocator snapshots alone have none)."</p>
+                }.into_any(),
                 Some(Ok(c)) => view! { <ComparisonResult c=c/> }.into_any(),
             }}
             <SnapshotsCompared specs=specs/>

@@ -294,6 +294,9 @@ test('memory: two allocator snapshots opened together are compared in the Compar
   await page.setInputFiles('#file-input', files.map((f) => path.join(fixtures, f)));
   await page.waitForFunction((n) => document.querySelectorAll('.tabs [role=tab]').length === n, tabs + 2, { timeout: 60000 });
   await page.waitForSelector('#compare-snapshots[data-shown="true"]', { timeout: 60000 });
+  // No ops, no device events: no empty cards above the snapshots' tables.
+  await page.waitForSelector('#compare-no-ops', { timeout: 60000 });
+  assert.equal(await page.locator('#compare-cards').count(), 0);
   const heads = await page.evaluate(() => [...document.querySelectorAll('#compare-snapshots thead tr')]
     .map((tr) => [...tr.querySelectorAll('th')].map((th) => th.textContent.trim())));
   const rows = await page.evaluate(() => [...document.querySelectorAll('#compare-snapshots tbody tr')]
