@@ -30,12 +30,13 @@ pub enum Transfer {
         encoded: Option<js_sys::Uint8Array>,
         memory: u64,
     },
-    /// Primary → the decoder worker: the bytes of import `id`, an archive,
-    /// a lone Parquet table or an allocator snapshot, to open.
-    Decode {
-        id: u32,
-        archive: js_sys::Uint8Array,
-    },
+    /// Primary → the decoder worker: the file of import `id`, an archive,
+    /// a lone Parquet table or an allocator snapshot, to read and open (a
+    /// `Blob`: the decoder reads it itself, a snapshot a chunk at a time,
+    /// so no worker ever holds the whole file).
+    Decode { id: u32, file: Blob },
+    /// Decoder → primary: bytes of import `id`'s file read so far.
+    DecodeProgress { id: u32, bytes: u64 },
     /// Decoder → primary: it has started and takes [`Transfer::Decode`]
     /// (a message that came before would find no listener).
     DecoderReady,
@@ -47,6 +48,11 @@ pub enum Transfer {
         /// The decoder's own time on it, from the bytes' arrival to its
         /// answer (the import's phases show it: a snapshot's decoding rate).
         decode_ms: f64,
+        /// Of `decode_ms`: waiting for the file's bytes (the reads overlap
+        /// the decoding only in part).
+        read_wait_ms: f64,
+        /// The decoder's wasm memory then (it never shrinks: its peak).
+        memory: u64,
     },
     /// Page → a worker of the ranks pool: summarise rank file `id`, reading
     /// `blob` itself (`job`: also write its columnar tables, named so —
@@ -129,47 +135,32 @@ impl Transfer {
                     ("memory", (*memory as f64).into()),
                 ])
             }
-            Transfer::Decode { id, archive } => {
-                transfer.push(&archive.buffer());
-                object(&[
-                    ("transfer", "decode".into()),
-                    ("id", (*id).into()),
-                    ("archive", archive.into()),
-                ])
-            }
+            Transfer::Decode { id, file } => object(&[
+                ("transfer", "decode".into()),
+                ("id", (*id).into()),
+                ("file", file.into()),
+            ]),
+            Transfer::DecodeProgress { id, bytes } => object(&[
+                ("transfer", "decode-progress".into()),
+                ("id", (*id).into()),
+                ("bytes", (*bytes as f64).into()),
+            ]),
             Transfer::DecoderReady => object(&[("transfer", "decoder-ready".into())]),
             Transfer::Decoded {
                 id,
                 opened,
                 decode_ms,
+                read_wait_ms,
+                memory,
             } => {
-                let mut fields: Vec<(&str, JsValue)> = vec![
+                let fields = vec![
                     ("transfer", "decoded".into()),
                     ("id", (*id).into()),
                     ("decode_ms", (*decode_ms).into()),
+                    ("read_wait_ms", (*read_wait_ms).into()),
+                    ("memory", (*memory as f64).into()),
                 ];
-                let arrays: Vec<(&str, &js_sys::Uint8Array)> = match opened {
-                    Ok(Opened::Run {
-                        tables,
-                        files,
-                        snapshot,
-                    }) => [("run_tables", tables), ("run_files", files)]
-                        .into_iter()
-                        .chain(snapshot.as_ref().map(|s| ("run_snapshot", s)))
-                        .collect(),
-                    Ok(Opened::Tables(a)) => vec![("tables", a)],
-                    Ok(Opened::File(a)) => vec![("file", a)],
-                    Ok(Opened::Snapshot(a)) => vec![("snapshot", a)],
-                    Err(why) => {
-                        fields.push(("error", why.as_str().into()));
-                        Vec::new()
-                    }
-                };
-                for (key, a) in arrays {
-                    transfer.push(&a.buffer());
-                    fields.push((key, a.into()));
-                }
-                object(&fields)
+                opened_fields(fields, opened, &transfer)
             }
             Transfer::Rank {
                 id,
@@ -281,7 +272,11 @@ impl Transfer {
             },
             "decode" => Transfer::Decode {
                 id: id()?,
-                archive: field(data, "archive")?.dyn_into().ok()?,
+                file: field(data, "file")?.dyn_into().ok()?,
+            },
+            "decode-progress" => Transfer::DecodeProgress {
+                id: id()?,
+                bytes: field(data, "bytes")?.as_f64()? as u64,
             },
             "decoder-ready" => Transfer::DecoderReady,
             "decoded" => {
@@ -291,6 +286,12 @@ impl Transfer {
                     decode_ms: field(data, "decode_ms")
                         .and_then(|m| m.as_f64())
                         .unwrap_or(0.0),
+                    read_wait_ms: field(data, "read_wait_ms")
+                        .and_then(|m| m.as_f64())
+                        .unwrap_or(0.0),
+                    memory: field(data, "memory")
+                        .and_then(|m| m.as_f64())
+                        .unwrap_or(0.0) as u64,
                     opened: match (
                         bytes("tables"),
                         bytes("file"),
@@ -360,6 +361,37 @@ impl Transfer {
             _ => return None,
         })
     }
+}
+
+/// The `decoded` message: `fields` with what was opened (its buffers
+/// transferred) or why it could not be.
+fn opened_fields(
+    mut fields: Vec<(&str, JsValue)>,
+    opened: &Result<Opened, String>,
+    transfer: &js_sys::Array,
+) -> js_sys::Object {
+    let arrays: Vec<(&str, &js_sys::Uint8Array)> = match opened {
+        Ok(Opened::Run {
+            tables,
+            files,
+            snapshot,
+        }) => [("run_tables", tables), ("run_files", files)]
+            .into_iter()
+            .chain(snapshot.as_ref().map(|s| ("run_snapshot", s)))
+            .collect(),
+        Ok(Opened::Tables(a)) => vec![("tables", a)],
+        Ok(Opened::File(a)) => vec![("file", a)],
+        Ok(Opened::Snapshot(a)) => vec![("snapshot", a)],
+        Err(why) => {
+            fields.push(("error", why.as_str().into()));
+            Vec::new()
+        }
+    };
+    for (key, a) in arrays {
+        transfer.push(&a.buffer());
+        fields.push((key, a.into()));
+    }
+    object(&fields)
 }
 
 /// What the decoder worker made of an archive.

@@ -7,7 +7,9 @@
 //! to that encoding's reader are refused or make a snapshot whose report
 //! holds (`seeds/snapshot/*.tlsnap` are encoded snapshots); every device's
 //! allocation bands build — whole, in a range, under a tight budget — and
-//! raster a view, the drawn bands tiling the stack.
+//! raster a view, the drawn bands tiling the stack; the file streamed as
+//! the browser's decoder reads it (`unpack_stream`, gzip inflated) decodes
+//! to the whole read's snapshot.
 //! Run: `cd fuzz && mkdir -p corpus/snapshot && cargo +nightly fuzz run snapshot corpus/snapshot seeds/snapshot -- -max_total_time=600`
 //! (`corpus/` is not committed).
 #![no_main]
@@ -115,6 +117,19 @@ fuzz_target!(|data: &[u8]| {
             a.as_ref().err(),
             b.as_ref().err()
         ),
+    }
+    // The browser's decoder reads a dropped file as a stream (gzipped or
+    // not): a snapshot it decodes is the whole read's; anything else goes
+    // to the archive readers, which refuse it or open it.
+    let streamed = tracelane_core::import::unpack_stream(
+        std::io::Cursor::new(data),
+        8 << 20,
+        &mut |_| {},
+    );
+    if let (Ok(tracelane_core::import::Unpacked::Snapshot(s)), Ok(a)) = (&streamed, &whole) {
+        assert_eq!(s.entries.action, a.entries.action);
+        assert_eq!(s.entries.time_us, a.entries.time_us);
+        assert_eq!(s.segments, a.segments);
     }
     let opts = ImportOptions {
         max_json_bytes: 8 << 20,

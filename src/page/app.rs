@@ -568,9 +568,11 @@ fn TraceView(summary: Summary) -> impl IntoView {
             <div class="facts" id="trace-facts"
                 data-parse-ms=s.phases.parse_ms data-link-ms=s.phases.link_ms data-views-ms=s.phases.views_ms
                 data-merge-ms=s.phases.merge_ms data-part-wait-ms=s.phases.part_wait_ms data-decode-ms=s.phases.decode_ms
+                data-decode-read-wait-ms=s.phases.decode_read_wait_ms
                 data-wasm-memory-bytes=s.phases.wasm_memory_bytes data-json-bytes=s.json_bytes
                 data-workers=s.phases.workers
-                data-helper-wasm-memory-bytes=s.phases.helper_wasm_memory_bytes>
+                data-helper-wasm-memory-bytes=s.phases.helper_wasm_memory_bytes
+                data-decoder-wasm-memory-bytes=s.phases.decoder_wasm_memory_bytes>
                 <strong class="file-name">{s.name.clone()}</strong>
                 <span id="import-headline">{headline}</span>
                 <span>{format!("file {}", table::fmt_bytes(s.file_bytes))}</span>

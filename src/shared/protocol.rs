@@ -427,6 +427,9 @@ pub struct ImportPhases {
     /// profile's tables or an allocator snapshot (0 for other files).
     #[serde(default)]
     pub decode_ms: f64,
+    /// Of `decode_ms`: the decoder waiting for the file's bytes.
+    #[serde(default)]
+    pub decode_read_wait_ms: f64,
     /// `Importer::finish`: sorting, nesting, flows, linking.
     pub link_ms: f64,
     /// Timeline index and the summary (two op tables) for the page.
@@ -439,6 +442,10 @@ pub struct ImportPhases {
     /// The helper's wasm memory after its part (0 without one); the helper
     /// is ended afterwards, so this is memory the import held only briefly.
     pub helper_wasm_memory_bytes: u64,
+    /// The decoder worker's wasm memory after its answer (0 when it had no
+    /// part in the import); a decoder left holding much is ended then.
+    #[serde(default)]
+    pub decoder_wasm_memory_bytes: u64,
 }
 
 /// The import-diagnostics panel's content.

@@ -154,10 +154,18 @@ impl Shared {
         let (id, bytes) = (j.id, j.importer.bytes_in());
         let head = (!j.head_sent).then(|| j.importer.plain_event_list());
         j.head_sent = true;
+        let hand_off = j.importer.holds_archive();
         drop(slot);
         self.progress(id, bytes);
         if let Some(bare) = head {
             self.post(&FromWorker::Head { id, bare });
+        }
+        if hand_off {
+            // An archive or a snapshot: the decoder worker reads the file
+            // itself from here on (the reads still queued are dropped).
+            if let Some(j) = self.job.borrow_mut().take() {
+                self.complete(j);
+            }
         }
     }
 
@@ -245,20 +253,28 @@ impl Shared {
             read_all_ms: j.read_all_ms,
             merge_ms: j.merge_ms,
             decode_ms: 0.0,
+            decode_read_wait_ms: 0.0,
+            decoder_memory: 0,
             helper_memory: j.helper_memory,
             source: j.source,
         };
         match result {
             Ok(Finished::Trace(trace)) => self.keep(done, *trace),
-            Ok(Finished::Archive(bytes)) => self.decode(done, bytes),
+            // Its bytes were left in the file (`Importer::leave_archives`).
+            Ok(Finished::Archive(_)) => self.decode(done),
             Err(err) => self.fail(done.id, err.to_string()),
         }
     }
 
-    /// Hands an archive (or a lone Parquet table) to the decoder worker
-    /// (started on first use); [`Shared::decoded`] takes its answer.
-    pub(super) fn decode(&self, done: Finishing, bytes: Vec<u8>) {
+    /// Hands an archive, a lone Parquet table or an allocator snapshot to
+    /// the decoder worker (started on first use), which reads the file
+    /// itself; [`Shared::decoded`] takes its answer.
+    pub(super) fn decode(&self, done: Finishing) {
         let id = done.id;
+        let Some(file) = done.source.clone() else {
+            self.fail(id, READ_ERROR.into());
+            return;
+        };
         let Some(decoder) = self.decoder() else {
             self.fail(
                 id,
@@ -266,12 +282,10 @@ impl Shared {
             );
             return;
         };
-        let archive = js_sys::Uint8Array::from(&bytes[..]);
-        drop(bytes);
         self.decoding.borrow_mut().push(done);
         self.decode_queue
             .borrow_mut()
-            .push(Transfer::Decode { id, archive });
+            .push(Transfer::Decode { id, file });
         if self.decoder_ready.get() {
             self.send_decodes(&decoder);
         }
@@ -309,11 +323,14 @@ impl Shared {
                         sh.send_decodes(&d);
                     }
                 }
+                Some(Transfer::DecodeProgress { id, bytes }) => sh.progress(id, bytes),
                 Some(Transfer::Decoded {
                     id,
                     opened,
                     decode_ms,
-                }) => sh.decoded(id, opened, decode_ms),
+                    read_wait_ms,
+                    memory,
+                }) => sh.decoded(id, opened, (decode_ms, read_wait_ms, memory)),
                 _ => {}
             }
         });
@@ -347,8 +364,30 @@ impl Shared {
         Some(d)
     }
 
+    /// Ends the decoder once an answer leaves it holding more than
+    /// [`DECODER_KEPT_BYTES`] of wasm memory (which never shrinks: a 1 GB
+    /// snapshot's columns and their encoding) and nothing else waits on it;
+    /// the next archive starts a new one (a module load, ~0.1 s).
+    fn retire_decoder_if_large(&self, memory: u64) {
+        if memory <= DECODER_KEPT_BYTES
+            || !self.decoding.borrow().is_empty()
+            || !self.decode_queue.borrow().is_empty()
+        {
+            return;
+        }
+        if let Some(d) = self.decoder.borrow_mut().take() {
+            d.terminate();
+        }
+        self.decoder_ready.set(false);
+    }
+
     /// The decoder's answer for import `id`: the model is built here.
-    pub(super) fn decoded(&self, id: u32, opened: Result<Opened, String>, decode_ms: f64) {
+    pub(super) fn decoded(
+        &self,
+        id: u32,
+        opened: Result<Opened, String>,
+        (decode_ms, read_wait_ms, memory): (f64, f64, u64),
+    ) {
         let Some(mut done) = self
             .decoding
             .borrow_mut()
@@ -359,6 +398,9 @@ impl Shared {
         };
         done.finishing_ms = now_ms(&self.scope);
         done.decode_ms = decode_ms;
+        done.decode_read_wait_ms = read_wait_ms;
+        done.decoder_memory = memory;
+        self.retire_decoder_if_large(memory);
         let damaged = || "the decoded snapshot arrived damaged".to_string();
         let trace = opened.and_then(|opened| match opened {
             Opened::Snapshot(s) => Ok(snapshot::trace_of(
@@ -450,6 +492,8 @@ impl Shared {
             read_all_ms: None,
             merge_ms: 0.0,
             decode_ms: 0.0,
+            decode_read_wait_ms: 0.0,
+            decoder_memory: 0,
             helper_memory: None,
             source: None,
         };
@@ -467,6 +511,8 @@ impl Shared {
             read_all_ms,
             merge_ms,
             decode_ms,
+            decode_read_wait_ms,
+            decoder_memory,
             helper_memory,
             source,
         } = done;
@@ -479,11 +525,13 @@ impl Shared {
             part_wait_ms: read_all_ms.map_or(0.0, |t| finishing - merge_ms - t),
             merge_ms,
             decode_ms,
+            decode_read_wait_ms,
             link_ms: linked - finishing,
             views_ms: now_ms(&self.scope) - linked,
             wasm_memory_bytes: core::arch::wasm32::memory_size(0) as u64 * 65_536,
             workers: if helper_memory.is_some() { 2 } else { 1 },
             helper_wasm_memory_bytes: helper_memory.unwrap_or(0),
+            decoder_wasm_memory_bytes: decoder_memory,
         };
         self.models.borrow_mut().push(Kept {
             id,
@@ -501,6 +549,9 @@ impl Shared {
     }
 }
 
+/// The decoder's wasm memory above which it is ended after its answer.
+const DECODER_KEPT_BYTES: u64 = 256 << 20;
+
 /// An import whose input is all in, on its way to becoming a model.
 pub(super) struct Finishing {
     pub(super) id: u32,
@@ -512,8 +563,11 @@ pub(super) struct Finishing {
     pub(super) finishing_ms: f64,
     pub(super) read_all_ms: Option<f64>,
     pub(super) merge_ms: f64,
-    /// The decoder worker's own time on an archive or a snapshot.
+    /// The decoder worker's own time on an archive or a snapshot, and its
+    /// wasm memory then.
     pub(super) decode_ms: f64,
+    pub(super) decode_read_wait_ms: f64,
+    pub(super) decoder_memory: u64,
     pub(super) helper_memory: Option<u64>,
     pub(super) source: Option<web_sys::Blob>,
 }

@@ -45,7 +45,7 @@ use crate::worker::paint::Surface;
 
 pub(crate) use blob::{read_blob, BlobReader};
 pub(crate) use kept::rank_summary;
-pub(crate) use runtime::{now_ms, options, MAX_JSON_BYTES};
+pub(crate) use runtime::{now_ms, options, MAX_JSON_BYTES, PROGRESS_EVERY_MS};
 
 use answer::answer;
 use imports::{queue_read, Job, PartJob, ReadRequest, Shared};
@@ -202,7 +202,10 @@ fn on_transfer(sh: &Rc<Shared>, t: Transfer) {
             *sh.bands.borrow_mut() = Some(bands::BandsCanvas::new(id, canvas));
         }
         // Between the primary and its decoder only.
-        Transfer::Decode { .. } | Transfer::Decoded { .. } | Transfer::DecoderReady => {}
+        Transfer::Decode { .. }
+        | Transfer::DecodeProgress { .. }
+        | Transfer::Decoded { .. }
+        | Transfer::DecoderReady => {}
         // For the ranks pool only.
         Transfer::Rank { .. }
         | Transfer::Tables { .. }
@@ -218,6 +221,8 @@ fn on_request(sh: &Rc<Shared>, request: ToWorker) {
         ToWorker::Begin { id, name, size } => {
             let mut importer = Importer::new(options());
             importer.set_size_hint(size.min(MAX_JSON_BYTES));
+            // The decoder worker reads archives and snapshots from the file.
+            importer.leave_archives();
             sh.parts.borrow_mut().retain(|(k, _, _)| *k == id);
             *sh.job.borrow_mut() = Some(Job {
                 id,

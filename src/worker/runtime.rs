@@ -19,7 +19,7 @@ pub(crate) fn options() -> ImportOptions {
 }
 
 /// The least time between two progress messages.
-pub(super) const PROGRESS_EVERY_MS: f64 = 150.0;
+pub(crate) const PROGRESS_EVERY_MS: f64 = 150.0;
 
 pub(crate) fn now_ms(scope: &DedicatedWorkerGlobalScope) -> f64 {
     scope.performance().map(|p| p.now()).unwrap_or(0.0)

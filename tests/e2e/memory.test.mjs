@@ -6,9 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import {
-  artifacts, cli, fixtures, open, openFile, useBrowser, waitForDemo, waitForPainted, waitForTab,
+  artifacts, cli, fixtures, open, openFile, root, useBrowser, waitForDemo, waitForPainted, waitForTab,
 } from './helpers.mjs';
 
 useBrowser();
@@ -149,6 +151,32 @@ test('memory: an allocator snapshot dropped alone opens — its OOM explained an
   // Decoded in the decoder worker: the import's phases say how long.
   assert.ok(Number(await page.locator('#trace-facts').getAttribute('data-decode-ms')) > 0);
   await showPeakOnTimeline(page, 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('memory: a snapshot past the first read is handed to the decoder, which reads the file itself (gzipped too): its tables the CLI\'s', async () => {
+  // Generated (tools/gen_snapshot.py): 3 MB, well past the 64 KiB that
+  // decide the format, so the import worker hands the file over mid-read.
+  const plain = path.join(artifacts, 'handed_over.pickle');
+  execFileSync('python3', [path.join(root, 'tools/gen_snapshot.py'), plain, '--mb', '3', '--protocol', '5']);
+  const gz = `${plain}.gz`;
+  writeFileSync(gz, gzipSync(readFileSync(plain)));
+  const page = await open();
+  await waitForDemo(page);
+  for (const file of [plain, gz]) {
+    const md = execFileSync(cli, ['memory', file, '--format', 'md', '--top', '50']).toString();
+    const want = md.split('\n').filter((l) => l.startsWith('| ') && !/^\|[-:| ]+\|$/.test(l)).map((l) => l.slice(2, -2).split(' | '));
+    await openFile(page, file, 'memory');
+    await waitForSnapshot(page);
+    const heads = await page.evaluate(() => [...document.querySelectorAll('#memory [id^="memory-snapshot-"] thead tr')]
+      .map((tr) => JSON.stringify([...tr.querySelectorAll('th')].map((th) => th.textContent.trim()))));
+    const rows = await snapshotRows(page);
+    assert.ok(rows.length > 3, file);
+    assert.deepEqual(rows, want.filter((r) => !heads.includes(JSON.stringify(r))), file);
+    // The decoder worker decoded it and said how much memory it then held.
+    assert.ok(Number(await page.locator('#trace-facts').getAttribute('data-decoder-wasm-memory-bytes')) > 0, file);
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -49,6 +49,9 @@ pub(crate) fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     }
     let mut file = std::fs::File::open(path).map_err(|e| fail(&e))?;
     let opts = import_options(flags);
+    if let Some(trace) = snapshot(&mut file, opts.max_json_bytes).map_err(|e| fail(&e))? {
+        return Ok(trace);
+    }
     let len = file.metadata().map_err(|e| fail(&e))?.len();
     if len <= READ_WHOLE_MAX {
         let mut bytes = Vec::with_capacity(len as usize);
@@ -66,6 +69,25 @@ pub(crate) fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
         imp.push(&buf[..n]).map_err(|e| fail(&e))?;
     }
     imp.finish().map_err(|e| fail(&e))
+}
+
+/// An allocator snapshot (gzipped or not), streamed from the file so that
+/// only its columns are in memory; `None` (the file rewound) for anything
+/// else.
+fn snapshot(file: &mut std::fs::File, max_bytes: u64) -> Result<Option<Trace>, String> {
+    use std::io::Seek;
+    use tracelane_core::import::snapshot_stream;
+    let mut head = Vec::with_capacity(64 << 10);
+    file.by_ref()
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .map_err(|e| e.to_string())?;
+    file.rewind().map_err(|e| e.to_string())?;
+    if !snapshot_stream::looks_like(&head) {
+        return Ok(None);
+    }
+    let snap = snapshot_stream::read_stream(file, max_bytes, |_| {}).map_err(|e| e.to_string())?;
+    Ok(Some(tracelane_core::import::snapshot::trace_of(snap)))
 }
 
 /// Files that open as one trace: a directory (a Neuron device profile's

@@ -138,6 +138,16 @@ pub struct Counters {
     pub value: Vec<f64>,
 }
 
+impl Counters {
+    /// Room for exactly `n` more samples in every column.
+    pub fn reserve_exact(&mut self, n: usize) {
+        self.process.reserve_exact(n);
+        self.series.reserve_exact(n);
+        self.ts_ns.reserve_exact(n);
+        self.value.reserve_exact(n);
+    }
+}
+
 /// Flow arrows resolved to slices (`s`/`t`/`f` with the same id and category).
 #[derive(Default, Debug, Clone)]
 pub struct Flows {

@@ -236,8 +236,22 @@ fn a_pickle_that_is_not_a_snapshot_says_why() {
 #[test]
 fn the_decoder_workers_snapshot_arrives_whole_and_joins_its_trace() {
     use tracelane_core::import::snapshot::{attach, trace_of};
-    use tracelane_core::import::{run, unpack, Unpacked};
+    use tracelane_core::import::{run, unpack_stream, Unpacked};
     use tracelane_core::memory_snapshot::encoding;
+    // The decoder worker reads the file itself (`unpack_stream` over the
+    // dropped Blob); the import worker only saw that it is one to hand over.
+    let unpack = |bytes: &[u8], max: u64| {
+        let mut first = tracelane_core::Importer::new(ImportOptions::default());
+        first.leave_archives();
+        first.push(&bytes[..bytes.len().min(1 << 20)]).unwrap();
+        // Under 64 KiB (`format::DECIDE_BYTES`) the decision comes at the end.
+        assert!(first.holds_archive() || bytes.len() < 64 << 10);
+        assert!(matches!(
+            first.finish_or_archive(),
+            Ok(tracelane_core::import::Finished::Archive(kept)) if kept.is_empty()
+        ));
+        unpack_stream(std::io::Cursor::new(bytes), max, &mut |_| {})
+    };
     for name in [
         "snap_oom_fragmented_cuda.pickle",
         "snap_oom_capacity_cuda.pickle",
@@ -297,6 +311,20 @@ fn the_decoder_workers_snapshot_arrives_whole_and_joins_its_trace() {
     let Unpacked::Run(files) = unpack(&tar, u64::MAX).unwrap() else {
         panic!("a trace and its snapshot are a run")
     };
+    let tar_gz = {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&tar).unwrap();
+        gz.finish().unwrap()
+    };
+    let Unpacked::Run(from_gz) = unpack(&tar_gz, u64::MAX).unwrap() else {
+        panic!("a gzipped tar is inflated before it is unpacked")
+    };
+    assert_eq!(from_gz, files);
+    assert!(matches!(
+        unpack(&tar_gz, 1000),
+        Err(tracelane_core::ImportError::TooLarge { limit_bytes: 1000 })
+    ));
     // The decoder worker's part, then the import worker's.
     let (rest, snap) = run::take_snapshot(files.clone()).unwrap();
     let snap = encoding::decode(&encoding::encode(&snap.expect("the run's snapshot"))).unwrap();
@@ -437,4 +465,41 @@ fn two_snapshots_compared_change_by_the_programs_line() {
         ),
         (1, 1)
     );
+}
+
+/// The decoder worker reads a dropped snapshot from its file a chunk at a
+/// time (`snapshot_stream`), never whole: plain or gzipped, every
+/// protocol, it decodes to what the whole file decodes to; a gzip stream
+/// cut short keeps what inflated and says the snapshot was truncated.
+#[test]
+fn a_snapshot_streamed_from_its_file_equals_the_whole_files() {
+    use std::io::Write;
+    use tracelane_core::import::snapshot_stream::{looks_like, read_stream};
+    for p in 2..=5 {
+        let raw = fixture(&format!("snap_train_cuda.protocol{p}.pickle"));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&raw).unwrap();
+        let gz = gz.finish().unwrap();
+        let whole = read(&raw).unwrap();
+        for bytes in [&raw, &gz] {
+            assert!(looks_like(&bytes[..bytes.len().min(4096)]), "protocol {p}");
+            let mut last = 0;
+            let s = read_stream(&bytes[..], u64::MAX, |n| last = n).unwrap();
+            assert_eq!(last, bytes.len() as u64);
+            assert_eq!(s.diagnostics.protocol, p);
+            assert_eq!(s.entries.action, whole.entries.action);
+            assert_eq!(s.entries.addr, whole.entries.addr);
+            assert_eq!(s.entries.size, whole.entries.size);
+            assert_eq!(s.entries.time_us, whole.entries.time_us);
+            assert_eq!(s.stack_frames, whole.stack_frames);
+            assert_eq!(s.segments, whole.segments);
+            assert_eq!(s.blocks, whole.blocks);
+            assert_eq!(s.diagnostics.bytes, whole.diagnostics.bytes);
+            assert!(s.diagnostics.truncated.is_none());
+        }
+        let cut = read_stream(&gz[..gz.len() * 2 / 3], u64::MAX, |_| {}).unwrap();
+        assert!(cut.diagnostics.truncated.is_some(), "protocol {p}");
+        assert!(!cut.entries.is_empty());
+        assert!(cut.entries.len() <= whole.entries.len());
+    }
 }

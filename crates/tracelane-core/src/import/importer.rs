@@ -188,6 +188,9 @@ pub struct Importer {
     perfetto: Option<perfetto::PerfettoReader>,
     /// An archive or a Parquet table: its bytes, read whole at the end.
     archive: Option<Vec<u8>>,
+    /// The caller opens archives and snapshots from the file itself
+    /// ([`Importer::leave_archives`]): none of their bytes are kept.
+    leave_archives: bool,
     /// Set for an importer of a later part of a file: where it starts.
     part_start: Option<(u64, bool)>,
     /// A Neuron profile read beside this PyTorch trace file: its copies of
@@ -222,6 +225,7 @@ impl Importer {
             fetch: None,
             perfetto: None,
             archive: None,
+            leave_archives: false,
             part_start: None,
             superseded_source: None,
         }
@@ -232,6 +236,21 @@ impl Importer {
     pub fn set_size_hint(&mut self, json_bytes: u64) {
         self.size_hint = json_bytes;
         self.parser.b.reserve_for(json_bytes);
+    }
+
+    /// The caller reads an archive, a lone Parquet table or an allocator
+    /// snapshot from the file itself once [`Importer::holds_archive`] says
+    /// this is one (the browser's decoder worker reads the `Blob` a chunk at
+    /// a time): their bytes are not gathered here, and
+    /// [`Importer::finish_or_archive`] gives back none of them.
+    pub fn leave_archives(&mut self) {
+        self.leave_archives = true;
+    }
+
+    /// Whether the input was recognised as an archive, a lone Parquet
+    /// table or an allocator snapshot (opened whole, not streamed here).
+    pub fn holds_archive(&self) -> bool {
+        self.archive.is_some()
     }
 
     /// Bytes of the file pushed so far.
@@ -325,7 +344,9 @@ impl Importer {
             return reader.push(data, &mut self.parser.b);
         }
         if let Some(bytes) = &mut self.archive {
-            bytes.extend_from_slice(data);
+            if !self.leave_archives {
+                bytes.extend_from_slice(data);
+            }
             return Ok(());
         }
         if let Some(head) = &mut self.undecided {
@@ -366,6 +387,9 @@ impl Importer {
             // A snapshot pickle is decoded whole where its reader lives,
             // like an archive (natively by `finish`, in the browser by the
             // decoder worker).
+            Some(Format::Archive | Format::MemorySnapshot) if self.leave_archives => {
+                self.archive = Some(Vec::new());
+            }
             Some(Format::Archive | Format::MemorySnapshot) => {
                 let mut bytes = Vec::with_capacity(self.size_hint.min(1 << 32) as usize);
                 bytes.extend_from_slice(head);

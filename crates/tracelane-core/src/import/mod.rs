@@ -23,6 +23,7 @@ pub mod perfetto;
 pub mod run;
 pub mod scan;
 pub mod snapshot;
+pub mod snapshot_stream;
 pub mod table;
 
 pub use chrome::event_args;
@@ -110,6 +111,65 @@ pub fn unpack(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
             ),
         }),
     }
+}
+
+/// [`unpack`] for a file read from `r`: an allocator snapshot, gzipped or
+/// not, is decoded a chunk at a time and never held whole
+/// ([`snapshot_stream`]); anything else is read whole and opened by
+/// [`unpack_file`]. `progress` hears the file's bytes read. (The browser's
+/// decoder worker does the same with reads of the dropped `Blob`.)
+pub fn unpack_stream<R: std::io::Read + std::io::Seek>(
+    mut r: R,
+    max_bytes: u64,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Unpacked, ImportError> {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| ImportError::NotATrace {
+        reason: format!("could not read the file: {e}"),
+    };
+    let mut head = Vec::with_capacity(64 << 10);
+    (&mut r)
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .map_err(unreadable)?;
+    r.rewind().map_err(unreadable)?;
+    if snapshot_stream::looks_like(&head) {
+        let snap = snapshot_stream::read_stream(r, max_bytes, progress)?;
+        return Ok(Unpacked::Snapshot(Box::new(snap)));
+    }
+    let mut bytes = Vec::new();
+    snapshot_stream::Counted::new(r, progress)
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    unpack_file(&bytes, max_bytes)
+}
+
+/// [`unpack`] for a whole file as dropped: inflated first when gzipped (a
+/// `.tar.gz`, a gzipped Parquet table or snapshot), at most `max_bytes`.
+pub fn unpack_file(bytes: &[u8], max_bytes: u64) -> Result<Unpacked, ImportError> {
+    use std::io::Read;
+    if bytes.len() as u64 > max_bytes {
+        return Err(ImportError::TooLarge {
+            limit_bytes: max_bytes,
+        });
+    }
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return unpack(bytes, max_bytes);
+    }
+    let mut inflated = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut inflated)
+        .map_err(|e| ImportError::BadGzip {
+            message: e.to_string(),
+        })?;
+    if inflated.len() as u64 > max_bytes {
+        return Err(ImportError::TooLarge {
+            limit_bytes: max_bytes,
+        });
+    }
+    unpack(&inflated, max_bytes)
 }
 
 /// Imports a set of files (an archive's, a folder's): a run when they are

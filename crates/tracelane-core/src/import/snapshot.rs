@@ -1,6 +1,5 @@
-//! An allocator snapshot into a trace (natively: the browser's import
-//! leaves snapshots to the CLI for now, and its download has no code for
-//! them): per device the allocated and reserved curves as counter lanes of
+//! An allocator snapshot into a trace (natively, and in the browser's
+//! import worker from the columns the decoder worker decoded): per device the allocated and reserved curves as counter lanes of
 //! a process of their own, and the snapshot with its report, for the memory
 //! report at the peak or any moment. `time_us` is epoch µs and a trace's
 //! time plus `clock_offset_ns` epoch ns, so a snapshot and a profiler trace
@@ -54,7 +53,14 @@ pub fn attach(t: &mut Trace, snap: MemorySnapshot) {
             .map(|why| format!("; truncated, what was read is kept: {why}"))
             .unwrap_or_default()
     ));
-    for d in &lanes {
+    // The curves of a snapshot of millions of entries are millions of
+    // points: the counter columns grow once, not by doubling.
+    let points: usize = lanes
+        .iter()
+        .map(|d| d.allocated.len() + d.reserved.len())
+        .sum();
+    t.counters.reserve_exact(points);
+    for mut d in lanes {
         if d.allocated.is_empty() {
             continue;
         }
@@ -68,16 +74,12 @@ pub fn attach(t: &mut Trace, snap: MemorySnapshot) {
             labels: None,
             sort_index: None,
         });
-        let on_clock = |points: &[(i64, f64)]| -> Vec<(i64, f64)> {
-            points
-                .iter()
-                .map(|&(ns, v)| (ns.saturating_sub(t.clock_offset_ns), v))
-                .collect()
-        };
-        let (allocated, reserved) = (on_clock(&d.allocated), on_clock(&d.reserved));
+        for p in d.allocated.iter_mut().chain(d.reserved.iter_mut()) {
+            p.0 = p.0.saturating_sub(t.clock_offset_ns);
+        }
         let series = |what: &str| format!("memory {what} · CUDA:{}", d.device);
-        t.add_counter_series(process, &series("allocated"), &allocated);
-        t.add_counter_series(process, &series("reserved"), &reserved);
+        t.add_counter_series(process, &series("allocated"), &d.allocated);
+        t.add_counter_series(process, &series("reserved"), &d.reserved);
     }
     t.memory_snapshot = Some(Box::new(snap));
     t.memory_snapshot_report = Some(Box::new(report));
