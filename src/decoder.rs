@@ -22,10 +22,14 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::transfer::{Opened, Transfer};
-use crate::worker::{now_ms, MAX_JSON_BYTES, PROGRESS_EVERY_MS};
+use crate::worker::{now_ms, BlobReader, MAX_JSON_BYTES, PROGRESS_EVERY_MS};
+use tracelane_core::import::neuron_device::ProfileFile;
 use tracelane_core::import::snapshot_stream::{self, SnapshotStream};
-use tracelane_core::import::{neuron_device, run, table, unpack_file, Unpacked};
+use tracelane_core::import::{
+    archive, neuron_device, run, table, unpack_archive_stream, unpack_file, Streamed, Unpacked,
+};
 use tracelane_core::memory_snapshot::encoding;
+use tracelane_core::memory_snapshot::MemorySnapshot;
 use wasm_bindgen_futures::JsFuture;
 
 /// Bytes of the file read at a time (4 MB measured best for Chromium's
@@ -123,6 +127,16 @@ async fn open(reads: &mut Reads, progress: &mut dyn FnMut(u64)) -> Result<Opened
             &encoding::encode(&snap)[..],
         )));
     }
+    if archive::set_kind(&piece).is_some() {
+        // Member by member (a trace dropped with its snapshot is the page's
+        // tar): the snapshot decoded as it is read, never whole.
+        drop(piece);
+        let reader = BlobReader::new(reads.file.clone())?;
+        return match unpack_archive_stream(reader, MAX_JSON_BYTES, progress).map_err(fail)? {
+            Streamed::Unpacked(unpacked) => opened(unpacked),
+            Streamed::Run(files, snap) => Ok(run_opened(files, Some(*snap))),
+        };
+    }
     let mut bytes = Vec::with_capacity(size.min(MAX_JSON_BYTES) as usize);
     loop {
         bytes.extend_from_slice(&piece);
@@ -150,17 +164,23 @@ fn opened(unpacked: Unpacked) -> Result<Opened, String> {
         Unpacked::File(file) => Opened::File(js_sys::Uint8Array::from(&file[..])),
         Unpacked::Run(files) => {
             let (files, snapshot) = run::take_snapshot(files).map_err(|e| e.to_string())?;
-            let (tables, rest): (Vec<_>, Vec<_>) = files
-                .into_iter()
-                .partition(|(_, b)| tracelane_core::import::parquet::looks_like(b));
-            let tables = table::encode(&neuron_device::decode_profile(tables));
-            Opened::Run {
-                tables: js_sys::Uint8Array::from(&tables[..]),
-                files: js_sys::Uint8Array::from(&table::encode_files(&rest)[..]),
-                snapshot: snapshot.map(|s| js_sys::Uint8Array::from(&encoding::encode(&s)[..])),
-            }
+            run_opened(files, snapshot)
         }
     })
+}
+
+/// A run's files: its Parquet tables decoded, the others as they are, its
+/// snapshot's columns.
+fn run_opened(files: Vec<ProfileFile>, snapshot: Option<MemorySnapshot>) -> Opened {
+    let (tables, rest): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|(_, b)| tracelane_core::import::parquet::looks_like(b));
+    let tables = table::encode(&neuron_device::decode_profile(tables));
+    Opened::Run {
+        tables: js_sys::Uint8Array::from(&tables[..]),
+        files: js_sys::Uint8Array::from(&table::encode_files(&rest)[..]),
+        snapshot: snapshot.map(|s| js_sys::Uint8Array::from(&encoding::encode(&s)[..])),
+    }
 }
 
 pub fn start() {

@@ -8,8 +8,10 @@
 //! holds (`seeds/snapshot/*.tlsnap` are encoded snapshots); every device's
 //! allocation bands build — whole, in a range, under a tight budget — and
 //! raster a view, the drawn bands tiling the stack; the file streamed as
-//! the browser's decoder reads it (`unpack_stream`, gzip inflated) decodes
-//! to the whole read's snapshot.
+//! the browser's decoder reads it (`unpack_stream`, gzip inflated; an
+//! archive member by member, its snapshot member decoded as it is read —
+//! `seeds/snapshot/trace_with_snapshot.tar`) decodes to the whole read's
+//! snapshot.
 //! Run: `cd fuzz && mkdir -p corpus/snapshot && cargo +nightly fuzz run snapshot corpus/snapshot seeds/snapshot -- -max_total_time=600`
 //! (`corpus/` is not committed).
 #![no_main]
@@ -126,7 +128,8 @@ fuzz_target!(|data: &[u8]| {
         8 << 20,
         &mut |_| {},
     );
-    if let (Ok(tracelane_core::import::Unpacked::Snapshot(s)), Ok(a)) = (&streamed, &whole) {
+    use tracelane_core::import::{Streamed, Unpacked};
+    if let (Ok(Streamed::Unpacked(Unpacked::Snapshot(s))), Ok(a)) = (&streamed, &whole) {
         assert_eq!(s.entries.action, a.entries.action);
         assert_eq!(s.entries.time_us, a.entries.time_us);
         assert_eq!(s.segments, a.segments);

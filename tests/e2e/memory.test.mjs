@@ -155,7 +155,7 @@ test('memory: an allocator snapshot dropped alone opens — its OOM explained an
   await page.close();
 });
 
-test('memory: a snapshot past the first read is handed to the decoder, which reads the file itself (gzipped too): its tables the CLI\'s', async () => {
+test('memory: a snapshot past the first read is handed to the decoder, which reads the file itself (gzipped too, and in the tar of a trace dropped with it): its tables the CLI\'s', async () => {
   // Generated (tools/gen_snapshot.py): 3 MB, well past the 64 KiB that
   // decide the format, so the import worker hands the file over mid-read.
   const plain = path.join(artifacts, 'handed_over.pickle');
@@ -177,6 +177,18 @@ test('memory: a snapshot past the first read is handed to the decoder, which rea
     // The decoder worker decoded it and said how much memory it then held.
     assert.ok(Number(await page.locator('#trace-facts').getAttribute('data-decoder-wasm-memory-bytes')) > 0, file);
   }
+  // Dropped with a trace, it travels in the page's tar: the decoder reads
+  // the tar member by member, the snapshot decoded as it is read.
+  const trace = path.join(fixtures, 'memory-snapshots/snap_train_cuda.pt.trace.json.gz');
+  const md = execFileSync(cli, ['memory', trace, gz, '--format', 'md', '--top', '50']).toString();
+  const all = md.split('\n').filter((l) => l.startsWith('| ')).map((l) => JSON.stringify(l.slice(2, -2).split(' | ')));
+  await page.setInputFiles('#file-input', [trace, gz]);
+  await waitForTab(page, 'snap_train_cuda.pt.trace.json.gz + allocator snapshot');
+  await page.click('#show-memory');
+  await waitForSnapshot(page);
+  const rows = await snapshotRows(page);
+  assert.ok(rows.length > 3, JSON.stringify(rows));
+  for (const row of rows) assert.ok(all.includes(JSON.stringify(row)), `${row.join(' | ')} is not a row of tracelane memory`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -236,7 +236,7 @@ fn a_pickle_that_is_not_a_snapshot_says_why() {
 #[test]
 fn the_decoder_workers_snapshot_arrives_whole_and_joins_its_trace() {
     use tracelane_core::import::snapshot::{attach, trace_of};
-    use tracelane_core::import::{run, unpack_stream, Unpacked};
+    use tracelane_core::import::{run, unpack_stream, Streamed, Unpacked};
     use tracelane_core::memory_snapshot::encoding;
     // The decoder worker reads the file itself (`unpack_stream` over the
     // dropped Blob); the import worker only saw that it is one to hand over.
@@ -259,7 +259,7 @@ fn the_decoder_workers_snapshot_arrives_whole_and_joins_its_trace() {
         "snap_train_cuda.protocol5.pickle",
     ] {
         let raw = fixture(name);
-        let Ok(Unpacked::Snapshot(decoded)) = unpack(&raw, u64::MAX) else {
+        let Ok(Streamed::Unpacked(Unpacked::Snapshot(decoded))) = unpack(&raw, u64::MAX) else {
             panic!("{name}: the decoder worker decodes a snapshot")
         };
         let arrived = encoding::decode(&encoding::encode(&decoded)).expect(name);
@@ -308,26 +308,48 @@ fn the_decoder_workers_snapshot_arrives_whole_and_joins_its_trace() {
         tar.extend(std::iter::repeat_n(0u8, pad as usize));
     }
     tar.extend(tracelane_core::import::archive::TAR_END);
-    let Unpacked::Run(files) = unpack(&tar, u64::MAX).unwrap() else {
+    // The snapshot member is decoded as it is read, the trace read whole:
+    // the same files and snapshot as the whole tar's.
+    let Streamed::Run(rest, snap) = unpack(&tar, u64::MAX).unwrap() else {
         panic!("a trace and its snapshot are a run")
     };
+    let Ok(Unpacked::Run(files)) = tracelane_core::import::unpack(&tar, u64::MAX) else {
+        panic!("the whole tar is a run")
+    };
+    let (whole_rest, whole_snap) = run::take_snapshot(files.clone()).unwrap();
+    let whole_snap = whole_snap.expect("the run's snapshot");
+    assert_eq!(rest, whole_rest);
+    assert_eq!(snap.entries.time_us, whole_snap.entries.time_us);
+    assert_eq!(snap.entries.addr, whole_snap.entries.addr);
+    assert_eq!(snap.segments, whole_snap.segments);
     let tar_gz = {
         use std::io::Write;
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(&tar).unwrap();
         gz.finish().unwrap()
     };
-    let Unpacked::Run(from_gz) = unpack(&tar_gz, u64::MAX).unwrap() else {
-        panic!("a gzipped tar is inflated before it is unpacked")
+    let Streamed::Run(from_gz, _) = unpack(&tar_gz, u64::MAX).unwrap() else {
+        panic!("a gzipped tar is read member by member too")
     };
-    assert_eq!(from_gz, files);
+    assert_eq!(from_gz, rest);
     assert!(matches!(
         unpack(&tar_gz, 1000),
         Err(tracelane_core::ImportError::TooLarge { limit_bytes: 1000 })
     ));
+    // The snapshot alone in an archive opens as the snapshot.
+    let mut lone = tracelane_core::import::archive::tar_header("s.pickle", 6199).to_vec();
+    lone.extend(fixture("snap_oom_fragmented_cuda.pickle"));
+    lone.extend(std::iter::repeat_n(
+        0u8,
+        tracelane_core::import::archive::tar_padding(6199) as usize,
+    ));
+    lone.extend(tracelane_core::import::archive::TAR_END);
+    assert!(matches!(
+        unpack(&lone, u64::MAX),
+        Ok(Streamed::Unpacked(Unpacked::Snapshot(_)))
+    ));
     // The decoder worker's part, then the import worker's.
-    let (rest, snap) = run::take_snapshot(files.clone()).unwrap();
-    let snap = encoding::decode(&encoding::encode(&snap.expect("the run's snapshot"))).unwrap();
+    let snap = encoding::decode(&encoding::encode(&snap)).unwrap();
     let mut t = run::import_run(rest, Default::default(), ImportOptions::default()).unwrap();
     attach(&mut t, snap);
     let joined = import_set(files, ImportOptions::default()).unwrap();

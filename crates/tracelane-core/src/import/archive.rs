@@ -35,7 +35,7 @@ type EachFile<'a> = dyn FnMut(String, u64, &mut dyn Read) -> Result<bool, Import
 /// Calls `each(name, size, reader)` for every regular file of an archive
 /// of kind `set` read from `r`, in archive order (directories and links
 /// skipped), until it returns `false`.
-fn for_each_file<R: Read + std::io::Seek>(
+pub(super) fn for_each_file<R: Read + std::io::Seek>(
     r: R,
     set: SetKind,
     each: &mut EachFile,
