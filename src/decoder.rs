@@ -22,7 +22,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use crate::transfer::{Opened, Transfer};
-use crate::worker::{now_ms, BlobReader, MAX_JSON_BYTES, PROGRESS_EVERY_MS};
+use crate::worker::{
+    now_ms, BlobReader, MAX_JSON_BYTES, PROGRESS_EVERY_MS, READ_BYTES, READ_ERROR,
+};
 use tracelane_core::import::neuron_device::ProfileFile;
 use tracelane_core::import::snapshot_stream::{self, SnapshotStream};
 use tracelane_core::import::{
@@ -31,10 +33,6 @@ use tracelane_core::import::{
 use tracelane_core::memory_snapshot::encoding;
 use tracelane_core::memory_snapshot::MemorySnapshot;
 use wasm_bindgen_futures::JsFuture;
-
-/// Bytes of the file read at a time (4 MB measured best for Chromium's
-/// blob reads; each is a copy into wasm memory, not kept).
-const READ_BYTES: u64 = 4 << 20;
 
 /// A `Blob`'s bytes in order, [`READ_BYTES`] at a time, the next read
 /// already under way while one is decoded: the browser reads the file
@@ -68,7 +66,7 @@ impl Reads {
         if self.at >= self.size {
             return Ok(None);
         }
-        let end = (self.at + READ_BYTES).min(self.size);
+        let end = (self.at + READ_BYTES as u64).min(self.size);
         let piece = self
             .file
             .slice_with_f64_and_f64(self.at as f64, end as f64)
@@ -96,8 +94,6 @@ impl Reads {
         Ok(true)
     }
 }
-
-const READ_ERROR: &str = "could not read the file (was it moved or changed?)";
 
 /// Reads import `id`'s file from its `Blob` and opens it. An allocator
 /// snapshot (gzipped or not) is pushed to the pickle decoder a read at a

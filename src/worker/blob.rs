@@ -9,7 +9,7 @@ use super::runtime::{now_ms, MAX_JSON_BYTES, PROGRESS_EVERY_MS};
 /// Bytes handed to the importer at a time. Reads are gathered until this
 /// much is in (a stream read returns far less); 4 MB measured best for
 /// Chromium's blob reading.
-pub(super) const READ_BYTES: u32 = 4 << 20;
+pub(crate) const READ_BYTES: u32 = 4 << 20;
 
 /// A `Blob` read like a file, [`READ_BYTES`] at a time and synchronously
 /// (a worker may: it does nothing else meanwhile) — no more of it in

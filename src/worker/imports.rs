@@ -663,7 +663,7 @@ pub(super) fn queue_read(sh: &Rc<Shared>, r: ReadRequest) {
     });
 }
 
-pub(super) const READ_ERROR: &str = "could not read the file (was it moved or changed?)";
+pub(crate) const READ_ERROR: &str = "could not read the file (was it moved or changed?)";
 
 /// Reads `r.blob[r.from..r.to]` into the importer, [`READ_BYTES`] at a
 /// time; stops early when the import is cancelled.

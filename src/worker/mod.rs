@@ -43,7 +43,8 @@ use crate::shared::timeline_view::{Scene, TimelineModel};
 use crate::transfer::Transfer;
 use crate::worker::paint::Surface;
 
-pub(crate) use blob::{read_blob, BlobReader};
+pub(crate) use blob::{read_blob, BlobReader, READ_BYTES};
+pub(crate) use imports::READ_ERROR;
 pub(crate) use kept::rank_summary;
 pub(crate) use runtime::{now_ms, options, MAX_JSON_BYTES, PROGRESS_EVERY_MS};
 

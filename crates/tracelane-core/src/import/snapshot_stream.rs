@@ -175,40 +175,6 @@ pub fn read_stream<R: Read>(
     stream.finish()
 }
 
-/// The input, telling `progress` where in it reading got after each read
-/// (for a seekable input, the position: an archive's reader seeks).
-pub struct Counted<R, F> {
-    inner: R,
-    read: u64,
-    progress: F,
-}
-
-impl<R, F: FnMut(u64)> Counted<R, F> {
-    pub fn new(inner: R, progress: F) -> Self {
-        Counted {
-            inner,
-            read: 0,
-            progress,
-        }
-    }
-}
-
-impl<R: Read, F: FnMut(u64)> Read for Counted<R, F> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read += n as u64;
-        (self.progress)(self.read);
-        Ok(n)
-    }
-}
-
-impl<R: std::io::Seek, F> std::io::Seek for Counted<R, F> {
-    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
-        self.read = self.inner.seek(to)?;
-        Ok(self.read)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

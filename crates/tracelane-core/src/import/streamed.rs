@@ -7,7 +7,7 @@
 use std::io::{Read, Seek};
 
 use super::neuron_device::ProfileFile;
-use super::snapshot_stream::{self, Counted, SnapshotStream};
+use super::snapshot_stream::{self, SnapshotStream};
 use super::unpacked::{open_entries, unpack, Unpacked};
 use super::{archive, run};
 use crate::error::ImportError;
@@ -166,4 +166,38 @@ pub fn unpack_archive_stream<R: Read + Seek>(
                 .join(", ")
         ),
     })
+}
+
+/// The input, telling `progress` where in it reading got after each read
+/// (for a seekable input, the position: an archive's reader seeks).
+struct Counted<R, F> {
+    inner: R,
+    read: u64,
+    progress: F,
+}
+
+impl<R, F: FnMut(u64)> Counted<R, F> {
+    fn new(inner: R, progress: F) -> Self {
+        Counted {
+            inner,
+            read: 0,
+            progress,
+        }
+    }
+}
+
+impl<R: Read, F: FnMut(u64)> Read for Counted<R, F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        (self.progress)(self.read);
+        Ok(n)
+    }
+}
+
+impl<R: std::io::Seek, F> std::io::Seek for Counted<R, F> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.read = self.inner.seek(to)?;
+        Ok(self.read)
+    }
 }
