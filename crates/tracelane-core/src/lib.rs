@@ -45,6 +45,7 @@ pub mod synth;
 pub mod timeline;
 pub mod warnings;
 mod wire;
+pub mod xla;
 
 pub use error::{Diagnostics, ImportError};
 pub use import::{import_bytes, ImportOptions, Importer};

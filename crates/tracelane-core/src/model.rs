@@ -225,6 +225,8 @@ pub struct Trace {
     pub memory_snapshot: Option<Box<crate::memory_snapshot::MemorySnapshot>>,
     /// The snapshot's report at its peak (times epoch µs).
     pub memory_snapshot_report: Option<Box<crate::memory_snapshot::report::SnapshotReport>>,
+    /// An XPlane profile's HLO modules, devices and wall clock.
+    pub xla: Option<Box<crate::xla::XlaInfo>>,
 }
 
 impl Trace {

@@ -281,6 +281,43 @@ pub const DEVICE_PROFILE_EXTRA: &WarningKind = &WarningKind {
     description: "a further device profile (folder) in the same set: one device profile is opened per trace; open that folder on its own",
 };
 
+pub const XPLANE_TRUNCATED: &WarningKind = &WarningKind {
+    name: "xplane_truncated",
+    severity: Severity::Lost,
+    description: "the XPlane file ends inside a plane: the planes before it were read, that plane's events are lost",
+};
+pub const XPLANE_BAD_PLANE: &WarningKind = &WarningKind {
+    name: "xplane_bad_plane",
+    severity: Severity::Lost,
+    description: "a plane that does not decode as an XPlane message (damaged bytes): the other planes were read",
+};
+pub const XPLANE_PROFILER_MESSAGE: &WarningKind = &WarningKind {
+    name: "xplane_profiler_message",
+    severity: Severity::Note,
+    description: "an error or warning the profiler wrote into the XSpace itself",
+};
+pub const XPLANE_AGGREGATED: &WarningKind = &WarningKind {
+    name: "xplane_aggregated",
+    severity: Severity::Skipped,
+    description: "events that carry a count (num_occurrences) instead of a time: aggregates, left off the timeline as xprof does",
+};
+pub const XPLANE_UNKNOWN_METADATA: &WarningKind = &WarningKind {
+    name: "xplane_unknown_metadata",
+    severity: Severity::Repaired,
+    description: "events or stats naming a metadata id their plane does not define: events are named by the id, stats left out",
+};
+pub const XPLANE_OTHER_FIELDS: &WarningKind = &WarningKind {
+    name: "xplane_other_fields",
+    severity: Severity::Skipped,
+    description: "top-level XSpace fields this reader does not know (not planes, hostnames, errors or warnings)",
+};
+pub const XPLANE_OUT_OF_RANGE: &WarningKind = &WarningKind {
+    name: "xplane_out_of_range",
+    severity: Severity::Skipped,
+    description:
+        "events whose time does not fit 64-bit nanoseconds (a damaged line timestamp or offset)",
+};
+
 /// Every kind, in the order the importers meet them.
 pub const ALL: &[&WarningKind] = &[
     TRUNCATED,
@@ -313,6 +350,13 @@ pub const ALL: &[&WarningKind] = &[
     PERFETTO_OTHER_FIELDS,
     PERFETTO_CLOCK_UNRESOLVED,
     PERFETTO_UNREAD_FIELDS,
+    XPLANE_TRUNCATED,
+    XPLANE_BAD_PLANE,
+    XPLANE_PROFILER_MESSAGE,
+    XPLANE_AGGREGATED,
+    XPLANE_UNKNOWN_METADATA,
+    XPLANE_OTHER_FIELDS,
+    XPLANE_OUT_OF_RANGE,
     NEURON_PROFILE_WARNING,
     NEURON_EVENT_SKIPPED,
     NEURON_UNKNOWN_LAYER,

@@ -18,6 +18,7 @@
 //! | [`gate`] | a candidate trace against a baseline of the same workload: verdict, what got slower, new findings |
 //! | [`memory`] | memory over time per device from `[memory]` records: peak, what is live then (by op, module, Python caller and — with a raw memory timeline beside the trace — PyTorch's category), never freed, churn |
 //! | [`memory_categories`] | PyTorch's memory categories over time, from a raw memory timeline joined to the `[memory]` records |
+//! | [`xla_ops`] | an XPlane profile's HLO and framework op tables, equal to xprof's `hlo_stats` and `framework_op_stats` |
 //! | [`warmup`] | each step's duration with warm-up flagged; the steady median |
 //! | [`ranks`] | many ranks of one run: per-step breakdowns, collectives matched across ranks, skew, stragglers |
 //! | [`scope`] | which part of a trace an analysis looks at |
@@ -56,6 +57,7 @@ pub mod regions;
 pub mod roofline;
 pub mod scope;
 pub mod warmup;
+pub mod xla_ops;
 
 pub use scope::{Occurrence, Scope, ScopeError};
 
@@ -73,6 +75,11 @@ pub struct WhySlow {
     /// What the Neuron runtime's events say (a trace with Neuron runtime
     /// or hardware events; `None` under HTA's rules).
     pub neuron: Option<neuron_runtime::NeuronRuntimeReport>,
+    /// An XPlane profile's HLO and framework op tables, as xprof computes
+    /// them (always the whole profile; `None` for other traces and under
+    /// HTA's rules).
+    #[serde(default)]
+    pub xla_ops: Option<xla_ops::XlaOpStats>,
 }
 
 /// The slices whose args text [`why_slow`] reads: copies and sets (their
@@ -133,11 +140,17 @@ pub fn why_slow(
     } else {
         None
     };
+    let xla_ops = if exact {
+        xla_ops::xla_op_stats(t)
+    } else {
+        None
+    };
     Ok(WhySlow {
         device,
         critical_path,
         data_movement,
         warmup,
         neuron,
+        xla_ops,
     })
 }

@@ -14,6 +14,7 @@ pub mod ops;
 pub mod ranks;
 pub mod regions;
 pub mod section;
+pub mod xla_ops;
 
 pub use crate::numbers::{fmt_count, fmt_ns, fmt_si, pct};
 pub use device_time::*;
@@ -24,3 +25,4 @@ pub use ops::*;
 pub use ranks::*;
 pub use regions::*;
 pub use section::*;
+pub use xla_ops::*;

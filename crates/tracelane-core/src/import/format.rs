@@ -6,7 +6,7 @@
 //! importer ([`super::Importer`]) and the file sets of a run
 //! ([`super::run::part_of`]) both decide through it.
 
-use super::{archive, neuron, parquet, perfetto, scan};
+use super::{archive, neuron, parquet, perfetto, scan, xplane};
 use crate::{memory_snapshot, memory_timeline};
 
 /// What the first bytes of a file say it is.
@@ -16,6 +16,8 @@ pub enum Sniffed {
     Json,
     /// A Perfetto protobuf trace.
     Perfetto,
+    /// An XSpace protobuf (`*.xplane.pb`).
+    XPlane,
     /// A zip or tar archive, or a Parquet table: read whole, then opened
     /// by what it holds.
     Archive,
@@ -57,10 +59,7 @@ pub fn sniff(head: &[u8]) -> Sniffed {
     if perfetto::looks_like(head) {
         return match perfetto::first_message(head) {
             perfetto::FirstMessage::TracePacket => Sniffed::Perfetto,
-            perfetto::FirstMessage::XPlane => Sniffed::Other(
-                "an XPlane protobuf (a JAX/TensorFlow profile, *.xplane.pb; open it in XProf \
-                 or TensorBoard — tracelane reads PyTorch/Kineto, Neuron and Perfetto traces)",
-            ),
+            perfetto::FirstMessage::XPlane => Sniffed::XPlane,
             perfetto::FirstMessage::Other => {
                 Sniffed::Other("a protobuf file that is not a Perfetto trace")
             }
@@ -128,6 +127,8 @@ pub enum Format {
     NeuronSystem,
     /// A Perfetto protobuf trace.
     Perfetto,
+    /// An XPlane profile (JAX, TensorFlow, xprof: `*.xplane.pb`).
+    XPlane,
     /// PyTorch's allocator snapshot (`torch.cuda.memory._dump_snapshot`),
     /// a pickle: decoded whole, like an archive.
     MemorySnapshot,
@@ -156,6 +157,7 @@ pub const READERS: &[(Format, LooksLike)] = &[
     (Format::NeuronSummary, neuron::summary::looks_like),
     (Format::NeuronFetch, neuron::fetch::looks_like),
     (Format::NeuronSystem, neuron::looks_like),
+    (Format::XPlane, xplane::looks_like),
     (Format::Perfetto, perfetto::looks_like),
     (Format::MemoryTimeline, memory_timeline::looks_like),
     (Format::ChromeJson, is_chrome_trace),

@@ -9,7 +9,7 @@ use std::io::Write;
 use flate2::write::MultiGzDecoder;
 
 use super::format::{self, sniff, Format, Sniffed, DECIDE_BYTES};
-use super::{builder, chrome, neuron, neuron_device, part, perfetto};
+use super::{builder, chrome, neuron, neuron_device, part, perfetto, xplane};
 use crate::error::ImportError;
 use crate::model::Trace;
 use crate::warnings;
@@ -186,6 +186,8 @@ pub struct Importer {
     fetch: Option<neuron::fetch::FetchReader>,
     /// A Perfetto trace: packets translated as they arrive.
     perfetto: Option<perfetto::PerfettoReader>,
+    /// An XPlane profile: planes translated as they arrive.
+    xplane: Option<xplane::XPlaneReader>,
     /// An archive or a Parquet table: its bytes, read whole at the end.
     archive: Option<Vec<u8>>,
     /// The caller opens archives and snapshots from the file itself
@@ -224,6 +226,7 @@ impl Importer {
             neuron: None,
             fetch: None,
             perfetto: None,
+            xplane: None,
             archive: None,
             leave_archives: false,
             part_start: None,
@@ -285,9 +288,11 @@ impl Importer {
                 Sniffed::Unknown if head.len() < 4096 => return Ok(()),
                 Sniffed::Unknown => {}
                 Sniffed::Gzip => self.mode = Mode::Gzip(Box::new(MultiGzDecoder::new(Vec::new()))),
-                Sniffed::Json | Sniffed::Perfetto | Sniffed::Archive | Sniffed::Pickle => {
-                    self.mode = Mode::Plain
-                }
+                Sniffed::Json
+                | Sniffed::Perfetto
+                | Sniffed::XPlane
+                | Sniffed::Archive
+                | Sniffed::Pickle => self.mode = Mode::Plain,
                 Sniffed::Other(what) => {
                     return Err(ImportError::NotJson {
                         detected: what.to_string(),
@@ -341,6 +346,9 @@ impl Importer {
             return reader.push(data, &mut self.parser.b);
         }
         if let Some(reader) = &mut self.perfetto {
+            return reader.push(data, &mut self.parser.b);
+        }
+        if let Some(reader) = &mut self.xplane {
             return reader.push(data, &mut self.parser.b);
         }
         if let Some(bytes) = &mut self.archive {
@@ -425,6 +433,15 @@ impl Importer {
                 reader.push(head, &mut self.parser.b)?;
                 self.perfetto = Some(reader);
             }
+            Some(Format::XPlane) => {
+                self.parser.b.keep_op_args = true;
+                self.parser.b.reserve_slices(
+                    (self.size_hint / PERFETTO_BYTES_PER_SLICE).min(64 << 20) as usize,
+                );
+                let mut reader = xplane::XPlaneReader::default();
+                reader.push(head, &mut self.parser.b)?;
+                self.xplane = Some(reader);
+            }
             // Chrome JSON, and whatever no reader recognises: the Chrome
             // parser says what is wrong with it. Its source ranges are
             // ranges of the caller's input when that is plain JSON.
@@ -499,7 +516,8 @@ impl Importer {
             && self.undecided.is_none()
             && self.neuron.is_none()
             && self.fetch.is_none()
-            && self.perfetto.is_none();
+            && self.perfetto.is_none()
+            && self.xplane.is_none();
         match self.parser.state {
             chrome::State::Events { bare } if plain => Some(bare),
             _ => None,
@@ -674,6 +692,23 @@ impl Importer {
                 "Perfetto protobuf trace (gzip)".into()
             } else {
                 "Perfetto protobuf trace".into()
+            };
+            let mut t = b.finish();
+            t.diagnostics.time_unit_decision = summary;
+            return Ok(Finished::Trace(Box::new(t)));
+        }
+        if let Some(reader) = self.xplane.take() {
+            let summary = format!(
+                "XPlane times are picoseconds (line timestamp_ns × 1000 + offset_ps), shown in nanoseconds; {} planes",
+                reader.planes()
+            );
+            let mut b = self.parser.b;
+            reader.finish(&mut b);
+            b.diag.bytes_read = self.json_bytes;
+            b.diag.format = if gzip {
+                "XPlane profile (gzip)".into()
+            } else {
+                "XPlane profile".into()
             };
             let mut t = b.finish();
             t.diagnostics.time_unit_decision = summary;

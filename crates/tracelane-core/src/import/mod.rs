@@ -27,6 +27,7 @@ pub mod snapshot_stream;
 mod streamed;
 pub mod table;
 mod unpacked;
+pub mod xplane;
 
 pub use chrome::event_args;
 pub use format::{sniff, Format, Sniffed, READERS};

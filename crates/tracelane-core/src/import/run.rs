@@ -137,7 +137,7 @@ pub fn part_of(name: &str, bytes: &[u8]) -> Part {
         Some(Format::MemoryTimeline) => Part::MemoryTimeline,
         Some(Format::MemorySnapshot) => Part::MemorySnapshot,
         Some(Format::ChromeJson) => Part::Kineto,
-        Some(Format::Archive | Format::Perfetto) | None => Part::Other,
+        Some(Format::Archive | Format::Perfetto | Format::XPlane) | None => Part::Other,
     }
 }
 

@@ -1,0 +1,408 @@
+//! The op tables of an XPlane profile, as xprof computes them: **HLO op
+//! stats** (xprof's `hlo_stats` tool) and **framework op stats**
+//! (`framework_op_stats`), both from the device planes' kernels and the
+//! HLO modules the profile embeds.
+//!
+//! Rules, from xprof (`xprof/convert/xplane_to_op_metrics_db.cc`
+//! `ConvertDeviceTraceXPlaneToOpMetricsDb`, `utils/op_metrics_db_utils.cc`,
+//! `utils/op_utils.cc`):
+//!
+//! - per device plane, per stream line (not the lines xprof derives), in
+//!   line order: an event with an `hlo_op` stat (the last `::` part) whose
+//!   instruction its `program_id`'s module defines is one **occurrence** of
+//!   that HLO op — consecutive events of the same op and `group_id` (the
+//!   kernels one op launches) are one occurrence, their durations summed;
+//!   events whose op the modules do not define are not counted;
+//! - an event with only a `tf_op` stat is an op of its own
+//!   (`<tf op name>/<event name>`);
+//! - a plane's **total time** is from its first event's offset to its
+//!   last event's end, whatever they are; **idle** is that total less the
+//!   ops' time; planes add up;
+//! - framework ops group the HLO ops by their instruction's framework op
+//!   (`op_name:op_type` of its metadata, read as [`tf_op::parse`] reads
+//!   it): times add up, occurrences are the largest of their HLO ops';
+//!   `IDLE` is a row of its own;
+//! - percentages are of the total time (idle included), times in µs
+//!   from exact picoseconds.
+//!
+//! Host framework ops (TraceMe events named `name:type`, or carrying a
+//! `tf_op` stat) follow `ConvertHostThreadsXPlaneToOpMetricsDb` ([`host`]).
+//!
+//! FLOPs and bytes come only from `flops` / `bytes_accessed` stats on the
+//! events (xprof's cost analysis of the HLO is not re-run here): a column
+//! is left empty where no event says.
+
+mod host;
+pub mod tf_op;
+
+use rustc_hash::FxHashMap as HashMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::{Trace, TrackKind};
+
+/// One HLO op's row (`hlo_stats`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct HloOpRow {
+    pub program_id: i64,
+    pub module: String,
+    pub category: String,
+    pub hlo_op_name: String,
+    /// The instruction's framework op (`op_name:op_type`).
+    pub tf_op_name: String,
+    pub source: String,
+    pub occurrences: u64,
+    pub total_time_ps: u64,
+    pub self_time_ps: u64,
+    /// Of the total time, idle included.
+    pub self_time_percent: f64,
+    pub cumulative_self_time_percent: f64,
+    /// From the events' `flops` / `bytes_accessed` stats (one occurrence's
+    /// value times the occurrences), when they give them.
+    pub flops: Option<u64>,
+    pub bytes_accessed: Option<u64>,
+}
+
+/// One framework op's row (`framework_op_stats`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FrameworkOpRow {
+    /// `Device` or `Host`.
+    pub host_or_device: String,
+    pub op_type: String,
+    pub operation: String,
+    pub occurrences: u64,
+    pub total_time_ps: u64,
+    pub self_time_ps: u64,
+    /// Of the device's (or the host's) total time, idle included.
+    pub self_time_percent: f64,
+    pub cumulative_self_time_percent: f64,
+}
+
+/// Both tables, and the totals they are shares of.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct XlaOpStats {
+    pub hlo_ops: Vec<HloOpRow>,
+    pub framework_ops: Vec<FrameworkOpRow>,
+    /// Device planes' total time (first event to last end, per plane, summed).
+    pub device_total_ps: u64,
+    pub device_idle_ps: u64,
+    pub host_total_ps: u64,
+    pub host_idle_ps: u64,
+    /// Device events with an `hlo_op` that no embedded module defines
+    /// (their time counts as idle, as in xprof).
+    pub unresolved_hlo_events: u64,
+    pub device_planes: usize,
+}
+
+impl XlaOpStats {
+    /// An op row's mean time in µs.
+    pub fn us(ps: u64) -> f64 {
+        ps as f64 / 1e6
+    }
+}
+
+/// The op tables of an XPlane profile; `None` for any other trace.
+pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
+    let xla = t.xla.as_deref()?;
+    let mut out = XlaOpStats::default();
+    let mut db = OpDb::default();
+    for (p, process) in t.processes.iter().enumerate() {
+        let plane = t.str(process.name.unwrap_or(crate::model::NO_STR));
+        if !plane.starts_with("/device:") {
+            continue;
+        }
+        let mut span: Option<(i64, i64)> = None;
+        let mut op_time = 0;
+        let mut any = false;
+        for track in t.tracks.iter().filter(|k| k.process.0 as usize == p) {
+            let lane = t.str(track.name.unwrap_or(crate::model::NO_STR));
+            if track.kind != TrackKind::DeviceStream || is_derived(lane) {
+                continue;
+            }
+            any = true;
+            let mut current = Tracker::default();
+            for i in track.slices.clone() {
+                let args: Value =
+                    serde_json::from_str(t.slice_args_json(i as usize)).unwrap_or(Value::Null);
+                let (offset, dur) = (int(&args, "offset_ps"), int(&args, "duration_ps"));
+                let start = offset.unwrap_or(0);
+                let end = start + dur.unwrap_or(0).max(0);
+                span = Some(span.map_or((start, end), |(a, z)| (a.min(start), z.max(end))));
+                let stats = EventStats::of(&args);
+                if let Some(hlo) = stats.hlo_op {
+                    let program = stats.program_id;
+                    if program.and_then(|id| xla.instruction(id, hlo)).is_none() {
+                        out.unresolved_hlo_events += 1;
+                        continue;
+                    }
+                    let program = program.unwrap_or(0);
+                    // xprof compares an optional group id with the run's
+                    // (0 until one is seen): without group ids every
+                    // event is an occurrence of its own.
+                    if hlo != current.name || stats.group_id != Some(current.group_id) {
+                        op_time += current.flush(&mut db);
+                    }
+                    if current.occurrences == 0 {
+                        current.name = hlo.to_string();
+                        current.program_id = program;
+                        current.group_id = stats.group_id.unwrap_or(0);
+                    }
+                    current.occurrences += 1;
+                    current.duration += dur.unwrap_or(0).max(0) as u64;
+                    current.flops = stats.flops.or(current.flops);
+                    current.bytes = stats.bytes.or(current.bytes);
+                } else if let Some(tf) = stats.tf_op {
+                    op_time += current.flush(&mut db);
+                    let parsed = tf_op::parse(tf);
+                    let name = format!("{}/{}", parsed.name, t.slice_name(i as usize));
+                    let d = dur.unwrap_or(0).max(0) as u64;
+                    let m = db.entry(0, &name);
+                    m.occurrences += 1;
+                    m.time_ps += d;
+                    m.tf_only = Some((parsed.op_type, tf.to_string()));
+                    op_time += d;
+                }
+            }
+            op_time += current.flush(&mut db);
+        }
+        if any {
+            out.device_planes += 1;
+            let total = span.map_or(0, |(a, z)| (z - a).max(0) as u64);
+            out.device_total_ps += total;
+            out.device_idle_ps += total.saturating_sub(op_time);
+        }
+    }
+    out.hlo_ops = hlo_rows(&db, xla, out.device_total_ps);
+    out.framework_ops = framework_rows(&db, xla, out.device_idle_ps, out.device_total_ps);
+    let (host_rows, host_total, host_idle) = host::framework_rows(t);
+    out.host_total_ps = host_total;
+    out.host_idle_ps = host_idle;
+    out.framework_ops.extend(host_rows);
+    Some(out)
+}
+
+/// Lines xprof derives from the stream lines (`IsDerivedThreadId`): not
+/// read again for the tables.
+fn is_derived(lane: &str) -> bool {
+    matches!(
+        lane,
+        "Steps"
+            | "XLA Modules"
+            | "XLA Ops"
+            | "Async XLA Ops"
+            | "Framework Ops"
+            | "TensorFlow Ops"
+            | "Framework Name Scope"
+            | "TensorFlow Name Scope"
+            | "Source code"
+            | "Launch Stats"
+            | "XLA TraceMe"
+    )
+}
+
+fn int(v: &Value, key: &str) -> Option<i64> {
+    match v.get(key)? {
+        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|u| u as i64)),
+        _ => None,
+    }
+}
+
+/// The stats of a device event the tables read (`GpuEventStats`).
+struct EventStats<'a> {
+    hlo_op: Option<&'a str>,
+    program_id: Option<i64>,
+    group_id: Option<i64>,
+    tf_op: Option<&'a str>,
+    flops: Option<u64>,
+    bytes: Option<u64>,
+}
+
+impl<'a> EventStats<'a> {
+    fn of(args: &'a Value) -> Self {
+        let text = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        EventStats {
+            // `hlo_op` may list nested ops, outermost first.
+            hlo_op: text("hlo_op").map(|s| s.rsplit("::").next().unwrap_or(s)),
+            program_id: int(args, "program_id"),
+            group_id: int(args, "group_id"),
+            tf_op: text("tf_op"),
+            flops: int(args, "flops").map(|v| v.max(0) as u64),
+            bytes: int(args, "bytes_accessed").map(|v| v.max(0) as u64),
+        }
+    }
+}
+
+/// One HLO op's metrics, summed over planes.
+#[derive(Default)]
+struct OpMetrics {
+    occurrences: u64,
+    time_ps: u64,
+    flops: Option<u64>,
+    bytes: Option<u64>,
+    /// An op known only by its `tf_op` stat: its type and full name.
+    tf_only: Option<(String, String)>,
+}
+
+/// Ops by (program id, name), in the order first met.
+#[derive(Default)]
+struct OpDb {
+    index: HashMap<(i64, String), usize>,
+    ops: Vec<((i64, String), OpMetrics)>,
+}
+
+impl OpDb {
+    fn entry(&mut self, program: i64, name: &str) -> &mut OpMetrics {
+        let key = (program, name.to_string());
+        let k = match self.index.get(&key) {
+            Some(&k) => k,
+            None => {
+                self.ops.push((key.clone(), OpMetrics::default()));
+                self.index.insert(key, self.ops.len() - 1);
+                self.ops.len() - 1
+            }
+        };
+        &mut self.ops[k].1
+    }
+}
+
+/// The run of events of one HLO op being summed (`HLOTracker`).
+#[derive(Default)]
+struct Tracker {
+    name: String,
+    program_id: i64,
+    group_id: i64,
+    occurrences: u64,
+    duration: u64,
+    flops: Option<u64>,
+    bytes: Option<u64>,
+}
+
+impl Tracker {
+    /// Enters the run as one occurrence (`AggregateHloFunc`); its time.
+    fn flush(&mut self, db: &mut OpDb) -> u64 {
+        if self.occurrences == 0 {
+            return 0;
+        }
+        let d = self.duration;
+        let m = db.entry(self.program_id, &self.name);
+        m.occurrences += 1;
+        m.time_ps += d;
+        // One occurrence's value, as xprof stores it per entry.
+        if let Some(f) = self.flops {
+            *m.flops.get_or_insert(0) += f;
+        }
+        if let Some(b) = self.bytes {
+            *m.bytes.get_or_insert(0) += b;
+        }
+        *self = Tracker::default();
+        d
+    }
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64 * 100.0
+    }
+}
+
+fn hlo_rows(db: &OpDb, xla: &crate::xla::XlaInfo, total: u64) -> Vec<HloOpRow> {
+    let mut rows: Vec<HloOpRow> = db
+        .ops
+        .iter()
+        .filter(|(_, m)| m.tf_only.is_none())
+        .map(|((program, name), m)| {
+            let i = xla.instruction(*program, name).cloned().unwrap_or_default();
+            HloOpRow {
+                program_id: *program,
+                module: xla
+                    .modules
+                    .get(program)
+                    .map(|m| m.name.clone())
+                    .unwrap_or_default(),
+                category: if i.category.is_empty() {
+                    "unknown".into()
+                } else {
+                    i.category
+                },
+                hlo_op_name: name.clone(),
+                tf_op_name: i.provenance,
+                source: i.source,
+                occurrences: m.occurrences,
+                total_time_ps: m.time_ps,
+                self_time_ps: m.time_ps,
+                self_time_percent: percent(m.time_ps, total),
+                cumulative_self_time_percent: 0.0,
+                flops: m.flops,
+                bytes_accessed: m.bytes,
+            }
+        })
+        .collect();
+    rows.sort_by_key(|r| std::cmp::Reverse(r.self_time_ps));
+    let mut cum = 0.0;
+    for r in &mut rows {
+        cum += r.self_time_percent;
+        r.cumulative_self_time_percent = cum;
+    }
+    rows
+}
+
+/// Device framework ops (`CreateTfMetricsDbFromDeviceOpMetricsDb`, with idle).
+fn framework_rows(
+    db: &OpDb,
+    xla: &crate::xla::XlaInfo,
+    idle: u64,
+    total: u64,
+) -> Vec<FrameworkOpRow> {
+    let mut by_op: Vec<FrameworkOpRow> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::default();
+    let mut add = |name: String, ty: String, occ: u64, time: u64| {
+        let k = *index.entry(name.clone()).or_insert_with(|| {
+            by_op.push(FrameworkOpRow {
+                host_or_device: "Device".into(),
+                op_type: if ty.is_empty() { "Unknown".into() } else { ty },
+                operation: name,
+                ..FrameworkOpRow::default()
+            });
+            by_op.len() - 1
+        });
+        let r = &mut by_op[k];
+        r.occurrences = r.occurrences.max(occ);
+        r.total_time_ps += time;
+        r.self_time_ps += time;
+    };
+    add("IDLE".into(), "IDLE".into(), 0, idle);
+    for ((program, name), m) in &db.ops {
+        let provenance = match &m.tf_only {
+            Some((_, full)) => full.clone(),
+            None => xla
+                .instruction(*program, name)
+                .map(|i| i.provenance.clone())
+                .unwrap_or_default(),
+        };
+        if provenance.is_empty() {
+            add(name.clone(), String::new(), m.occurrences, m.time_ps);
+        } else {
+            let op = tf_op::parse(&provenance);
+            add(op.name, op.op_type, m.occurrences, m.time_ps);
+        }
+    }
+    rank(&mut by_op, total);
+    by_op
+}
+
+/// Sorts rows by self time, largest first, and fills their shares.
+fn rank(rows: &mut [FrameworkOpRow], total: u64) {
+    rows.sort_by_key(|r| std::cmp::Reverse(r.self_time_ps));
+    let mut cum = 0.0;
+    for r in rows {
+        r.self_time_percent = percent(r.self_time_ps, total);
+        cum += r.self_time_percent;
+        r.cumulative_self_time_percent = cum;
+    }
+}

@@ -1,0 +1,159 @@
+//! XPlane profiles (`*.xplane.pb`, gzip too): what `jax.profiler`,
+//! TensorFlow and xprof save, one `XSpace` per host. Read plane by plane
+//! as the bytes arrive (the space's top-level field 1; a plane is decoded
+//! with prost once it is whole), written straight into the model builder
+//! ([`plane`]). What lands in the model, following xprof's own trace
+//! viewer (`xplane_to_trace_container.cc`):
+//!
+//! - every plane is a process (`/host:CPU`, `/device:GPU:0`, …), every
+//!   line with events a lane of it (named by its display name);
+//! - times are `line.timestamp_ns × 1000 + event.offset_ps`, durations
+//!   `duration_ps`: picoseconds, kept exact in each device event's args
+//!   (`duration_ps`) for the op tables, nanoseconds in the model;
+//! - an event's stats (its metadata's first, then its own, as xprof lists
+//!   them) are its args, interned strings (`ref_value`) resolved;
+//! - host API calls that carry a `correlation_id` are runtime calls,
+//!   linked to the kernel with the same id; stream lines' events are
+//!   kernels, copies or sets; a TPU's `XLA Ops` are its device work; the
+//!   lines xprof derives (`XLA Modules`, `Steps`, `Framework Ops`, …) are
+//!   lanes of their own;
+//! - `/host:metadata`'s HLO modules, the devices' capability stats and
+//!   the `Task Environment`'s wall clock go to [`crate::xla::XlaInfo`];
+//! - aggregated events (`num_occurrences`), undecodable planes and stats
+//!   of unknown kinds are counted in the diagnostics, never dropped
+//!   silently.
+
+mod hlo;
+mod plane;
+mod proto;
+
+use prost::Message;
+
+use crate::error::ImportError;
+use crate::warnings;
+use crate::xla::XlaInfo;
+
+use super::builder::Builder;
+use super::perfetto::{first_message, looks_like as looks_like_protobuf, FirstMessage};
+
+pub use hlo::category as hlo_category;
+
+/// Whether a file's first bytes are an XSpace (its first plane's id or
+/// name, as the Perfetto sniffer tells them apart).
+pub fn looks_like(head: &[u8]) -> bool {
+    looks_like_protobuf(head) && first_message(head) == FirstMessage::XPlane
+}
+
+/// Streams an XSpace into the model builder.
+#[derive(Default)]
+pub struct XPlaneReader {
+    held: Vec<u8>,
+    info: XlaInfo,
+    /// The planes seen so far (their order decides lane order).
+    planes: u32,
+    pub(crate) counts: plane::Counts,
+}
+
+impl XPlaneReader {
+    /// Takes the next bytes; every whole plane goes into `b`.
+    pub(crate) fn push(&mut self, data: &[u8], b: &mut Builder) -> Result<(), ImportError> {
+        let mut input = std::mem::take(&mut self.held);
+        let buf: &[u8] = if input.is_empty() {
+            data
+        } else {
+            input.extend_from_slice(data);
+            &input
+        };
+        let mut at = 0;
+        while let Some((field, wire, body, end)) = top_level_field(&buf[at..]) {
+            let bytes = &buf[at + body..at + end];
+            match (field, wire) {
+                (1, 2) => match proto::XPlane::decode(bytes) {
+                    Ok(p) => {
+                        plane::translate(p, self.planes, &mut self.info, &mut self.counts, b);
+                        self.planes += 1;
+                    }
+                    Err(e) => {
+                        b.diag.warn(warnings::XPLANE_BAD_PLANE, || {
+                            format!("plane {} ({} bytes): {e}", self.planes, bytes.len())
+                        });
+                        self.planes += 1;
+                    }
+                },
+                (4, 2) => self
+                    .info
+                    .hostnames
+                    .push(String::from_utf8_lossy(bytes).into_owned()),
+                (2 | 3, 2) => b.diag.warn(warnings::XPLANE_PROFILER_MESSAGE, || {
+                    String::from_utf8_lossy(bytes).into_owned()
+                }),
+                (_, 0 | 1 | 2 | 5) => self.counts.other_fields += 1,
+                _ => {
+                    return Err(ImportError::NotATrace {
+                        reason: format!("broken XPlane protobuf at byte {at}: wire type {wire}"),
+                    })
+                }
+            }
+            at += end;
+        }
+        self.held = buf[at..].to_vec();
+        Ok(())
+    }
+
+    /// Ends the stream: what was cut off and what was counted go to the
+    /// diagnostics, the profile's tables to the trace.
+    pub(crate) fn finish(self, b: &mut Builder) {
+        if !self.held.is_empty() {
+            b.diag.warn(warnings::XPLANE_TRUNCATED, || {
+                format!(
+                    "{} bytes of a plane at the end of the file (after {} whole planes)",
+                    self.held.len(),
+                    self.planes
+                )
+            });
+        }
+        self.counts.report(b);
+        if let Some(t) = self.info.profile_start_ns {
+            // Normalised sessions start near 0: the clock says where.
+            if b.trace.clock_offset_ns == 0 && b.max_ts_ns < t / 2 {
+                b.trace.clock_offset_ns = t;
+            }
+        }
+        b.trace.xla = Some(Box::new(self.info));
+    }
+
+    pub fn planes(&self) -> u32 {
+        self.planes
+    }
+}
+
+/// The next whole top-level field of `buf`: (field, wire type, where its
+/// value starts, where it ends); `None` when it is cut off.
+fn top_level_field(buf: &[u8]) -> Option<(u64, u64, usize, usize)> {
+    let (key, n) = varint(buf)?;
+    let (field, wire) = (key >> 3, key & 7);
+    let (body, len) = match wire {
+        2 => {
+            let (len, m) = varint(&buf[n..])?;
+            (n + m, usize::try_from(len).ok()?)
+        }
+        0 => (n, varint(&buf[n..])?.1),
+        1 => (n, 8),
+        5 => (n, 4),
+        // An unknown wire type: report it at once (the caller says where).
+        _ => return Some((field, wire, n, n)),
+    };
+    let end = body.checked_add(len).filter(|&e| e <= buf.len())?;
+    Some((field, wire, body, end))
+}
+
+fn varint(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (k, &c) in b.iter().enumerate().take(10) {
+        v |= ((c & 0x7f) as u64) << (7 * k);
+        if c < 0x80 {
+            return Some((v, k + 1));
+        }
+    }
+    None
+}

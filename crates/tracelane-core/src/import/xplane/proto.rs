@@ -1,0 +1,180 @@
+//! The XSpace messages tracelane reads, declared here with prost (no
+//! `protoc`): XLA's `xla/tsl/profiler/protobuf/xplane.proto` (proto3,
+//! package `tensorflow.profiler`, no imports) and, for the HLO modules
+//! a profile embeds, the part of `xla/service/hlo.proto` and
+//! `xla/xla_data.proto` that names an instruction and where it came from.
+//! Unread fields are skipped by prost; the reader counts what it cannot
+//! place.
+
+use prost::Message;
+
+/// A plane of an `XSpace` (a file: one host's planes, the space's field
+/// 1, read plane by plane by the reader; its hostnames are field 4).
+#[derive(Clone, PartialEq, Message)]
+pub struct XPlane {
+    #[prost(int64, tag = "1")]
+    pub id: i64,
+    #[prost(string, tag = "2")]
+    pub name: String,
+    #[prost(message, repeated, tag = "3")]
+    pub lines: Vec<XLine>,
+    #[prost(map = "int64, message", tag = "4")]
+    pub event_metadata: std::collections::HashMap<i64, XEventMetadata>,
+    #[prost(map = "int64, message", tag = "5")]
+    pub stat_metadata: std::collections::HashMap<i64, XStatMetadata>,
+    #[prost(message, repeated, tag = "6")]
+    pub stats: Vec<XStat>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct XLine {
+    #[prost(int64, tag = "1")]
+    pub id: i64,
+    #[prost(int64, tag = "10")]
+    pub display_id: i64,
+    #[prost(string, tag = "2")]
+    pub name: String,
+    #[prost(string, tag = "11")]
+    pub display_name: String,
+    #[prost(int64, tag = "3")]
+    pub timestamp_ns: i64,
+    #[prost(int64, tag = "9")]
+    pub duration_ps: i64,
+    #[prost(message, repeated, tag = "4")]
+    pub events: Vec<XEvent>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct XEvent {
+    #[prost(int64, tag = "1")]
+    pub metadata_id: i64,
+    /// `offset_ps` (2) or, for an aggregate, `num_occurrences` (5).
+    #[prost(oneof = "XEventData", tags = "2, 5")]
+    pub data: Option<XEventData>,
+    #[prost(int64, tag = "3")]
+    pub duration_ps: i64,
+    #[prost(message, repeated, tag = "4")]
+    pub stats: Vec<XStat>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum XEventData {
+    #[prost(int64, tag = "2")]
+    OffsetPs(i64),
+    #[prost(int64, tag = "5")]
+    NumOccurrences(i64),
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct XStat {
+    #[prost(int64, tag = "1")]
+    pub metadata_id: i64,
+    #[prost(oneof = "XStatValue", tags = "2, 3, 4, 5, 6, 7")]
+    pub value: Option<XStatValue>,
+}
+
+#[derive(Clone, PartialEq, prost::Oneof)]
+pub enum XStatValue {
+    #[prost(double, tag = "2")]
+    Double(f64),
+    #[prost(uint64, tag = "3")]
+    Uint64(u64),
+    #[prost(int64, tag = "4")]
+    Int64(i64),
+    #[prost(string, tag = "5")]
+    Str(String),
+    #[prost(bytes, tag = "6")]
+    Bytes(Vec<u8>),
+    /// The id of an `XStatMetadata` whose name is the value (an interned
+    /// string).
+    #[prost(uint64, tag = "7")]
+    Ref(u64),
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct XEventMetadata {
+    #[prost(int64, tag = "1")]
+    pub id: i64,
+    #[prost(string, tag = "2")]
+    pub name: String,
+    #[prost(string, tag = "4")]
+    pub display_name: String,
+    #[prost(bytes = "vec", tag = "3")]
+    pub metadata: Vec<u8>,
+    #[prost(message, repeated, tag = "5")]
+    pub stats: Vec<XStat>,
+    #[prost(int64, repeated, tag = "6")]
+    pub child_id: Vec<i64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct XStatMetadata {
+    #[prost(int64, tag = "1")]
+    pub id: i64,
+    #[prost(string, tag = "2")]
+    pub name: String,
+    #[prost(string, tag = "3")]
+    pub description: String,
+}
+
+/// `xla.HloProto`: a compiled module, as `/host:metadata` embeds it.
+#[derive(Clone, PartialEq, Message)]
+pub struct HloProto {
+    #[prost(message, optional, tag = "1")]
+    pub hlo_module: Option<HloModuleProto>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct HloModuleProto {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(string, tag = "2")]
+    pub entry_computation_name: String,
+    #[prost(message, repeated, tag = "3")]
+    pub computations: Vec<HloComputationProto>,
+    #[prost(int64, tag = "5")]
+    pub id: i64,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct HloComputationProto {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(message, repeated, tag = "2")]
+    pub instructions: Vec<HloInstructionProto>,
+    #[prost(int64, tag = "5")]
+    pub id: i64,
+    #[prost(bool, tag = "7")]
+    pub is_fusion_computation: bool,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct HloInstructionProto {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(string, tag = "2")]
+    pub opcode: String,
+    #[prost(message, optional, tag = "7")]
+    pub metadata: Option<OpMetadata>,
+    #[prost(string, tag = "11")]
+    pub fusion_kind: String,
+    #[prost(string, tag = "28")]
+    pub custom_call_target: String,
+    #[prost(int64, tag = "35")]
+    pub id: i64,
+    #[prost(int64, repeated, tag = "38")]
+    pub called_computation_ids: Vec<i64>,
+}
+
+/// `xla.OpMetadata`: the framework op an instruction came from.
+#[derive(Clone, PartialEq, Message)]
+pub struct OpMetadata {
+    #[prost(string, tag = "1")]
+    pub op_type: String,
+    #[prost(string, tag = "2")]
+    pub op_name: String,
+    #[prost(string, tag = "3")]
+    pub source_file: String,
+    #[prost(int32, tag = "4")]
+    pub source_line: i32,
+}

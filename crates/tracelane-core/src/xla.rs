@@ -1,0 +1,59 @@
+//! What an XPlane profile says beside its events: the compiled XLA
+//! modules it embeds (each HLO instruction's category and the framework
+//! op it came from), the devices' capabilities and the session's wall
+//! clock. The XPlane reader fills it; the XLA op tables
+//! ([`crate::analysis::xla_ops`]) read it.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
+
+/// One HLO instruction, as xprof's `HloInstructionWrapper` describes it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HloInstruction {
+    /// XLA's `HloInstruction::ToCategory()` (`loop fusion`, `custom-call`,
+    /// `data formatting`, …).
+    pub category: String,
+    /// `TfOpFullname(op_type, op_name)` of its metadata: `op_name:op_type`
+    /// (a JAX name stack such as `jit(f)/dot_general:`), or empty.
+    pub provenance: String,
+    pub opcode: String,
+    /// `metadata.source_file:source_line`, or empty.
+    pub source: String,
+}
+
+/// A compiled module (`HloProto`) from `/host:metadata`.
+#[derive(Clone, Debug, Default)]
+pub struct HloModule {
+    pub name: String,
+    /// Instructions by name, fused computations' included.
+    pub instructions: HashMap<String, HloInstruction>,
+}
+
+/// A device plane's capability stats (`device_vendor`, `clock_rate`, …).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct XlaDevice {
+    /// The plane's name: `/device:GPU:0`, `/device:TPU:0`.
+    pub plane: String,
+    pub stats: Vec<(String, String)>,
+}
+
+/// The XPlane profile's tables beside its events.
+#[derive(Clone, Debug, Default)]
+pub struct XlaInfo {
+    /// Modules by program id (the `/host:metadata` event metadata id).
+    pub modules: BTreeMap<i64, HloModule>,
+    pub devices: Vec<XlaDevice>,
+    pub hostnames: Vec<String>,
+    /// `Task Environment` `profile_start_time` / `profile_stop_time`, epoch ns.
+    pub profile_start_ns: Option<i64>,
+    pub profile_stop_ns: Option<i64>,
+    /// HloProtos that could not be decoded (their kernels' ops stay unnamed).
+    pub undecoded_modules: u64,
+}
+
+impl XlaInfo {
+    pub fn instruction(&self, program_id: i64, name: &str) -> Option<&HloInstruction> {
+        self.modules.get(&program_id)?.instructions.get(name)
+    }
+}

@@ -1,0 +1,188 @@
+//! XPlane profiles: the reader on real files (recorded here with
+//! `jax[cpu]`, `tests/fixtures/jax-cpu/`, and the public MI300 files of
+//! the local corpus, `TRACELANE_XPLANE_CORPUS=DIR`, see `tests/corpus.md`),
+//! and the op tables against xprof's own (`tools/xprof_oracle.py`: each
+//! file's `.xprof.json` beside it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tracelane_core::analysis::xla_ops::{xla_op_stats, XlaOpStats};
+use tracelane_core::{import_bytes, ImportOptions, Trace};
+
+fn load(path: &Path) -> Trace {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    import_bytes(&bytes, ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn oracle(path: &Path) -> Value {
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let o = path.with_file_name(name.replace(".xplane.pb", ".xprof.json"));
+    serde_json::from_str(
+        &std::fs::read_to_string(&o).unwrap_or_else(|e| panic!("{}: {e}", o.display())),
+    )
+    .unwrap()
+}
+
+/// A Google DataTable's rows as maps from column id to value.
+fn rows(table: &Value) -> Vec<serde_json::Map<String, Value>> {
+    let cols: Vec<&str> = table["cols"]
+        .as_array()
+        .map(|c| c.iter().map(|c| c["id"].as_str().unwrap_or("")).collect())
+        .unwrap_or_default();
+    table["rows"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    cols.iter()
+                        .zip(r["c"].as_array().unwrap())
+                        .map(|(c, v)| (c.to_string(), v["v"].clone()))
+                        .collect()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-3 + 1e-9 * b.abs()
+}
+
+/// Every row of xprof's `hlo_stats` and `framework_op_stats` tables is
+/// ours, with the same figures, and we have no other rows.
+fn check_against_xprof(path: &Path) -> XlaOpStats {
+    let t = load(path);
+    let stats = xla_op_stats(&t).expect("an XPlane profile has op tables");
+    let o = oracle(path);
+    let us = XlaOpStats::us;
+    let hlo = rows(&o["hlo_stats"]);
+    assert_eq!(
+        hlo.len(),
+        stats.hlo_ops.len(),
+        "{}: HLO rows",
+        path.display()
+    );
+    for r in &hlo {
+        let name = r["hlo_op_name"].as_str().unwrap();
+        let program: i64 = r["program_id"].as_str().unwrap().parse().unwrap();
+        let ours = stats
+            .hlo_ops
+            .iter()
+            .find(|x| x.hlo_op_name == name && x.program_id == program)
+            .unwrap_or_else(|| panic!("{}: no HLO row {program}/{name}", path.display()));
+        let what = format!("{} {name}", path.display());
+        assert_eq!(ours.category, r["category"].as_str().unwrap(), "{what}");
+        assert_eq!(ours.tf_op_name, r["tf_op_name"].as_str().unwrap(), "{what}");
+        assert_eq!(
+            ours.occurrences as f64,
+            r["occurrences"].as_f64().unwrap(),
+            "{what}"
+        );
+        assert!(
+            close(us(ours.total_time_ps), r["total_time"].as_f64().unwrap()),
+            "{what}"
+        );
+        assert!(
+            close(
+                us(ours.self_time_ps),
+                r["total_self_time"].as_f64().unwrap()
+            ),
+            "{what}"
+        );
+        assert!(
+            close(
+                ours.self_time_percent / 100.0 * 100.0,
+                r["total_self_time_percent"].as_f64().unwrap()
+            ),
+            "{what}: {} vs {}",
+            ours.self_time_percent,
+            r["total_self_time_percent"]
+        );
+    }
+    let fw: Vec<_> = o["framework_op_stats"]
+        .as_array()
+        .and_then(|a| a.first())
+        .map(rows)
+        .unwrap_or_default();
+    for r in &fw {
+        let side = r["host_or_device"].as_str().unwrap();
+        let op = r["operation"].as_str().unwrap();
+        let what = format!("{} {side} {op}", path.display());
+        let ours = stats
+            .framework_ops
+            .iter()
+            .find(|x| x.host_or_device == side && x.operation == op)
+            .unwrap_or_else(|| panic!("{what}: missing; ours {:#?}", stats.framework_ops));
+        assert_eq!(ours.op_type, r["type"].as_str().unwrap(), "{what}");
+        assert_eq!(
+            ours.occurrences as f64,
+            r["occurrences"].as_f64().unwrap(),
+            "{what}"
+        );
+        assert!(
+            close(us(ours.total_time_ps), r["total_time"].as_f64().unwrap()),
+            "{what}: {} vs {}",
+            us(ours.total_time_ps),
+            r["total_time"]
+        );
+        assert!(
+            close(
+                us(ours.self_time_ps),
+                r["total_self_time"].as_f64().unwrap()
+            ),
+            "{what}"
+        );
+    }
+    let ours_nonzero = stats
+        .framework_ops
+        .iter()
+        .filter(|r| r.self_time_ps > 0 || r.occurrences > 0)
+        .count();
+    let theirs_nonzero = fw
+        .iter()
+        .filter(|r| {
+            r["total_self_time"].as_f64() != Some(0.0) || r["occurrences"].as_f64() != Some(0.0)
+        })
+        .count();
+    assert_eq!(
+        ours_nonzero,
+        theirs_nonzero,
+        "{}: framework rows",
+        path.display()
+    );
+    stats
+}
+
+fn corpus() -> Vec<PathBuf> {
+    let Some(dir) = std::env::var_os("TRACELANE_XPLANE_CORPUS") else {
+        eprintln!("TRACELANE_XPLANE_CORPUS not set: the public XPlane files are not checked");
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn op_tables_equal_xprof_on_public_gpu_profiles() {
+    for path in corpus() {
+        let s = check_against_xprof(&path);
+        assert!(s.device_planes > 0, "{}", path.display());
+    }
+}
+
+#[test]
+fn op_tables_equal_xprof_on_jax_cpu_recordings() {
+    let dir = common::fixtures().join("jax-cpu");
+    for name in ["matmul", "mlp_train", "rmsnorm", "conv_eager"] {
+        check_against_xprof(&dir.join(format!("{name}.xplane.pb")));
+    }
+}
