@@ -186,3 +186,20 @@ fn op_tables_equal_xprof_on_jax_cpu_recordings() {
         check_against_xprof(&dir.join(format!("{name}.xplane.pb")));
     }
 }
+
+#[test]
+fn op_tables_equal_xprof_on_the_rules_fixture() {
+    // Spans by event offsets (its lines start at different times), an op
+    // known only by its tf_op stat, unresolved HLO ops, nested host ops,
+    // an aggregated event: xprof's answer for each.
+    let path = common::fixtures().join("xplane/gpu_rules.xplane.pb");
+    let s = check_against_xprof(&path);
+    assert_eq!(s.device_planes, 2);
+    assert_eq!(s.unresolved_hlo_events, 13);
+    let t = load(&path);
+    assert_eq!(t.diagnostics.warning_count("xplane_aggregated"), 1);
+    // The launch calls link to nothing here (no kernel carries their
+    // correlation ids but 0), and the wall clock comes from the
+    // Task Environment plane.
+    assert_eq!(t.clock_offset_ns, 1_764_000_000_000_000_000);
+}

@@ -315,9 +315,17 @@ fn hlo_rows(db: &OpDb, xla: &crate::xla::XlaInfo, total: u64) -> Vec<HloOpRow> {
     let mut rows: Vec<HloOpRow> = db
         .ops
         .iter()
-        .filter(|(_, m)| m.tf_only.is_none())
         .map(|((program, name), m)| {
-            let i = xla.instruction(*program, name).cloned().unwrap_or_default();
+            // An op known by its tf_op stat alone is a row too: its
+            // category is its framework op's type.
+            let i = match &m.tf_only {
+                Some((ty, full)) => crate::xla::HloInstruction {
+                    category: ty.clone(),
+                    provenance: full.clone(),
+                    ..Default::default()
+                },
+                None => xla.instruction(*program, name).cloned().unwrap_or_default(),
+            };
             HloOpRow {
                 program_id: *program,
                 module: xla

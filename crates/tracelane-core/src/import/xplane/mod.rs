@@ -115,8 +115,8 @@ impl XPlaneReader {
         self.counts.report(b);
         if let Some(t) = self.info.profile_start_ns {
             // Normalised sessions start near 0: the clock says where.
-            if b.trace.clock_offset_ns == 0 && b.max_ts_ns < t / 2 {
-                b.trace.clock_offset_ns = t;
+            if b.base_time_ns.is_none() && b.max_ts_ns < t / 2 {
+                b.base_time_ns = Some(t);
             }
         }
         b.trace.xla = Some(Box::new(self.info));
