@@ -133,6 +133,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                         _ => (x.clone(), xcp.clone()),
                     };
                     let (dm, wu, nr) = (xw.data_movement.clone(), xw.warmup.clone(), xw.neuron.clone());
+                    let xo = xw.xla_ops.clone();
                     let show_path = move |a: i64, b: i64| {
                         ui.path_shown.set(Some((id, mode)));
                         ui.focus.set(Some(Focus { trace: id, slice: None, start_ns: a, end_ns: b }));
@@ -143,6 +144,7 @@ pub fn AnalysesView(summary: Summary, show_timeline: RwSignal<u8>) -> impl IntoV
                         <CriticalPath cp=cp show=show_path/>
                         {wu.map(|wu| view! { <Warmup wu=wu/> })}
                         {dm.map(|dm| view! { <DataMovement dm=dm/> })}
+                        {xo.map(|s| view! { <XlaOps s=s/> })}
                         {nr.map(|r| view! { <NeuronRuntime r=r/> })}
                         <Details r=detail jump=jump/>
                     }.into_any()
@@ -342,6 +344,44 @@ fn Warmup(wu: Result<WarmupReport, String>) -> impl IntoView {
     .into_any()
 }
 
+/// An XPlane profile's op tables (xprof's HLO op and framework op stats):
+/// the core's sections, as `tracelane ops` prints them.
+#[component]
+fn XlaOps(s: tracelane_core::analysis::xla_ops::XlaOpStats) -> impl IntoView {
+    let sections = tracelane_core::export::xla_op_sections(&s, 0);
+    view! {
+        <div class="xla-ops" id="xla-ops" data-hlo-rows=s.hlo_ops.len().to_string()
+            data-framework-rows=s.framework_ops.len().to_string()
+            data-device-total-ps=s.device_total_ps.to_string()
+            data-device-idle-ps=s.device_idle_ps.to_string()>
+            {section_tables(sections)}
+        </div>
+    }
+}
+
+/// Sections as titled tables, numbers right-aligned.
+fn section_tables(sections: Vec<tracelane_core::export::Section>) -> impl IntoView {
+    sections
+        .into_iter()
+        .map(|s| {
+            let numeric = s.numeric.clone();
+            view! {
+                <h3>{s.title.clone()}</h3>
+                <table class="neuron-section">
+                    <thead><tr>{s.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {s.rows.into_iter().map(|row| view! {
+                            <tr>{row.into_iter().zip(numeric.clone()).map(|(cell, num)| view! {
+                                <td class=if num { "num" } else { "name" }>{cell}</td>
+                            }).collect_view()}</tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }
+        })
+        .collect_view()
+}
+
 /// What the Neuron runtime's events say: the core's sections, each a table
 /// (the CLI prints the same ones).
 #[component]
@@ -354,22 +394,7 @@ fn NeuronRuntime(
     view! {
         <div class="neuron-runtime" id="neuron-runtime" data-executions=r.executions.to_string()
             data-families=families>
-            {sections.into_iter().map(|s| {
-                let numeric = s.numeric.clone();
-                view! {
-                    <h3>{s.title.clone()}</h3>
-                    <table class="neuron-section">
-                        <thead><tr>{s.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
-                        <tbody>
-                            {s.rows.into_iter().map(|row| view! {
-                                <tr>{row.into_iter().zip(numeric.clone()).map(|(cell, num)| view! {
-                                    <td class=if num { "num" } else { "name" }>{cell}</td>
-                                }).collect_view()}</tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                }
-            }).collect_view()}
+            {section_tables(sections)}
         </div>
     }
 }

@@ -77,10 +77,13 @@ impl Category {
             | "glow_runtime"
             | "Runtime"
             | "runtime"
-            | "neuron_rt" => Category::Runtime,
+            | "neuron_rt"
+            // rocprofv3's Perfetto output: HIP calls, linked by `corr_id`.
+            | "hip_api" => Category::Runtime,
             "kernel" | "Kernel" | "mtia_ccp_events" | "hpu_op" | "xpu_kernel" | "neuron_hw"
-            | "neuron_instruction" => Category::Kernel,
-            "gpu_memcpy" | "Memcpy" | "memcpy" | "neuron_dma" => Category::Memcpy,
+            | "neuron_instruction"
+            | "kernel_dispatch" => Category::Kernel,
+            "gpu_memcpy" | "Memcpy" | "memcpy" | "neuron_dma" | "memory_copy" => Category::Memcpy,
             "gpu_memset" | "Memset" | "memset" => Category::Memset,
             "cuda_sync" => Category::DeviceSync,
             "gpu_user_annotation" => Category::DeviceAnnotation,

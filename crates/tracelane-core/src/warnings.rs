@@ -318,6 +318,22 @@ pub const XPLANE_OUT_OF_RANGE: &WarningKind = &WarningKind {
         "events whose time does not fit 64-bit nanoseconds (a damaged line timestamp or offset)",
 };
 
+pub const ROCPROF_OTHER_RECORDS: &WarningKind = &WarningKind {
+    name: "rocprof_other_records",
+    severity: Severity::Skipped,
+    description: "rocprofv3 records of kinds not shown on the timeline (memory allocations, scratch memory, decode, PC samples…), counted by kind",
+};
+pub const ROCPROF_BAD_RECORDS: &WarningKind = &WarningKind {
+    name: "rocprof_bad_records",
+    severity: Severity::Skipped,
+    description: "rocprofv3 records without a start and an end timestamp (or not an object)",
+};
+pub const ROCPROF_UNNAMED_KERNELS: &WarningKind = &WarningKind {
+    name: "rocprof_unnamed_kernels",
+    severity: Severity::Repaired,
+    description: "kernel dispatches whose kernel_id no kernel symbol (before them in the file) names: named by the id",
+};
+
 /// Every kind, in the order the importers meet them.
 pub const ALL: &[&WarningKind] = &[
     TRUNCATED,
@@ -357,6 +373,9 @@ pub const ALL: &[&WarningKind] = &[
     XPLANE_UNKNOWN_METADATA,
     XPLANE_OTHER_FIELDS,
     XPLANE_OUT_OF_RANGE,
+    ROCPROF_OTHER_RECORDS,
+    ROCPROF_BAD_RECORDS,
+    ROCPROF_UNNAMED_KERNELS,
     NEURON_PROFILE_WARNING,
     NEURON_EVENT_SKIPPED,
     NEURON_UNKNOWN_LAYER,

@@ -316,7 +316,7 @@ pub fn analysis_sections(w: &crate::analysis::WhySlow, top: usize) -> Vec<Sectio
     }
     out.push(s);
     if let Some(x) = &w.xla_ops {
-        out.extend(super::xla_op_sections(x, top));
+        out.extend(super::xla_ops::xla_op_sections(x, top));
     }
     if let Some(n) = &w.neuron {
         out.extend(neuron_runtime_sections(n));

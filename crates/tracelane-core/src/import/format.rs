@@ -6,7 +6,7 @@
 //! importer ([`super::Importer`]) and the file sets of a run
 //! ([`super::run::part_of`]) both decide through it.
 
-use super::{archive, neuron, parquet, perfetto, scan, xplane};
+use super::{archive, neuron, parquet, perfetto, rocprof, scan, xplane};
 use crate::{memory_snapshot, memory_timeline};
 
 /// What the first bytes of a file say it is.
@@ -132,6 +132,8 @@ pub enum Format {
     /// PyTorch's allocator snapshot (`torch.cuda.memory._dump_snapshot`),
     /// a pickle: decoded whole, like an archive.
     MemorySnapshot,
+    /// rocprofv3's JSON (`rocprofv3 -f json`).
+    Rocprof,
     /// PyTorch's raw memory timeline (`export_memory_timeline(….raw.json.gz)`):
     /// read beside its trace, not alone.
     MemoryTimeline,
@@ -159,6 +161,7 @@ pub const READERS: &[(Format, LooksLike)] = &[
     (Format::NeuronSystem, neuron::looks_like),
     (Format::XPlane, xplane::looks_like),
     (Format::Perfetto, perfetto::looks_like),
+    (Format::Rocprof, rocprof::looks_like),
     (Format::MemoryTimeline, memory_timeline::looks_like),
     (Format::ChromeJson, is_chrome_trace),
 ];

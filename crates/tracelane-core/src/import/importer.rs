@@ -9,7 +9,7 @@ use std::io::Write;
 use flate2::write::MultiGzDecoder;
 
 use super::format::{self, sniff, Format, Sniffed, DECIDE_BYTES};
-use super::{builder, chrome, neuron, neuron_device, part, perfetto, xplane};
+use super::{builder, chrome, neuron, neuron_device, part, perfetto, rocprof, xplane};
 use crate::error::ImportError;
 use crate::model::Trace;
 use crate::warnings;
@@ -188,6 +188,8 @@ pub struct Importer {
     perfetto: Option<perfetto::PerfettoReader>,
     /// An XPlane profile: planes translated as they arrive.
     xplane: Option<xplane::XPlaneReader>,
+    /// rocprofv3 JSON: records translated as they arrive.
+    rocprof: Option<rocprof::RocprofReader>,
     /// An archive or a Parquet table: its bytes, read whole at the end.
     archive: Option<Vec<u8>>,
     /// The caller opens archives and snapshots from the file itself
@@ -205,6 +207,10 @@ enum Mode {
     Plain,
     Gzip(Box<MultiGzDecoder<Vec<u8>>>),
 }
+
+/// rocprofv3 JSON bytes per record (a kernel dispatch's ~400; the file's
+/// kernel symbols take a share), for sizing the model.
+const ROCPROF_BYTES_PER_RECORD: u64 = 800;
 
 /// Compressed bytes handed to the inflater at a time, so its output stays small.
 const GZ_STEP: usize = 64 << 10;
@@ -227,6 +233,7 @@ impl Importer {
             fetch: None,
             perfetto: None,
             xplane: None,
+            rocprof: None,
             archive: None,
             leave_archives: false,
             part_start: None,
@@ -351,6 +358,9 @@ impl Importer {
         if let Some(reader) = &mut self.xplane {
             return reader.push(data, &mut self.parser.b);
         }
+        if let Some(reader) = &mut self.rocprof {
+            return reader.push(data, &mut self.parser.b);
+        }
         if let Some(bytes) = &mut self.archive {
             if !self.leave_archives {
                 bytes.extend_from_slice(data);
@@ -432,6 +442,12 @@ impl Importer {
                 let mut reader = perfetto::PerfettoReader::default();
                 reader.push(head, &mut self.parser.b)?;
                 self.perfetto = Some(reader);
+            }
+            Some(Format::Rocprof) => {
+                self.neuron_args(ROCPROF_BYTES_PER_RECORD);
+                let mut reader = rocprof::RocprofReader::default();
+                reader.push(head, &mut self.parser.b)?;
+                self.rocprof = Some(reader);
             }
             Some(Format::XPlane) => {
                 self.parser.b.keep_op_args = true;
@@ -517,7 +533,8 @@ impl Importer {
             && self.neuron.is_none()
             && self.fetch.is_none()
             && self.perfetto.is_none()
-            && self.xplane.is_none();
+            && self.xplane.is_none()
+            && self.rocprof.is_none();
         match self.parser.state {
             chrome::State::Events { bare } if plain => Some(bare),
             _ => None,
@@ -692,6 +709,19 @@ impl Importer {
                 "Perfetto protobuf trace (gzip)".into()
             } else {
                 "Perfetto protobuf trace".into()
+            };
+            let mut t = b.finish();
+            t.diagnostics.time_unit_decision = summary;
+            return Ok(Finished::Trace(Box::new(t)));
+        }
+        if let Some(reader) = self.rocprof.take() {
+            let mut b = self.parser.b;
+            let summary = reader.finish(&mut b)?;
+            b.diag.bytes_read = self.json_bytes;
+            b.diag.format = if gzip {
+                "rocprofv3 JSON (gzip)".into()
+            } else {
+                "rocprofv3 JSON".into()
             };
             let mut t = b.finish();
             t.diagnostics.time_unit_decision = summary;

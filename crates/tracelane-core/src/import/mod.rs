@@ -20,6 +20,7 @@ mod parallel;
 pub mod parquet;
 mod part;
 pub mod perfetto;
+pub mod rocprof;
 pub mod run;
 pub mod scan;
 pub mod snapshot;

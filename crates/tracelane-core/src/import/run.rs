@@ -137,7 +137,9 @@ pub fn part_of(name: &str, bytes: &[u8]) -> Part {
         Some(Format::MemoryTimeline) => Part::MemoryTimeline,
         Some(Format::MemorySnapshot) => Part::MemorySnapshot,
         Some(Format::ChromeJson) => Part::Kineto,
-        Some(Format::Archive | Format::Perfetto | Format::XPlane) | None => Part::Other,
+        Some(Format::Archive | Format::Perfetto | Format::XPlane | Format::Rocprof) | None => {
+            Part::Other
+        }
     }
 }
 

@@ -13,8 +13,8 @@ use serde_json::Value;
 use crate::category::Category;
 use crate::model::{Trace, TrackKind, NO_STR};
 
+use super::rows::{rank, FrameworkOpRow};
 use super::tf_op::{self, OpCategory};
-use super::{rank, FrameworkOpRow};
 
 /// An op opening or closing: (time ps, op number, open?, op).
 type Activity = (i64, u32, bool, usize);

@@ -26,14 +26,18 @@
 //!   from exact picoseconds.
 //!
 //! Host framework ops (TraceMe events named `name:type`, or carrying a
-//! `tf_op` stat) follow `ConvertHostThreadsXPlaneToOpMetricsDb` ([`host`]).
+//! `tf_op` stat) follow `ConvertHostThreadsXPlaneToOpMetricsDb` (the `host` module).
 //!
 //! FLOPs and bytes come only from `flops` / `bytes_accessed` stats on the
 //! events (xprof's cost analysis of the HLO is not re-run here): a column
 //! is left empty where no event says.
 
 mod host;
+mod rows;
 pub mod tf_op;
+
+pub use rows::FrameworkOpRow;
+use rows::{percent, rank};
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
@@ -61,21 +65,6 @@ pub struct HloOpRow {
     /// value times the occurrences), when they give them.
     pub flops: Option<u64>,
     pub bytes_accessed: Option<u64>,
-}
-
-/// One framework op's row (`framework_op_stats`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct FrameworkOpRow {
-    /// `Device` or `Host`.
-    pub host_or_device: String,
-    pub op_type: String,
-    pub operation: String,
-    pub occurrences: u64,
-    pub total_time_ps: u64,
-    pub self_time_ps: u64,
-    /// Of the device's (or the host's) total time, idle included.
-    pub self_time_percent: f64,
-    pub cumulative_self_time_percent: f64,
 }
 
 /// Both tables, and the totals they are shares of.
@@ -303,14 +292,6 @@ impl Tracker {
     }
 }
 
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 / whole as f64 * 100.0
-    }
-}
-
 fn hlo_rows(db: &OpDb, xla: &crate::xla::XlaInfo, total: u64) -> Vec<HloOpRow> {
     let mut rows: Vec<HloOpRow> = db
         .ops
@@ -402,15 +383,4 @@ fn framework_rows(
     }
     rank(&mut by_op, total);
     by_op
-}
-
-/// Sorts rows by self time, largest first, and fills their shares.
-fn rank(rows: &mut [FrameworkOpRow], total: u64) {
-    rows.sort_by_key(|r| std::cmp::Reverse(r.self_time_ps));
-    let mut cum = 0.0;
-    for r in rows {
-        r.self_time_percent = percent(r.self_time_ps, total);
-        cum += r.self_time_percent;
-        r.cumulative_self_time_percent = cum;
-    }
 }

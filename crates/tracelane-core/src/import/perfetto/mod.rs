@@ -748,7 +748,7 @@ impl PerfettoReader {
                 self.write_args(seq, e);
                 let args = (!self.args.is_empty()).then_some(&self.args[..]);
                 let fields = match args {
-                    Some(text) if !instant => chrome::args_fields(b, text),
+                    Some(text) if !instant => slice_fields(b, cat, text),
                     _ => Fields::default(),
                 };
                 let event = EventIn {
@@ -831,4 +831,29 @@ fn lane_text(name: &str, text: &mut impl FnMut(&str) -> LaneId) -> LaneId {
         Some(v) if !name.contains('.') => LaneId::Int(v),
         _ => text(name),
     }
+}
+
+/// A slice's linking fields from its args, as a Chrome event's; where
+/// they name no correlation, rocprofv3's `corr_id` (below).
+fn slice_fields(b: &mut Builder, cat: StrId, args: &[u8]) -> Fields {
+    let mut fields = chrome::args_fields(b, args);
+    if fields.correlation.is_none() {
+        fields.correlation = rocprof_correlation(b, cat, args);
+    }
+    fields
+}
+
+/// rocprofv3's Perfetto output names a HIP call's, a kernel's and a
+/// copy's correlation id `corr_id` in their debug args
+/// (rocprofiler-sdk `generatePerfetto.cpp`): the link Kineto's
+/// `correlation` makes.
+fn rocprof_correlation(b: &Builder, cat: StrId, args: &[u8]) -> Option<i64> {
+    if !matches!(
+        b.trace.strings.get(cat),
+        "hip_api" | "kernel_dispatch" | "memory_copy"
+    ) {
+        return None;
+    }
+    let v: Value = serde_json::from_slice(args).ok()?;
+    v.get("corr_id")?.as_i64()
 }

@@ -2,7 +2,7 @@
 //! TensorFlow and xprof save, one `XSpace` per host. Read plane by plane
 //! as the bytes arrive (the space's top-level field 1; a plane is decoded
 //! with prost once it is whole), written straight into the model builder
-//! ([`plane`]). What lands in the model, following xprof's own trace
+//! (the `plane` module). What lands in the model, following xprof's own trace
 //! viewer (`xplane_to_trace_container.cc`):
 //!
 //! - every plane is a process (`/host:CPU`, `/device:GPU:0`, …), every

@@ -1,0 +1,44 @@
+//! What the rocprofv3 reader keeps of a process while its records stream
+//! by, and what it counts.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::model::StrId;
+
+/// One GPU or CPU agent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Agent {
+    pub gpu: bool,
+    /// The GPU's index among the node's GPUs.
+    pub index: i64,
+    pub name: String,
+}
+
+/// A process's tables, read before its records.
+#[derive(Default)]
+pub(crate) struct Process {
+    pub pid: i64,
+    pub hostname: String,
+    pub agents: HashMap<u64, Agent>,
+    /// Kernel id → name in the model.
+    pub kernels: HashMap<u64, StrId>,
+    /// Record kind → (kind name, operation names).
+    pub kinds: Vec<(String, Vec<String>)>,
+    /// ROCTX messages by correlation id.
+    pub markers: HashMap<u64, String>,
+    /// Queue handles per agent in the order first met (their lane numbers).
+    pub queues: HashMap<(u64, u64), usize>,
+}
+
+/// What the reader counted.
+#[derive(Default)]
+pub(crate) struct Counts {
+    pub processes: u64,
+    pub records: u64,
+    /// Records of kinds not shown, by their list's name.
+    pub other: std::collections::BTreeMap<String, u64>,
+    /// Records that could not be read (no times, not an object).
+    pub bad: u64,
+    /// Dispatches whose kernel id no symbol names.
+    pub unnamed: u64,
+}

@@ -1,0 +1,141 @@
+//! rocprofv3 JSON: the op table's kernel rows equal an independent
+//! reading of the file (`tools/rocprof_oracle.py`, `.oracle.json` beside
+//! it) on the shape fixture made here and, with
+//! `TRACELANE_ROCPROF_CORPUS=DIR`, on the public MI350X file
+//! (`tests/corpus.md`); chunked = whole; a file cut short keeps its
+//! records.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tracelane_core::analysis::ops::{op_table, OpTableOptions};
+use tracelane_core::{import_bytes, ImportOptions, Importer, Trace};
+
+fn load(path: &Path) -> (Vec<u8>, Trace) {
+    let bytes = std::fs::read(path).unwrap();
+    let t = import_bytes(&bytes, ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (bytes, t)
+}
+
+fn oracle(path: &Path) -> Value {
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let base = name.trim_end_matches(".gz").trim_end_matches(".json");
+    let o = path.with_file_name(format!("{base}.oracle.json"));
+    serde_json::from_str(&std::fs::read_to_string(&o).unwrap()).unwrap()
+}
+
+fn check(path: &Path) -> Trace {
+    check_with(path, &oracle(path))
+}
+
+fn check_with(path: &Path, o: &Value) -> Trace {
+    let (_, t) = load(path);
+    let table = op_table(&t, OpTableOptions::default());
+    let kernels = o["kernels"].as_object().unwrap();
+    let rows: Vec<_> = table
+        .rows
+        .iter()
+        .filter(|r| r.is_device && !r.name.starts_with("MEMORY_COPY"))
+        .collect();
+    assert_eq!(rows.len(), kernels.len(), "{}: kernel rows", path.display());
+    for (name, want) in kernels {
+        let r = rows
+            .iter()
+            .find(|r| &r.name == name)
+            .unwrap_or_else(|| panic!("{}: no row {name}", path.display()));
+        assert_eq!(r.calls, want["count"].as_u64().unwrap(), "{name}");
+        assert_eq!(
+            r.device_total_ns,
+            want["total_ns"].as_i64().unwrap(),
+            "{name}"
+        );
+    }
+    for (name, n) in o["hip_api"].as_object().unwrap() {
+        let r = table.rows.iter().find(|r| &r.name == name).unwrap();
+        assert_eq!(r.calls, n.as_u64().unwrap(), "{name}");
+    }
+    t
+}
+
+#[test]
+fn kernel_rows_equal_an_independent_reading_of_the_shape_fixture() {
+    let path = common::fixtures().join("rocprof/sys_trace.json");
+    let t = check(&path);
+    // Every kernel and copy is linked to its HIP call by correlation id.
+    assert_eq!(t.diagnostics.links.device_by_args, 15);
+    assert_eq!(t.diagnostics.links.device_dangling, 0);
+    // ROCTX ranges named by their messages; the allocation counted.
+    let names: Vec<&str> = (0..t.slices.len()).map(|i| t.slice_name(i)).collect();
+    assert!(names.contains(&"train_step 1"), "{names:?}");
+    assert!(names.contains(&"ncclAllReduce"));
+    assert_eq!(t.diagnostics.warning_count("rocprof_other_records"), 1);
+    // Two GPUs, each its own process.
+    assert!(t
+        .processes
+        .iter()
+        .any(|p| p.name.is_some_and(|n| t.str(n).contains("GPU 1"))));
+}
+
+#[test]
+fn chunked_and_cut_short_files_read_alike() {
+    let path = common::fixtures().join("rocprof/sys_trace.json");
+    let (bytes, whole) = load(&path);
+    for chunk in [1, 7, 4096] {
+        let mut imp = Importer::new(ImportOptions::default());
+        bytes.chunks(chunk).try_for_each(|c| imp.push(c)).unwrap();
+        let t = imp.finish().unwrap();
+        assert_eq!(
+            t.slices.start_ns, whole.slices.start_ns,
+            "chunks of {chunk}"
+        );
+        assert_eq!(t.slices.name, whole.slices.name);
+    }
+    // Cut in the middle of the records: what came before stays.
+    let cut = bytes.len() * 3 / 4;
+    let t = import_bytes(&bytes[..cut], ImportOptions::default()).unwrap();
+    assert!(t.diagnostics.truncated);
+    assert!(!t.slices.is_empty() && t.slices.len() < whole.slices.len());
+}
+
+fn corpus() -> Vec<PathBuf> {
+    let Some(dir) = std::env::var_os("TRACELANE_ROCPROF_CORPUS") else {
+        eprintln!("TRACELANE_ROCPROF_CORPUS not set: the public rocprofv3 file is not checked");
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with("results.json.gz"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn kernel_rows_equal_an_independent_reading_of_public_files() {
+    for path in corpus() {
+        let t = check(&path);
+        assert_eq!(t.slices.len(), 43_915, "{}", path.display());
+    }
+}
+
+#[test]
+fn perfetto_output_links_hip_calls_to_kernels_by_corr_id() {
+    // The same run written as rocprofv3's pftrace: its kernel rows are the
+    // JSON's, each kernel and copy linked to its HIP call.
+    let dir = common::fixtures().join("rocprof");
+    let t = check_with(
+        &dir.join("sys_trace.pftrace"),
+        &oracle(&dir.join("sys_trace.json")),
+    );
+    assert_eq!(t.diagnostics.links.device_by_args, 15);
+    let device_lanes = t
+        .tracks
+        .iter()
+        .filter(|k| k.kind == tracelane_core::model::TrackKind::DeviceStream)
+        .count();
+    assert_eq!(device_lanes, 3);
+}

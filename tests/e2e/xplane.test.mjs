@@ -1,0 +1,38 @@
+// End-to-end: an XPlane profile (JAX / TensorFlow / xprof, *.xplane.pb)
+// opens in the page: its planes as lanes, and its op tables in the
+// Analyses view equal to the CLI's (`tracelane ops --format json`), which
+// the native tests hold equal to xprof's own.
+// Run through scripts/test-all.sh (it builds dist/ first), or: node --test tests/e2e/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { cli, fixtures, open, openFile, useBrowser, waitForDemo } from './helpers.mjs';
+
+useBrowser();
+
+test('xplane: a profile opens; its HLO and framework op tables are the CLI\'s', async () => {
+  const rel = 'xplane/gpu_rules.xplane.pb';
+  const want = JSON.parse(execFileSync(cli, ['ops', path.join(fixtures, rel), '--format', 'json']).toString());
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel);
+  assert.match(await page.locator('#trace-facts').textContent(), /slices/);
+  await page.click('#show-analyses');
+  await page.waitForFunction(() => {
+    const a = document.querySelector('#analyses');
+    return a && a.dataset.asked !== '0' && a.dataset.answeredExact === a.dataset.asked;
+  }, null, { timeout: 60000 });
+  const xo = await page.locator('#xla-ops').evaluate((e) => ({ ...e.dataset }));
+  assert.equal(Number(xo.hloRows), want.hlo_ops.length);
+  assert.equal(Number(xo.frameworkRows), want.framework_ops.length);
+  assert.equal(xo.deviceTotalPs, String(want.device_total_ps));
+  assert.equal(xo.deviceIdlePs, String(want.device_idle_ps));
+  // The framework op known by its tf_op stat alone, and the host's
+  // nested ops, as text cells (names from the file render as text).
+  const text = await page.locator('#xla-ops').textContent();
+  assert.match(text, /jit\(step\)\/foo/);
+  assert.match(text, /model\/MatMul/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
