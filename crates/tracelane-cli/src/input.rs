@@ -49,6 +49,13 @@ pub(crate) fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
     }
     let mut file = std::fs::File::open(path).map_err(|e| fail(&e))?;
     let opts = import_options(flags);
+    if is_rocpd(&mut file).map_err(|e| fail(&e))? {
+        let json = crate::rocpd::to_rocprof_json(path).map_err(|e| fail(&e))?;
+        let mut trace = tracelane_core::import_bytes(&json, opts).map_err(|e| fail(&e))?;
+        trace.diagnostics.format =
+            "rocprofv3 rocpd database (SQLite), read as its JSON records".into();
+        return Ok(trace);
+    }
     if let Some(trace) = snapshot(&mut file, opts.max_json_bytes).map_err(|e| fail(&e))? {
         return Ok(trace);
     }
@@ -69,6 +76,15 @@ pub(crate) fn load(path: &str, flags: &Flags) -> Result<Trace, String> {
         imp.push(&buf[..n]).map_err(|e| fail(&e))?;
     }
     imp.finish().map_err(|e| fail(&e))
+}
+
+/// Whether the file is an SQLite database (the file rewound).
+fn is_rocpd(file: &mut std::fs::File) -> Result<bool, String> {
+    use std::io::Seek;
+    let mut head = [0u8; 16];
+    let n = file.read(&mut head).map_err(|e| e.to_string())?;
+    file.rewind().map_err(|e| e.to_string())?;
+    Ok(crate::rocpd::looks_like(&head[..n]))
 }
 
 /// An allocator snapshot (gzipped or not), streamed from the file so that

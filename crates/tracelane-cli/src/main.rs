@@ -22,6 +22,7 @@ mod args;
 mod commands;
 mod input;
 mod rank_set;
+mod rocpd;
 mod scopes;
 
 use std::io::Write;

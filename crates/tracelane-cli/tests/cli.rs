@@ -634,3 +634,36 @@ fn memory_compares_two_allocator_snapshots() {
     assert_eq!(code, 2);
     assert!(err.contains("--at"), "{err}");
 }
+
+#[test]
+fn rocpd_database_reads_as_its_json_records() {
+    // The same run as rocprofv3's JSON and as its rocpd SQLite database:
+    // the kernel rows equal the independent reading of the JSON.
+    let oracle: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("rocprof/sys_trace.oracle.json")).unwrap(),
+    )
+    .unwrap();
+    let (code, out, err) = tracelane(&[
+        "ops",
+        &fixture("rocprof/sys_trace.rocpd.db"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for (name, want) in oracle["kernels"].as_object().unwrap() {
+        let r = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("no row {name}: {out}"));
+        assert_eq!(r["calls"], want["count"], "{name}");
+        let us = want["total_ns"].as_f64().unwrap() / 1e3;
+        assert_eq!(r["device_total_us"].as_f64().unwrap(), us, "{name}");
+    }
+    let (code, out, err) = tracelane(&["info", &fixture("rocprof/sys_trace.rocpd.db")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("rocpd database"), "{out}");
+    assert!(out.contains("device_by_args: 15"), "{out}");
+}

@@ -859,3 +859,10 @@ fn a_neuron_system_profile_streams_in_any_chunking_and_keeps_what_a_cut_leaves()
     assert!(t.diagnostics.truncated);
     assert_eq!(t.diagnostics.warning_count("truncated"), 1);
 }
+
+#[test]
+fn sqlite_database_says_how_to_convert_a_rocpd_database() {
+    let bytes = std::fs::read(common::fixtures().join("rocprof/sys_trace.rocpd.db")).unwrap();
+    let e = import_bytes(&bytes, ImportOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("rocpd convert -f pftrace"), "{e}");
+}

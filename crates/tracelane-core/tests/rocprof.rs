@@ -139,3 +139,41 @@ fn perfetto_output_links_hip_calls_to_kernels_by_corr_id() {
         .count();
     assert_eq!(device_lanes, 3);
 }
+
+#[test]
+fn records_before_their_tables_wait_for_them() {
+    // JSON objects are unordered: the same file with its keys sorted puts
+    // `buffer_records` before `kernel_symbols`, `metadata` and `strings`.
+    let path = common::fixtures().join("rocprof/sys_trace.json");
+    let (bytes, whole) = load(&path);
+    let doc: Value = serde_json::from_slice(&bytes).unwrap();
+    let sorted = serde_json::to_vec(&doc).unwrap(); // serde_json's map is sorted
+    let first = |b: &[u8], k: &str| String::from_utf8_lossy(b).find(k).unwrap();
+    assert!(first(&sorted, "\"buffer_records\":{") < first(&sorted, "\"kernel_symbols\""));
+    for chunk in [5, sorted.len()] {
+        let mut imp = Importer::new(ImportOptions::default());
+        sorted.chunks(chunk).try_for_each(|c| imp.push(c)).unwrap();
+        let t = imp.finish().unwrap();
+        // The same events (lanes may come in another order).
+        assert_eq!(events(&t), events(&whole));
+        assert_eq!(t.diagnostics.warning_count("rocprof_unnamed_kernels"), 0);
+        assert_eq!(t.diagnostics.links, whole.diagnostics.links);
+    }
+}
+
+/// Every slice as (name, start, duration, lane name), sorted.
+fn events(t: &Trace) -> Vec<(String, i64, i64, String)> {
+    let mut v: Vec<_> = (0..t.slices.len())
+        .map(|i| {
+            let track = &t.tracks[t.slices.track[i].0 as usize];
+            (
+                t.slice_name(i).to_string(),
+                t.slices.start_ns[i],
+                t.slices.dur_ns[i],
+                track.name.map(|n| t.str(n).to_string()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}

@@ -76,9 +76,12 @@ pub fn sniff(head: &[u8]) -> Sniffed {
             b"\x28\xB5\x2F\xFD",
             "zstd-compressed data (only gzip is supported)",
         ),
+        // A database engine in the page would cost more than the first
+        // download has left (sql.js 1.17: 358 KB gzipped, against ~119 KB):
+        // the CLI reads rocpd databases, the page says how to convert one.
         (
             b"SQLite format",
-            "an SQLite database (an Nsight Systems export?)",
+            "an SQLite database: a rocprofv3 rocpd database? Convert it with `rocpd convert -f pftrace -i FILE` (or open it with the tracelane CLI: tracelane info FILE); an Nsight Systems export? Export it as JSON",
         ),
         (b"\xFF\xFE", "UTF-16 text (save the trace as UTF-8)"),
         (b"\xFE\xFF", "UTF-16 text (save the trace as UTF-8)"),

@@ -90,8 +90,22 @@ impl RocprofReader {
             walk::Item::Closed { path } => {
                 if path.len() == 2 {
                     // A process ended: the next one has tables of its own.
+                    flush(process, counts, b);
                     *process = Process::default();
                     counts.processes += 1;
+                    return;
+                }
+                let table = match path {
+                    [_, _, t] => ["metadata", "agents", "kernel_symbols", "strings"]
+                        .iter()
+                        .position(|k| k == t),
+                    _ => None,
+                };
+                if let Some(k) = table {
+                    process.seen[k] = true;
+                    if process.ready() {
+                        flush(process, counts, b);
+                    }
                 }
             }
             walk::Item::Value { path, bytes } => value(path, bytes, process, counts, b),
@@ -101,6 +115,8 @@ impl RocprofReader {
     /// Ends the stream; the counts go to the diagnostics.
     pub(crate) fn finish(mut self, b: &mut Builder) -> Result<String, ImportError> {
         self.walk_bytes(&[], true, b)?;
+        // A file cut short: its records held for tables that never came.
+        flush(&mut self.process, &mut self.counts, b);
         let c = &self.counts;
         if !self.walk.complete() {
             b.diag.truncated = true;
@@ -142,6 +158,13 @@ impl RocprofReader {
     }
 }
 
+/// Reads the records held for tables that came after them.
+fn flush(p: &mut Process, c: &mut Counts, b: &mut Builder) {
+    for (kind, bytes) in std::mem::take(&mut p.pending) {
+        records::record(&kind, &bytes, p, c, b);
+    }
+}
+
 /// One whole value of the document, by where it sits.
 fn value(path: &[String], bytes: &[u8], p: &mut Process, c: &mut Counts, b: &mut Builder) {
     let keys: Vec<&str> = path.iter().map(String::as_str).collect();
@@ -150,6 +173,10 @@ fn value(path: &[String], bytes: &[u8], p: &mut Process, c: &mut Counts, b: &mut
             if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
                 p.pid = v["pid"].as_i64().unwrap_or(0);
                 p.hostname = v["node"]["hostname"].as_str().unwrap_or("").to_string();
+            }
+            p.seen[0] = true;
+            if p.ready() {
+                flush(p, c, b);
             }
         }
         [_, _, "agents", "[]"] => {
@@ -183,9 +210,10 @@ fn value(path: &[String], bytes: &[u8], p: &mut Process, c: &mut Counts, b: &mut
                 }
             }
         }
-        [_, _, "buffer_records", kind, "[]"] => {
+        [_, _, "buffer_records", kind, "[]"] if p.ready() => {
             records::record(kind, bytes, p, c, b);
         }
+        [_, _, "buffer_records", kind, "[]"] => p.pending.push((kind.to_string(), bytes.to_vec())),
         _ => {}
     }
 }

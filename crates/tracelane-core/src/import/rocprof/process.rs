@@ -28,6 +28,20 @@ pub(crate) struct Process {
     pub markers: HashMap<u64, String>,
     /// Queue handles per agent in the order first met (their lane numbers).
     pub queues: HashMap<(u64, u64), usize>,
+    /// Which of the tables records need have been read: `metadata`,
+    /// `agents`, `kernel_symbols`, `strings` (rocprofv3 writes them
+    /// before its records; a file whose keys were sorted does not).
+    pub seen: [bool; 4],
+    /// Records that came before those tables: (their list, their text),
+    /// read once the tables are (or the process ends).
+    pub pending: Vec<(String, Vec<u8>)>,
+}
+
+impl Process {
+    /// Whether every table a record needs has been read.
+    pub fn ready(&self) -> bool {
+        self.seen.iter().all(|&s| s)
+    }
 }
 
 /// What the reader counted.

@@ -414,6 +414,13 @@ impl PlaneState<'_> {
 }
 
 fn json_string(out: &mut Vec<u8>, s: &str) {
+    // Most stat names and values need no escaping: copied as they are.
+    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\') {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return;
+    }
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
