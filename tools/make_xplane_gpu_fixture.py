@@ -21,6 +21,8 @@ Encoded by the wire rules of XLA's xplane.proto and hlo.proto.
 
 Run from the repository root: python3 tools/make_xplane_gpu_fixture.py
 """
+import gzip
+import os
 import sys
 
 
@@ -230,7 +232,16 @@ env.plane_stats = [env.stat("profile_start_time", 1_764_000_000_000_000_000),
 # the file carries no module: its HLO events are unresolved for both
 # tools, and the HLO rules are checked on the public GPU profiles.
 planes = (gpu0, gpu1, host, env)
-space = b"".join(f(1, p.encode()) for p in planes) + f(4, "gpu-host-0")
-with open("tests/fixtures/xplane/gpu_rules.xplane.pb", "wb") as fh:
-    fh.write(space)
-print(len(space))
+# The same run seen from two hosts, as jax.profiler writes a session:
+# plugins/profile/<run>/<host>.xplane.pb (plus the lossy JSON beside them).
+RUN = "tests/fixtures/xplane/run/plugins/profile/2026_12_06_04_00_00"
+os.makedirs(RUN, exist_ok=True)
+for path, host in [("tests/fixtures/xplane/gpu_rules.xplane.pb", "gpu-host-0"),
+                   (f"{RUN}/gpu-host-0.xplane.pb", "gpu-host-0"),
+                   (f"{RUN}/gpu-host-1.xplane.pb", "gpu-host-1")]:
+    space = b"".join(f(1, p.encode()) for p in planes) + f(4, host)
+    with open(path, "wb") as fh:
+        fh.write(space)
+    print(path, len(space))
+with open(f"{RUN}/perfetto_trace.json.gz", "wb") as fh:
+    fh.write(gzip.compress(b'{"traceEvents": []}', mtime=0))

@@ -355,8 +355,9 @@ where
     C: Fn(Vec<RegionOccurrence>) + Clone + 'static,
 {
     let pair = median_and_slowest(&g);
-    let occ = g.occurrences.clone();
-    let n = occ.len();
+    let n = g.occurrences.len();
+    let occ = listed(&g, pair.as_deref());
+    let more = n - occ.len();
     view! {
         <tr class="region-group" data-kind=g.kind.as_str() data-name=g.name.clone() data-count=n data-outliers=g.outliers>
             <td class="muted">{g.kind.as_str()}</td>
@@ -386,6 +387,11 @@ where
                                 </li>
                             }
                         }).collect_view()}
+                        {(more > 0).then(|| view! {
+                            <li class="muted more-occurrences">{format!(
+                                "… {more} more (listed: its outliers, median and slowest, then the first in time)"
+                            )}</li>
+                        })}
                     </ol>
                 </details>
             </td>
@@ -400,6 +406,61 @@ where
             })}</td>
         </tr>
     }
+}
+
+/// One tick per half pixel of the strip (and outlier or not): a strip
+/// 200 px wide shows no more, however many occurrences a group has.
+fn ticks(g: &RegionGroup, x: &dyn Fn(i64) -> f64) -> Vec<(f64, bool)> {
+    let mut seen = std::collections::BTreeSet::new();
+    g.occurrences
+        .iter()
+        .filter_map(|o| {
+            let cx = x(o.dur_ns());
+            seen.insert(((cx * 2.0).round() as i64, o.outlier))
+                .then_some((cx, o.outlier))
+        })
+        .collect()
+}
+
+/// Occurrences listed to pick from at most: a group of thousands (every
+/// TraceMe of a JAX run is a label) would be hundreds of thousands of
+/// elements.
+const MAX_LISTED: usize = 200;
+
+/// The occurrences a group lists, in time order: all of them up to
+/// [`MAX_LISTED`], else its outliers, its median and slowest, then the
+/// first in time.
+fn listed(g: &RegionGroup, pair: Option<&[RegionOccurrence]>) -> Vec<RegionOccurrence> {
+    if g.occurrences.len() <= MAX_LISTED {
+        return g.occurrences.clone();
+    }
+    let mut keep = vec![false; g.occurrences.len()];
+    let mut room = MAX_LISTED;
+    let mut take = |k: usize, keep: &mut Vec<bool>| {
+        if room > 0 && !keep[k] {
+            keep[k] = true;
+            room -= 1;
+        }
+    };
+    for (k, o) in g.occurrences.iter().enumerate() {
+        if pair.is_some_and(|p| p.contains(o)) {
+            take(k, &mut keep);
+        }
+    }
+    for (k, o) in g.occurrences.iter().enumerate() {
+        if o.outlier {
+            take(k, &mut keep);
+        }
+    }
+    for k in 0..g.occurrences.len() {
+        take(k, &mut keep);
+    }
+    g.occurrences
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(o, _)| *o)
+        .collect()
 }
 
 /// A group's durations as ticks on a line from 0 to its longest.
@@ -419,9 +480,8 @@ fn strip(g: &RegionGroup) -> impl IntoView {
         <svg class="strip" width=W height="16" viewBox=format!("0 0 {W} 16") role="img" aria-label=label>
             <line class="axis" x1="2" y1="15" x2=W - 2.0 y2="15"/>
             {g.fence_ns.map(|f| view! { <line class="fence" x1=x(f) y1="0" x2=x(f) y2="16"/> })}
-            {g.occurrences.iter().map(|o| {
-                let cx = x(o.dur_ns());
-                view! { <line class=if o.outlier { "tick outlier" } else { "tick" } x1=cx y1="3" x2=cx y2="13"/> }
+            {ticks(g, &x).into_iter().map(|(cx, outlier)| {
+                view! { <line class=if outlier { "tick outlier" } else { "tick" } x1=cx y1="3" x2=cx y2="13"/> }
             }).collect_view()}
             <line class="median" x1=x(g.median_ns) y1="0" x2=x(g.median_ns) y2="4"/>
         </svg>

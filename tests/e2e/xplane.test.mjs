@@ -1,13 +1,17 @@
-// End-to-end: an XPlane profile (JAX / TensorFlow / xprof, *.xplane.pb)
-// opens in the page: its planes as lanes, and its op tables in the
-// Analyses view equal to the CLI's (`tracelane ops --format json`), which
-// the native tests hold equal to xprof's own.
+// End-to-end: the traces the rest of the field holds. An XPlane profile
+// (JAX / TensorFlow / xprof, *.xplane.pb) opens in the page with its op
+// tables in the Analyses view equal to the CLI's (`tracelane ops --format
+// json`), which the native tests hold equal to xprof's own; rocprofv3's
+// JSON and pftrace open with the CLI's op table; its rocpd database is
+// named, with how to convert it.
 // Run through scripts/test-all.sh (it builds dist/ first), or: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { cli, fixtures, open, openFile, useBrowser, waitForDemo } from './helpers.mjs';
+import {
+  cli, cliCsv, exportCsv, fixtures, lines, open, openFile, useBrowser, waitForDemo,
+} from './helpers.mjs';
 
 useBrowser();
 
@@ -33,6 +37,24 @@ test('xplane: a profile opens; its HLO and framework op tables are the CLI\'s', 
   const text = await page.locator('#xla-ops').textContent();
   assert.match(text, /jit\(step\)\/foo/);
   assert.match(text, /model\/MatMul/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('rocprofv3: its JSON and its pftrace open with the CLI\'s op table; a rocpd database says how to convert it', async () => {
+  const page = await open();
+  await waitForDemo(page);
+  for (const rel of ['rocprof/sys_trace.json', 'rocprof/sys_trace.pftrace']) {
+    await openFile(page, rel);
+    await page.waitForSelector('#row-count');
+    assert.deepEqual(lines(await exportCsv(page)), lines(cliCsv(rel)), rel);
+  }
+  // A database cannot be read in the page: one line says what to do, and
+  // the trace already open stays.
+  const tabs = await page.locator('.tabs [role=tab]').count();
+  await page.setInputFiles('#file-input', path.join(fixtures, 'rocprof/sys_trace.rocpd.db'));
+  await page.waitForFunction(() => /rocpd convert -f pftrace/.test(document.querySelector('#import-error')?.textContent || ''), null, { timeout: 60000 });
+  assert.equal(await page.locator('.tabs [role=tab]').count(), tabs);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

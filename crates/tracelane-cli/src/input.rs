@@ -136,6 +136,8 @@ pub(crate) fn set_files(
                 } else if [".ntff", ".neff", ".pb", ".pftrace"]
                     .iter()
                     .any(|x| lower.ends_with(x))
+                    // A profile run's hosts (`<host>.xplane.pb`) are read.
+                    && !lower.ends_with(".xplane.pb")
                 {
                     files.push((name, Vec::new()));
                 } else {

@@ -667,3 +667,26 @@ fn rocpd_database_reads_as_its_json_records() {
     assert!(out.contains("rocpd database"), "{out}");
     assert!(out.contains("device_by_args: 15"), "{out}");
 }
+
+#[test]
+fn a_profile_run_folder_opens_as_one_session() {
+    // plugins/profile/<run>/: its hosts' XPlane files stacked; the JSON
+    // beside them passed over.
+    let run = fixture("xplane/run/plugins/profile/2026_12_06_04_00_00");
+    let (code, out, err) = tracelane(&["ops", &run, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(stats["device_planes"], 4, "{out}");
+    // Two hosts: twice the one host's device time.
+    let (_, one, _) = tracelane(&[
+        "ops",
+        &fixture("xplane/gpu_rules.xplane.pb"),
+        "--format",
+        "json",
+    ]);
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(
+        stats["device_total_ps"].as_u64().unwrap(),
+        2 * one["device_total_ps"].as_u64().unwrap()
+    );
+}

@@ -155,6 +155,9 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
         ol.state.extend_from_slice(&l.state);
 
         out.args_arena.extend_from_slice(&t.args_arena);
+        if let Some(x) = t.xla {
+            merge_xla(out.xla.get_or_insert_with(Default::default), *x);
+        }
 
         add_diagnostics(&mut out.diagnostics, &t.diagnostics, &label);
     }
@@ -168,6 +171,22 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
         clocks.join(", ")
     );
     out
+}
+
+/// Several hosts' XPlane tables as one: their modules (a program compiled
+/// on every host is the same module), devices and hostnames.
+fn merge_xla(into: &mut crate::xla::XlaInfo, x: crate::xla::XlaInfo) {
+    for (id, m) in x.modules {
+        into.modules.entry(id).or_insert(m);
+    }
+    into.devices.extend(x.devices);
+    into.hostnames.extend(x.hostnames);
+    into.undecoded_modules += x.undecoded_modules;
+    into.profile_start_ns = match (into.profile_start_ns, x.profile_start_ns) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    into.profile_stop_ns = into.profile_stop_ns.max(x.profile_stop_ns);
 }
 
 /// A part's diagnostics added to the stack's: counts summed, each warning's

@@ -318,6 +318,11 @@ pub const XPLANE_OUT_OF_RANGE: &WarningKind = &WarningKind {
         "events whose time does not fit 64-bit nanoseconds (a damaged line timestamp or offset)",
 };
 
+pub const XPLANE_FILES_PASSED_OVER: &WarningKind = &WarningKind {
+    name: "xplane_files_passed_over",
+    severity: Severity::Note,
+    description: "files beside a profile run's XPlane files (JAX's perfetto_trace.json.gz and the like hold the same events, lossily): not read",
+};
 pub const ROCPROF_OTHER_RECORDS: &WarningKind = &WarningKind {
     name: "rocprof_other_records",
     severity: Severity::Skipped,
@@ -373,6 +378,7 @@ pub const ALL: &[&WarningKind] = &[
     XPLANE_UNKNOWN_METADATA,
     XPLANE_OTHER_FIELDS,
     XPLANE_OUT_OF_RANGE,
+    XPLANE_FILES_PASSED_OVER,
     ROCPROF_OTHER_RECORDS,
     ROCPROF_BAD_RECORDS,
     ROCPROF_UNNAMED_KERNELS,

@@ -55,9 +55,11 @@ fn close(a: f64, b: f64) -> bool {
 /// Every row of xprof's `hlo_stats` and `framework_op_stats` tables is
 /// ours, with the same figures, and we have no other rows.
 fn check_against_xprof(path: &Path) -> XlaOpStats {
-    let t = load(path);
-    let stats = xla_op_stats(&t).expect("an XPlane profile has op tables");
-    let o = oracle(path);
+    check_trace(&load(path), &oracle(path), path)
+}
+
+fn check_trace(t: &Trace, o: &Value, path: &Path) -> XlaOpStats {
+    let stats = xla_op_stats(t).expect("an XPlane profile has op tables");
     let us = XlaOpStats::us;
     let hlo = rows(&o["hlo_stats"]);
     assert_eq!(
@@ -202,4 +204,36 @@ fn op_tables_equal_xprof_on_the_rules_fixture() {
     // correlation ids but 0), and the wall clock comes from the
     // Task Environment plane.
     assert_eq!(t.clock_offset_ns, 1_764_000_000_000_000_000);
+}
+
+#[test]
+fn a_profile_runs_hosts_open_as_one_session_equal_to_xprofs() {
+    // plugins/profile/<run>/: two hosts' files (and the JSON JAX writes
+    // beside them, passed over), the tables summed over hosts as xprof
+    // serves a session.
+    let dir = common::fixtures().join("xplane/run/plugins/profile/2026_12_06_04_00_00");
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    let t = tracelane_core::import::import_set(files, ImportOptions::default()).unwrap();
+    let o: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::fixtures().join("xplane/run.xprof.json")).unwrap(),
+    )
+    .unwrap();
+    let s = check_trace(&t, &o, &dir);
+    assert_eq!(s.device_planes, 4);
+    assert_eq!(t.diagnostics.warning_count("xplane_files_passed_over"), 1);
+    assert!(
+        t.diagnostics.format.contains("hosts' XPlane files stacked"),
+        "{}",
+        t.diagnostics.format
+    );
 }

@@ -79,6 +79,12 @@ pub fn import_set(
     if neuron_device::looks_like_profile(&files) {
         return neuron_device::import_profile(files);
     }
+    if files
+        .iter()
+        .any(|(_, b)| format::of(b) == Some(Format::XPlane))
+    {
+        return import_xplane_hosts(files, opts);
+    }
     match files.as_slice() {
         [(_, only)] => import_unpacked(only, opts),
         _ => Err(ImportError::NotATrace {
@@ -87,6 +93,72 @@ pub fn import_set(
                 files.len()
             ),
         }),
+    }
+}
+
+/// A profile run's hosts (`plugins/profile/<run>/<host>.xplane.pb`, one
+/// XSpace per host): each host's file imported, then stacked on the
+/// sessions' shared wall clock (each one's `profile_start_time`), its
+/// processes labelled by the file's name; the op tables sum over every
+/// host's planes, as xprof merges a session's hosts.
+fn import_xplane_hosts(
+    files: Vec<neuron_device::ProfileFile>,
+    opts: ImportOptions,
+) -> Result<Trace, ImportError> {
+    let (files, others): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|(_, b)| format::of(b) == Some(Format::XPlane));
+    if let [(_, only)] = files.as_slice() {
+        let mut t = import_unpacked(only, opts)?;
+        passed_over(&mut t, &others);
+        return Ok(t);
+    }
+    let mut parts = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let trace = import_unpacked(
+            &bytes,
+            ImportOptions {
+                args_in_source: false,
+                ..opts
+            },
+        )
+        .map_err(|e| ImportError::NotATrace {
+            reason: format!("{name}: {e}"),
+        })?;
+        let label = name
+            .rsplit('/')
+            .next()
+            .unwrap_or(&name)
+            .trim_end_matches(".gz")
+            .trim_end_matches(".pb")
+            .trim_end_matches(".xplane")
+            .to_string();
+        parts.push(crate::stack::Part { label, trace });
+    }
+    let base = parts
+        .iter()
+        .map(|p| p.trace.clock_offset_ns)
+        .min()
+        .unwrap_or(0);
+    let mut t = crate::stack::stack(parts, base);
+    t.diagnostics.format =
+        t.diagnostics
+            .format
+            .replacen("ranks stacked", "hosts' XPlane files stacked", 1);
+    passed_over(&mut t, &others);
+    Ok(t)
+}
+
+/// The files of a profile run that are not its XPlane files (the JSON
+/// JAX also writes holds the same events, lossily): said, not read.
+fn passed_over(t: &mut Trace, others: &[neuron_device::ProfileFile]) {
+    if !others.is_empty() {
+        let names: Vec<&str> = others.iter().map(|(n, _)| n.as_str()).collect();
+        t.diagnostics.warn_n(
+            crate::warnings::XPLANE_FILES_PASSED_OVER,
+            others.len() as u64,
+            names.join(", "),
+        );
     }
 }
 

@@ -46,6 +46,15 @@ pub fn open_entries(mut entries: Vec<neuron_device::ProfileFile>) -> Result<Unpa
     if neuron_device::looks_like_profile(&entries) {
         return Ok(Unpacked::Profile(entries));
     }
+    // A profile run's folder: its hosts' XPlane files (beside them, maybe
+    // the lossy perfetto_trace.json.gz JAX also writes, left aside).
+    let xplanes = entries
+        .iter()
+        .filter(|(_, b)| super::format::of(b) == Some(super::Format::XPlane))
+        .count();
+    if xplanes > 0 && entries.len() > 1 {
+        return Ok(Unpacked::Run(entries));
+    }
     match entries.as_slice() {
         [] => Err(ImportError::NotATrace {
             reason: "an archive with no files in it".into(),

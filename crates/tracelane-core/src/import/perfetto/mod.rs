@@ -47,10 +47,11 @@ pub use proto::{
     InternedString, ProcessDescriptor, ThreadDescriptor, TracePacketDefaults, TrackDescriptor,
     TrackEventDefaults,
 };
+pub(crate) use wire::read_varint;
 pub use wire::{first_message, looks_like, FirstMessage};
 
 use proto::{COUNTER, INSTANT, SEQ_INCREMENTAL_STATE_CLEARED, SLICE_BEGIN, SLICE_END};
-use wire::{read_varint, EventView, PacketView};
+use wire::{EventView, PacketView};
 
 /// Per-sequence interning tables: names and categories as model strings.
 #[derive(Default)]

@@ -99,7 +99,7 @@ pub fn first_message(head: &[u8]) -> FirstMessage {
     FirstMessage::TracePacket
 }
 
-pub(super) fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
+pub(crate) fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
     let mut v = 0u64;
     for (k, &c) in b.iter().enumerate().take(10) {
         v |= ((c & 0x7f) as u64) << (7 * k);

@@ -34,7 +34,9 @@ use crate::warnings;
 use crate::xla::XlaInfo;
 
 use super::builder::Builder;
-use super::perfetto::{first_message, looks_like as looks_like_protobuf, FirstMessage};
+use super::perfetto::{
+    first_message, looks_like as looks_like_protobuf, read_varint as varint, FirstMessage,
+};
 
 pub use hlo::category as hlo_category;
 
@@ -145,15 +147,4 @@ fn top_level_field(buf: &[u8]) -> Option<(u64, u64, usize, usize)> {
     };
     let end = body.checked_add(len).filter(|&e| e <= buf.len())?;
     Some((field, wire, body, end))
-}
-
-fn varint(b: &[u8]) -> Option<(u64, usize)> {
-    let mut v = 0u64;
-    for (k, &c) in b.iter().enumerate().take(10) {
-        v |= ((c & 0x7f) as u64) << (7 * k);
-        if c < 0x80 {
-            return Some((v, k + 1));
-        }
-    }
-    None
 }
