@@ -84,7 +84,7 @@ fn is_snapshot(name: &str) -> bool {
 /// TorchNeuron framework mapping among them, a summary JSON beside a
 /// profile, or PyTorch's raw memory timeline (`export_memory_timeline`
 /// writes raw rows only to a `.raw.json.gz`) or one allocator snapshot
-/// beside its trace.
+/// beside its trace, or a profile run's XPlane hosts.
 fn is_run(files: &[(String, File)]) -> bool {
     if files.len() < 2 {
         return false;
@@ -98,17 +98,27 @@ fn is_run(files: &[(String, File)]) -> bool {
     let memory_timeline = names.iter().any(|n| is_memory_timeline(n));
     let snapshot_beside_trace =
         names.len() == 2 && names.iter().filter(|n| is_snapshot(n)).count() == 1;
+    // A profile run's folder (`plugins/profile/<run>/`): its hosts' XPlane
+    // files, the JSON JAX writes beside them.
+    let xplane_run = names.iter().any(|n| is_xplane(n));
     mapping
+        || xplane_run
         || memory_timeline
         || snapshot_beside_trace
         || (summary && names.iter().filter(|n| json(n) || is_table(n)).count() > 1)
 }
 
 /// The runtime's raw capture files (`*.ntff`, `*.neff`, `*.pb`): named in
-/// a run's bundle, not read (the core lists them).
+/// a run's bundle, not read (the core lists them). A host's XPlane
+/// (`*.xplane.pb`) is read.
 fn is_raw_capture(name: &str) -> bool {
     let n = file_name(name);
-    [".ntff", ".neff", ".pb"].iter().any(|x| n.ends_with(x))
+    [".ntff", ".neff", ".pb"].iter().any(|x| n.ends_with(x)) && !is_xplane(&n)
+}
+
+/// A host's XPlane file, by its name.
+fn is_xplane(name: &str) -> bool {
+    name.ends_with(".xplane.pb") || name.ends_with(".xplane.pb.gz")
 }
 
 /// One tar of `files` (path, file) as a `Blob`: each file's header (the

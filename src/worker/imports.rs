@@ -424,8 +424,9 @@ impl Shared {
                     Some(s) => Some(encoding::decode(&s.to_vec()).ok_or_else(damaged)?),
                     None => None,
                 };
-                let mut trace = tracelane_core::import::run::import_run(files, tables, options())
-                    .map_err(|e| e.to_string())?;
+                let mut trace =
+                    tracelane_core::import::import_decoded_run(files, tables, options())
+                        .map_err(|e| e.to_string())?;
                 if let Some(snap) = snap {
                     snapshot::attach(&mut trace, snap);
                 }

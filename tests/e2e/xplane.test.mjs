@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  cli, cliCsv, exportCsv, fixtures, lines, open, openFile, useBrowser, waitForDemo,
+  cli, cliCsv, exportCsv, fixtures, lines, open, openFile, useBrowser, waitForDemo, waitForTab,
 } from './helpers.mjs';
 
 useBrowser();
@@ -55,6 +55,26 @@ test('rocprofv3: its JSON and its pftrace open with the CLI\'s op table; a rocpd
   await page.setInputFiles('#file-input', path.join(fixtures, 'rocprof/sys_trace.rocpd.db'));
   await page.waitForFunction(() => /rocpd convert -f pftrace/.test(document.querySelector('#import-error')?.textContent || ''), null, { timeout: 60000 });
   assert.equal(await page.locator('.tabs [role=tab]').count(), tabs);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('xplane: a profile run\'s folder dropped whole opens as one session, its tables the CLI\'s', async () => {
+  const runDir = path.join(fixtures, 'xplane/run/plugins/profile/2026_12_06_04_00_00');
+  const want = JSON.parse(execFileSync(cli, ['ops', runDir, '--format', 'json']).toString());
+  const page = await open();
+  await waitForDemo(page);
+  await page.setInputFiles('#folder-input', runDir);
+  await waitForTab(page, '2026_12_06_04_00_00 (3 files)');
+  await page.click('#show-analyses');
+  await page.waitForFunction(() => {
+    const a = document.querySelector('#analyses');
+    return a && a.dataset.asked !== '0' && a.dataset.answeredExact === a.dataset.asked;
+  }, null, { timeout: 60000 });
+  const xo = await page.locator('#xla-ops').evaluate((e) => ({ ...e.dataset }));
+  assert.equal(xo.deviceTotalPs, String(want.device_total_ps));
+  assert.equal(xo.deviceIdlePs, String(want.device_idle_ps));
+  assert.equal(Number(xo.frameworkRows), want.framework_ops.length);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -96,6 +96,24 @@ pub fn import_set(
     }
 }
 
+/// A run's files as the browser's decoder hands them over (its Parquet
+/// tables decoded apart): a profile run's XPlane hosts, else a TorchNeuron
+/// run ([`run::import_run`]).
+pub fn import_decoded_run(
+    files: Vec<neuron_device::ProfileFile>,
+    tables: Vec<table::DecodedFile>,
+    opts: ImportOptions,
+) -> Result<Trace, ImportError> {
+    if tables.is_empty()
+        && files
+            .iter()
+            .any(|(_, b)| format::of(b) == Some(Format::XPlane))
+    {
+        return import_xplane_hosts(files, opts);
+    }
+    run::import_run(files, tables, opts)
+}
+
 /// A profile run's hosts (`plugins/profile/<run>/<host>.xplane.pb`, one
 /// XSpace per host): each host's file imported, then stacked on the
 /// sessions' shared wall clock (each one's `profile_start_time`), its
