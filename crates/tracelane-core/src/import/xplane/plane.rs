@@ -16,15 +16,12 @@ use super::proto::{XEvent, XEventData, XLine, XPlane, XStat, XStatValue};
 /// What the reader counted rather than imported.
 #[derive(Default)]
 pub(crate) struct Counts {
-    pub events: u64,
     /// `num_occurrences` events: aggregates, not occurrences in time.
     pub aggregated: u64,
     /// Events naming an event metadata id their plane does not define.
     pub unknown_metadata: u64,
     /// Stats naming a stat metadata id their plane does not define.
     pub unknown_stats: u64,
-    /// `bytes_value` stats (kept out of the args: their size is shown).
-    pub byte_stats: u64,
     /// Top-level XSpace fields that are not planes, hostnames or messages.
     pub other_fields: u64,
     /// Events before 1970 or past 2262 on a nanosecond clock.
@@ -236,7 +233,6 @@ impl PlaneState<'_> {
         let fixed = line_cat(self.kind, line);
         let base_ps = i128::from(line.timestamp_ns) * 1000;
         for e in &line.events {
-            counts.events += 1;
             let offset = match e.data {
                 Some(XEventData::NumOccurrences(_)) => {
                     counts.aggregated += 1;
@@ -382,7 +378,6 @@ impl PlaneState<'_> {
                     json_string(&mut self.args, text);
                 }
                 XStatValue::Bytes(v) => {
-                    counts.byte_stats += 1;
                     let _ = write!(self.args, "\"({} bytes)\"", v.len());
                 }
             }
