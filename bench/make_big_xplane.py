@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Makes a large XPlane file for the benchmark by repeating the planes of
-a real one (its HLO modules once) (each repeat's lines shifted later, so the events of the copies
-follow each other on the same lanes) until the file reaches --mb MB.
+"""Makes a large XPlane file for the benchmark from a real one, in the
+shape real large profiles have: the same planes (a host's, its devices'),
+each line holding many more events. Every line's events are repeated,
+copy k shifted k × span later (span: past the source's last event), until
+the file reaches --mb MB; the HLO modules and other planes appear once.
 
     python3 bench/make_big_xplane.py tests/fixtures/jax-cpu/mlp_train.xplane.pb OUT --mb 300
 """
@@ -49,21 +51,39 @@ def fields(b):
     return out
 
 
-def shifted_plane(plane, shift_ns):
-    """The plane with every line's timestamp_ns moved by shift_ns."""
-    out = bytearray()
-    for num, wire, raw, v in fields(plane):
-        if num != 3:
-            out += raw
-            continue
-        line = bytearray()
-        for lnum, lwire, lraw, lv in fields(v):
-            if lnum == 3:
-                line += varint(3 << 3) + varint(lv + shift_ns)
-            else:
-                line += lraw
-        out += varint(3 << 3 | 2) + varint(len(line)) + line
-    return bytes(out)
+def field(num, wire, body):
+    return varint(num << 3 | wire) + (varint(len(body)) + body if wire == 2 else body)
+
+
+class Line:
+    """A line's fields but its events, and each event as (its fields but
+    offset_ps, offset_ps, duration_ps)."""
+
+    def __init__(self, raw):
+        self.head, self.events = bytearray(), []
+        for num, _, fraw, v in fields(raw):
+            if num != 4:
+                self.head += fraw
+                continue
+            rest, offset, dur = bytearray(), 0, 0
+            for enum, _, eraw, ev in fields(v):
+                if enum == 2:
+                    offset = ev
+                    continue
+                if enum == 3:
+                    dur = ev
+                rest += eraw
+            self.events.append((bytes(rest), offset, dur))
+
+    def last_ps(self):
+        return max((o + d for _, o, d in self.events), default=0)
+
+    def copy(self, shift_ps):
+        out = bytearray()
+        for rest, offset, _ in self.events:
+            body = rest + field(2, 0, varint(offset + shift_ps))
+            out += field(4, 2, body)
+        return bytes(out)
 
 
 def main():
@@ -74,24 +94,34 @@ def main():
     a = ap.parse_args()
     src = open(a.src, "rb").read()
     top = fields(src)
-    planes = [v for num, _, _, v in top if num == 1]
+    planes = []  # (plane fields but lines, [Line])
+    for num, _, _, v in top:
+        if num != 1:
+            continue
+        head, lines = bytearray(), []
+        for pnum, _, praw, pv in fields(v):
+            if pnum == 3:
+                lines.append(Line(pv))
+            else:
+                head += praw
+        planes.append((bytes(head), lines))
     rest = b"".join(raw for num, _, raw, _ in top if num != 1)
-    span_ns = 50_000_000  # each copy 50 ms after the last
+    lines = [l for _, ls in planes for l in ls]
+    one_copy = sum(len(l.copy(0)) for l in lines)
+    fixed = len(src) - one_copy
+    copies = max(1, ((a.mb << 20) - fixed) // max(one_copy, 1))
+    # Copies follow each other with a gap (lines start at different times).
+    span_ps = max((l.last_ps() for l in lines), default=0) + 1_000_000_000
     with open(a.out, "wb") as f:
-        size, k = 0, 0
-        while size < a.mb << 20:
-            for p in planes:
-                # One copy of the compiled modules, as a real run has.
-                if k > 0 and (2, 2, varint(2 << 3 | 2) + varint(14) + b"/host:metadata",
-                              b"/host:metadata") in fields(p)[:2]:
-                    continue
-                body = shifted_plane(p, k * span_ns)
-                chunk = varint(1 << 3 | 2) + varint(len(body)) + body
-                f.write(chunk)
-                size += len(chunk)
-            k += 1
+        for head, plane_lines in planes:
+            body = bytearray(head)
+            for l in plane_lines:
+                events = b"".join(l.copy(k * span_ps) for k in range(copies))
+                body += field(3, 2, bytes(l.head) + events)
+            f.write(field(1, 2, bytes(body)))
         f.write(rest)
-    print(a.out, size, "bytes,", k, "copies")
+    events = copies * sum(len(l.events) for l in lines)
+    print(a.out, f"{copies} copies, {events} events")
 
 
 if __name__ == "__main__":

@@ -169,11 +169,6 @@ class Plane:
                    *self.event_meta, stat_meta, *[f(6, s) for s in self.plane_stats])
 
 
-meta = Plane(0, "/host:metadata")
-# Event metadata ids are program ids.
-meta.event_meta = [f(4, msg(f(1, PROGRAM), f(2, msg(f(1, PROGRAM), f(2, "jit_step(28)"),
-                                                f(5, meta.stat("Hlo Proto", hlo_proto))))))]
-
 US = 1_000_000  # ps
 
 
@@ -185,63 +180,74 @@ def k(op, group=None, extra=()):
     return s + list(extra)
 
 
-gpu0 = Plane(0, "/device:GPU:0")
-gpu0.plane_stats = [gpu0.stat("device_vendor", "NVIDIA"), gpu0.stat("core_count", 132),
-                    gpu0.stat("clock_rate", 1980000)]
-gpu0.line(1, "Stream #1(Kernel)", 1_000, [
-    ("reduce_kernel", 10 * US, 5 * US, k("wrapped_reduce", 1, [("flops", 1000), ("bytes_accessed", 4096)])),
-    ("gemm_a", 20 * US, 7 * US, k("ynn_fusion.2", 1)),
-    ("gemm_b", 28 * US, 3 * US, k("ynn_fusion.2", 1)),
-    ("gemm_a", 40 * US, 6 * US, k("ynn_fusion.2")),
-    ("gemm_b", 47 * US, 2 * US, k("ynn_fusion.2")),
-    ("dot_kernel", 60 * US, 4 * US, k("while.9::dot", 2)),
-    ("mystery_kernel", 70 * US, 9 * US, k("not-in-module.99", 2)),
-    ("tf_only_kernel", 90 * US, 8 * US, [("tf_op", "jit(step)/foo:"), ("correlation_id", 0)]),
-    ("plain_kernel", 100 * US, 1 * US, []),
-    ("multiply_kernel", 120 * US, 2 * US, k("multiply.1", 3)),
-    ("select_kernel", 130 * US, 2 * US, k("compare_select_fusion", 3)),
-    ("reduce_kernel", 140 * US, 5 * US, k("wrapped_reduce", 3)),
-])
-gpu0.line(2, "Stream #2(Kernel)", 500_000, [
-    ("exp_kernel", 5 * US, 3 * US, k("subtract_exponential_fusion", 1)),
-    ("reduce_kernel", 300 * US, 2 * US, k("wrapped_reduce", 4)),
-])
-gpu1 = Plane(1, "/device:GPU:1")
-gpu1.line(3, "Stream #3(Kernel)", 1_000, [
-    ("reduce_kernel", 15 * US, 5 * US, k("wrapped_reduce", 1)),
-])
 
-host = Plane(0, "/host:CPU")
-host.line(100, "Host Threads/100", 1_000, [
-    ("model/MatMul:MatMul", 1 * US, 30 * US, []),
-    ("model/Relu:Relu", 5 * US, 10 * US, []),
-    ("cuLaunchKernel", 8 * US, 2 * US, [("correlation_id", 1), ("tf_op", "XlaModule:")]),
-    ("cuLaunchKernel", 40 * US, 3 * US, [("correlation_id", 2), ("tf_op", "XlaModule:")]),
-    ("aggregate_op", 3, 50 * US, [], "aggregate"),
-    ("$train.py:12 step", 50 * US, 20 * US, []),
-])
-host.line(101, "python", 1_000, [
-    ("$train.py:10 main", 0, 200 * US, []),
-])
-env = Plane(0, "Task Environment")
-env.plane_stats = [env.stat("profile_start_time", 1_764_000_000_000_000_000),
-                   env.stat("profile_stop_time", 1_764_000_001_000_000_000)]
+def main():
+    meta = Plane(0, "/host:metadata")
+    # Event metadata ids are program ids.
+    meta.event_meta = [f(4, msg(f(1, PROGRAM), f(2, msg(f(1, PROGRAM), f(2, "jit_step(28)"),
+                                                    f(5, meta.stat("Hlo Proto", hlo_proto))))))]
 
-# xprof does not resolve a CPU-compiled module's instructions under a GPU
-# plane (its HLO table stays empty with the metadata plane present), so
-# the file carries no module: its HLO events are unresolved for both
-# tools, and the HLO rules are checked on the public GPU profiles.
-planes = (gpu0, gpu1, host, env)
-# The same run seen from two hosts, as jax.profiler writes a session:
-# plugins/profile/<run>/<host>.xplane.pb (plus the lossy JSON beside them).
-RUN = "tests/fixtures/xplane/run/plugins/profile/2026_12_06_04_00_00"
-os.makedirs(RUN, exist_ok=True)
-for path, host in [("tests/fixtures/xplane/gpu_rules.xplane.pb", "gpu-host-0"),
-                   (f"{RUN}/gpu-host-0.xplane.pb", "gpu-host-0"),
-                   (f"{RUN}/gpu-host-1.xplane.pb", "gpu-host-1")]:
-    space = b"".join(f(1, p.encode()) for p in planes) + f(4, host)
-    with open(path, "wb") as fh:
-        fh.write(space)
-    print(path, len(space))
-with open(f"{RUN}/perfetto_trace.json.gz", "wb") as fh:
-    fh.write(gzip.compress(b'{"traceEvents": []}', mtime=0))
+    gpu0 = Plane(0, "/device:GPU:0")
+    gpu0.plane_stats = [gpu0.stat("device_vendor", "NVIDIA"), gpu0.stat("core_count", 132),
+                        gpu0.stat("clock_rate", 1980000)]
+    gpu0.line(1, "Stream #1(Kernel)", 1_000, [
+        ("reduce_kernel", 10 * US, 5 * US, k("wrapped_reduce", 1, [("flops", 1000), ("bytes_accessed", 4096)])),
+        ("gemm_a", 20 * US, 7 * US, k("ynn_fusion.2", 1)),
+        ("gemm_b", 28 * US, 3 * US, k("ynn_fusion.2", 1)),
+        ("gemm_a", 40 * US, 6 * US, k("ynn_fusion.2")),
+        ("gemm_b", 47 * US, 2 * US, k("ynn_fusion.2")),
+        ("dot_kernel", 60 * US, 4 * US, k("while.9::dot", 2)),
+        ("mystery_kernel", 70 * US, 9 * US, k("not-in-module.99", 2)),
+        ("tf_only_kernel", 90 * US, 8 * US, [("tf_op", "jit(step)/foo:"), ("correlation_id", 0)]),
+        ("plain_kernel", 100 * US, 1 * US, []),
+        ("multiply_kernel", 120 * US, 2 * US, k("multiply.1", 3)),
+        ("select_kernel", 130 * US, 2 * US, k("compare_select_fusion", 3)),
+        ("reduce_kernel", 140 * US, 5 * US, k("wrapped_reduce", 3)),
+    ])
+    gpu0.line(2, "Stream #2(Kernel)", 500_000, [
+        ("exp_kernel", 5 * US, 3 * US, k("subtract_exponential_fusion", 1)),
+        ("reduce_kernel", 300 * US, 2 * US, k("wrapped_reduce", 4)),
+    ])
+    gpu1 = Plane(1, "/device:GPU:1")
+    gpu1.line(3, "Stream #3(Kernel)", 1_000, [
+        ("reduce_kernel", 15 * US, 5 * US, k("wrapped_reduce", 1)),
+    ])
+
+    host = Plane(0, "/host:CPU")
+    host.line(100, "Host Threads/100", 1_000, [
+        ("model/MatMul:MatMul", 1 * US, 30 * US, []),
+        ("model/Relu:Relu", 5 * US, 10 * US, []),
+        ("cuLaunchKernel", 8 * US, 2 * US, [("correlation_id", 1), ("tf_op", "XlaModule:")]),
+        ("cuLaunchKernel", 40 * US, 3 * US, [("correlation_id", 2), ("tf_op", "XlaModule:")]),
+        ("aggregate_op", 3, 50 * US, [], "aggregate"),
+        ("$train.py:12 step", 50 * US, 20 * US, []),
+    ])
+    host.line(101, "python", 1_000, [
+        ("$train.py:10 main", 0, 200 * US, []),
+    ])
+    env = Plane(0, "Task Environment")
+    env.plane_stats = [env.stat("profile_start_time", 1_764_000_000_000_000_000),
+                       env.stat("profile_stop_time", 1_764_000_001_000_000_000)]
+
+    # xprof does not resolve a CPU-compiled module's instructions under a GPU
+    # plane (its HLO table stays empty with the metadata plane present), so
+    # the file carries no module: its HLO events are unresolved for both
+    # tools, and the HLO rules are checked on the public GPU profiles.
+    planes = (gpu0, gpu1, host, env)
+    # The same run seen from two hosts, as jax.profiler writes a session:
+    # plugins/profile/<run>/<host>.xplane.pb (plus the lossy JSON beside them).
+    RUN = "tests/fixtures/xplane/run/plugins/profile/2026_12_06_04_00_00"
+    os.makedirs(RUN, exist_ok=True)
+    for path, host in [("tests/fixtures/xplane/gpu_rules.xplane.pb", "gpu-host-0"),
+                       (f"{RUN}/gpu-host-0.xplane.pb", "gpu-host-0"),
+                       (f"{RUN}/gpu-host-1.xplane.pb", "gpu-host-1")]:
+        space = b"".join(f(1, p.encode()) for p in planes) + f(4, host)
+        with open(path, "wb") as fh:
+            fh.write(space)
+        print(path, len(space))
+    with open(f"{RUN}/perfetto_trace.json.gz", "wb") as fh:
+        fh.write(gzip.compress(b'{"traceEvents": []}', mtime=0))
+
+
+if __name__ == "__main__":
+    main()

@@ -289,7 +289,7 @@ pub const XPLANE_TRUNCATED: &WarningKind = &WarningKind {
 pub const XPLANE_BAD_PLANE: &WarningKind = &WarningKind {
     name: "xplane_bad_plane",
     severity: Severity::Lost,
-    description: "a plane that does not decode as an XPlane message (damaged bytes): the other planes were read",
+    description: "a plane whose bytes do not decode as an XPlane message (damaged bytes): its events before the damage and the other planes were read",
 };
 pub const XPLANE_PROFILER_MESSAGE: &WarningKind = &WarningKind {
     name: "xplane_profiler_message",

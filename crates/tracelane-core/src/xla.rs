@@ -52,7 +52,27 @@ pub struct XlaInfo {
     pub undecoded_modules: u64,
 }
 
+/// The name of a line xprof derives, without the source-line suffix
+/// newer xprof versions add when they derive lines per stream group
+/// (`XLA Ops - from #17`: `GetDerivedLineName` in
+/// `xprof/utils/derived_timeline.cc`).
+pub fn derived_line_base(name: &str) -> &str {
+    match name.rsplit_once(" - from #") {
+        Some((base, id)) if id.bytes().all(|c| c.is_ascii_digit()) => base,
+        _ => name,
+    }
+}
+
 impl XlaInfo {
+    /// The program id of a module by its name (the first, when several
+    /// programs compiled the same module).
+    pub fn program_of(&self, module: &str) -> Option<i64> {
+        self.modules
+            .iter()
+            .find(|(_, m)| m.name == module)
+            .map(|(&id, _)| id)
+    }
+
     pub fn instruction(&self, program_id: i64, name: &str) -> Option<&HloInstruction> {
         self.modules.get(&program_id)?.instructions.get(name)
     }

@@ -237,3 +237,27 @@ fn a_profile_runs_hosts_open_as_one_session_equal_to_xprofs() {
         t.diagnostics.format
     );
 }
+
+#[test]
+fn kernels_whose_hlo_stats_were_stripped_take_the_op_of_the_derived_line_around_them() {
+    // The same kernels twice (tools/make_xplane_stripped_fixture.py): with
+    // their hlo_op / program_id stats, and stripped as newer xprof
+    // converters write them, with the `XLA Ops - from #N` lines xprof
+    // derived. The stripped file's tables equal the full one's, and say
+    // how many kernels were placed by time.
+    let dir = common::fixtures().join("xplane");
+    let full = xla_op_stats(&load(&dir.join("stripped_full.xplane.pb"))).unwrap();
+    let stripped = xla_op_stats(&load(&dir.join("stripped.xplane.pb"))).unwrap();
+    assert_eq!(full.ops_by_time, 0);
+    assert_eq!(stripped.ops_by_time, 11);
+    assert_eq!(full.hlo_ops.len(), 6);
+    assert_eq!(stripped.hlo_ops, full.hlo_ops);
+    assert_eq!(stripped.framework_ops, full.framework_ops);
+    assert_eq!(
+        (stripped.device_total_ps, stripped.device_idle_ps),
+        (full.device_total_ps, full.device_idle_ps)
+    );
+    // The nested `while.9::dot` kernel is its innermost op, as xprof
+    // reads the full stat.
+    assert!(stripped.hlo_ops.iter().any(|r| r.hlo_op_name == "dot"));
+}

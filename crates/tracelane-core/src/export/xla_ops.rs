@@ -106,12 +106,23 @@ pub fn xla_op_sections(s: &XlaOpStats, top: usize) -> Vec<Section> {
         out.push(sec);
     }
     if s.unresolved_hlo_events > 0 {
-        let mut note = Section::new("Note", &[("", false)]);
-        note.rows.push(vec![format!(
+        out.push(note(format!(
             "{} device events name an HLO op that no module in the profile defines: xprof leaves them out of its tables (their time is idle), and so do these",
             fmt_count(s.unresolved_hlo_events)
-        )]);
-        out.push(note);
+        )));
+    }
+    if s.ops_by_time > 0 {
+        out.push(note(format!(
+            "{} kernels carry no hlo_op stat (a newer xprof converter strips it): each is counted as the HLO op of the XLA Ops event around it on its stream's derived line — tracelane's reading; xprof's own tables read the stats only",
+            fmt_count(s.ops_by_time)
+        )));
     }
     out
+}
+
+/// A section of one line of text.
+fn note(text: String) -> Section {
+    let mut note = Section::new("Note", &[("", false)]);
+    note.rows.push(vec![text]);
+    note
 }

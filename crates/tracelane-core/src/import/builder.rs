@@ -377,6 +377,17 @@ impl Builder {
         t
     }
 
+    /// An empty builder with this one's args policy, for a part of the
+    /// same input translated apart and then [absorbed](Builder::absorb).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub(crate) fn for_part(&self) -> Builder {
+        Builder {
+            keep_op_args: self.keep_op_args,
+            args_in_source: self.args_in_source,
+            ..Builder::default()
+        }
+    }
+
     /// Keeps an event's args text (a JSON object) in the arena; `{}` and
     /// none keep nothing.
     pub(crate) fn store_args(&mut self, args: Option<&[u8]>) -> (u64, u32) {
@@ -860,28 +871,28 @@ fn sort_slices(t: &mut Trace) {
             }
         }
     }
-    fn apply<T: Copy>(v: &mut Vec<T>, perm: &[u32]) {
-        let out: Vec<T> = perm.iter().map(|&i| v[i as usize]).collect();
-        *v = out;
-    }
-    apply(&mut s.track, &perm);
-    apply(&mut s.start_ns, &perm);
-    apply(&mut s.dur_ns, &perm);
-    apply(&mut s.name, &perm);
-    apply(&mut s.cat, &perm);
-    apply(&mut s.category, &perm);
-    apply(&mut s.external_id, &perm);
-    apply(&mut s.correlation, &perm);
-    apply(&mut s.stream, &perm);
-    apply(&mut s.input_dims, &perm);
-    apply(&mut s.sequence_nr, &perm);
-    apply(&mut s.device, &perm);
-    apply(&mut s.fwd_thread, &perm);
-    apply(&mut s.args_range, &perm);
-    apply(&mut s.source, &perm);
-    apply(&mut s.input_types, &perm);
-    apply(&mut s.concrete_inputs, &perm);
-    apply(&mut s.file_order, &perm);
+    // Only the rows that move are gathered and written back: most files
+    // are nearly in order, and a whole new column per field would touch
+    // (and fault in) as much memory again as the model.
+    let moved: Vec<u32> = (0..n as u32).filter(|&k| perm[k as usize] != k).collect();
+    apply(&mut s.track, &perm, &moved);
+    apply(&mut s.start_ns, &perm, &moved);
+    apply(&mut s.dur_ns, &perm, &moved);
+    apply(&mut s.name, &perm, &moved);
+    apply(&mut s.cat, &perm, &moved);
+    apply(&mut s.category, &perm, &moved);
+    apply(&mut s.external_id, &perm, &moved);
+    apply(&mut s.correlation, &perm, &moved);
+    apply(&mut s.stream, &perm, &moved);
+    apply(&mut s.input_dims, &perm, &moved);
+    apply(&mut s.sequence_nr, &perm, &moved);
+    apply(&mut s.device, &perm, &moved);
+    apply(&mut s.fwd_thread, &perm, &moved);
+    apply(&mut s.args_range, &perm, &moved);
+    apply(&mut s.source, &perm, &moved);
+    apply(&mut s.input_types, &perm, &moved);
+    apply(&mut s.concrete_inputs, &perm, &moved);
+    apply(&mut s.file_order, &perm, &moved);
     // Tracks are numbered in sort order, so each range starts where the
     // previous one ended (empty tracks get an empty range there).
     let mut i = 0usize;
@@ -891,6 +902,17 @@ fn sort_slices(t: &mut Trace) {
             i += 1;
         }
         track.slices = start as u32..i as u32;
+    }
+}
+
+/// Puts `v[perm[k]]` at `k` for the rows `moved` (those with `perm[k] != k`).
+fn apply<T: Copy>(v: &mut [T], perm: &[u32], moved: &[u32]) {
+    let gathered: Vec<T> = moved
+        .iter()
+        .map(|&k| v[perm[k as usize] as usize])
+        .collect();
+    for (&k, x) in moved.iter().zip(gathered) {
+        v[k as usize] = x;
     }
 }
 

@@ -47,7 +47,9 @@ pub(super) fn framework_rows(t: &Trace) -> (Vec<FrameworkOpRow>, u64, u64) {
             if named.category != OpCategory::Unknown {
                 open(named);
             }
-            if has_args(t, i) {
+            // Only a `tf_op` stat is read: most events have none, and
+            // their args are not parsed.
+            if has_args(t, i) && t.slice_args_json(i).contains("\"tf_op\"") {
                 let args: Value = serde_json::from_str(t.slice_args_json(i)).unwrap_or(Value::Null);
                 if let Some(full) = args.get("tf_op").and_then(Value::as_str) {
                     if !full.is_empty() {

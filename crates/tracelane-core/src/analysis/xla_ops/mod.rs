@@ -80,6 +80,12 @@ pub struct XlaOpStats {
     /// Device events with an `hlo_op` that no embedded module defines
     /// (their time counts as idle, as in xprof).
     pub unresolved_hlo_events: u64,
+    /// Kernels without `hlo_op` / `tf_op` stats (a converter stripped
+    /// them) given the HLO op of the `XLA Ops` event around them on
+    /// their plane — tracelane's reading, not xprof's (which reads the
+    /// stats only).
+    #[serde(default)]
+    pub ops_by_time: u64,
     pub device_planes: usize,
 }
 
@@ -103,6 +109,7 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
         let mut span: Option<(i64, i64)> = None;
         let mut op_time = 0;
         let mut any = false;
+        let derived = DerivedOps::of(t, p);
         for track in t.tracks.iter().filter(|k| k.process.0 as usize == p) {
             let lane = t.str(track.name.unwrap_or(crate::model::NO_STR));
             if track.kind != TrackKind::DeviceStream || is_derived(lane) {
@@ -117,7 +124,17 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
                 let start = offset.unwrap_or(0);
                 let end = start + dur.unwrap_or(0).max(0);
                 span = Some(span.map_or((start, end), |(a, z)| (a.min(start), z.max(end))));
-                let stats = EventStats::of(&args);
+                let mut stats = EventStats::of(&args);
+                if stats.hlo_op.is_none() && stats.tf_op.is_none() {
+                    if let Some((op, program)) = derived
+                        .as_ref()
+                        .and_then(|d| d.op_of(t, xla, track.tid, i as usize))
+                    {
+                        out.ops_by_time += 1;
+                        stats.hlo_op = Some(op);
+                        stats.program_id = program;
+                    }
+                }
                 if let Some(hlo) = stats.hlo_op {
                     let program = stats.program_id;
                     if program.and_then(|id| xla.instruction(id, hlo)).is_none() {
@@ -170,9 +187,92 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
     Some(out)
 }
 
+/// A device plane's `XLA Ops` lanes, read when none of its kernels
+/// carries an `hlo_op` stat (xprof ≥ 2.20.8 strips them; the derived
+/// lines it wrote stay): a kernel's op is the innermost `XLA Ops` event
+/// around it — on the lane derived from its own stream (`XLA Ops - from
+/// #<stream line>`) when there is one. Derived events span the kernels of
+/// one op and group, so a kernel of no HLO op that runs inside such a
+/// span is counted as that op.
+struct DerivedOps {
+    /// Lanes derived from one stream, by its line id.
+    by_stream: HashMap<i64, usize>,
+    /// The plane's one `XLA Ops` lane (older xprof).
+    plane: Option<usize>,
+}
+
+impl DerivedOps {
+    fn of(t: &Trace, process: usize) -> Option<DerivedOps> {
+        let mut d = DerivedOps {
+            by_stream: HashMap::default(),
+            plane: None,
+        };
+        let mut has_hlo_stats = false;
+        for (k, track) in t.tracks.iter().enumerate() {
+            if track.process.0 as usize != process {
+                continue;
+            }
+            let lane = t.str(track.name.unwrap_or(crate::model::NO_STR));
+            if crate::xla::derived_line_base(lane) == "XLA Ops" {
+                match lane
+                    .rsplit_once(" - from #")
+                    .and_then(|(_, n)| n.parse().ok())
+                {
+                    Some(line) => drop(d.by_stream.insert(line, k)),
+                    None => d.plane = Some(k),
+                }
+            } else if track.kind == TrackKind::DeviceStream && !is_derived(lane) {
+                has_hlo_stats |= track
+                    .slices
+                    .clone()
+                    .any(|i| t.slice_args_json(i as usize).contains("\"hlo_op\""));
+            }
+        }
+        let any = d.plane.is_some() || !d.by_stream.is_empty();
+        (any && !has_hlo_stats).then_some(d)
+    }
+
+    /// The HLO op (and its program) of the `XLA Ops` event around kernel
+    /// `i` of the stream lane `tid`.
+    fn op_of<'t>(
+        &self,
+        t: &'t Trace,
+        xla: &crate::xla::XlaInfo,
+        tid: crate::model::LaneId,
+        i: usize,
+    ) -> Option<(&'t str, Option<i64>)> {
+        let line = match tid {
+            crate::model::LaneId::Int(n) => self.by_stream.get(&n).copied(),
+            _ => None,
+        };
+        let track = &t.tracks[line.or(self.plane)?];
+        let (start, end) = (t.slices.start_ns[i], t.slices.end_ns(i));
+        let r = track.slices.start as usize..track.slices.end as usize;
+        let k = t.slices.start_ns[r.clone()].partition_point(|&s| s <= start);
+        let mut j = r.start + k.checked_sub(1)?;
+        while t.slices.end_ns(j) < end {
+            j = match t.slices.parent[j] {
+                crate::model::NO_SLICE => return None,
+                p => p as usize,
+            };
+        }
+        // The derived op's metadata name is `<program id>/<op>` (or
+        // `<module>/<op>` without a program id).
+        let args: Value = serde_json::from_str(t.slice_args_json(j)).unwrap_or(Value::Null);
+        let prefix = args
+            .get("metadata_name")
+            .and_then(Value::as_str)
+            .and_then(|n| n.rsplit_once('/'))
+            .map(|(p, _)| p);
+        let program = prefix.and_then(|p| p.parse().ok().or_else(|| xla.program_of(p)));
+        Some((t.slice_name(j), program))
+    }
+}
+
 /// Lines xprof derives from the stream lines (`IsDerivedThreadId`): not
 /// read again for the tables.
 fn is_derived(lane: &str) -> bool {
+    let lane = crate::xla::derived_line_base(lane);
     matches!(
         lane,
         "Steps"

@@ -47,8 +47,8 @@ pub use proto::{
     InternedString, ProcessDescriptor, ThreadDescriptor, TracePacketDefaults, TrackDescriptor,
     TrackEventDefaults,
 };
-pub(crate) use wire::read_varint;
 pub use wire::{first_message, looks_like, FirstMessage};
+pub(crate) use wire::{read_fields, read_varint, Wire};
 
 use proto::{COUNTER, INSTANT, SEQ_INCREMENTAL_STATE_CLEARED, SLICE_BEGIN, SLICE_END};
 use wire::{EventView, PacketView};

@@ -99,7 +99,14 @@ pub fn first_message(head: &[u8]) -> FirstMessage {
     FirstMessage::TracePacket
 }
 
+#[inline]
 pub(crate) fn read_varint(b: &[u8]) -> Option<(u64, usize)> {
+    // One byte: most keys, lengths, ids and small numbers.
+    if let Some(&c) = b.first() {
+        if c < 0x80 {
+            return Some((c as u64, 1));
+        }
+    }
     let mut v = 0u64;
     for (k, &c) in b.iter().enumerate().take(10) {
         v |= ((c & 0x7f) as u64) << (7 * k);
@@ -134,7 +141,7 @@ pub(super) fn in_mask(mask: u128, field: u64) -> bool {
 }
 
 /// One field of a protobuf message.
-pub(super) enum Wire<'a> {
+pub(crate) enum Wire<'a> {
     Varint(u64),
     Fixed64(u64),
     Fixed32,
@@ -142,7 +149,7 @@ pub(super) enum Wire<'a> {
 }
 
 /// The fields of a message in order; `None` for malformed bytes.
-pub(super) fn read_fields<'a>(mut b: &'a [u8], mut f: impl FnMut(u64, Wire<'a>)) -> Option<()> {
+pub(crate) fn read_fields<'a>(mut b: &'a [u8], mut f: impl FnMut(u64, Wire<'a>)) -> Option<()> {
     while !b.is_empty() {
         let (key, n) = read_varint(b)?;
         b = &b[n..];

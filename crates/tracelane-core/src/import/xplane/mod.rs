@@ -26,8 +26,9 @@
 mod hlo;
 mod plane;
 mod proto;
-
-use prost::Message;
+#[cfg(not(target_arch = "wasm32"))]
+mod split;
+mod wire;
 
 use crate::error::ImportError;
 use crate::warnings;
@@ -70,18 +71,21 @@ impl XPlaneReader {
         while let Some((field, wire, body, end)) = top_level_field(&buf[at..]) {
             let bytes = &buf[at + body..at + end];
             match (field, wire) {
-                (1, 2) => match proto::XPlane::decode(bytes) {
-                    Ok(p) => {
-                        plane::translate(p, self.planes, &mut self.info, &mut self.counts, b);
-                        self.planes += 1;
-                    }
-                    Err(e) => {
+                (1, 2) => {
+                    let read =
+                        plane::translate(bytes, self.planes, &mut self.info, &mut self.counts, b);
+                    if let Err(broken) = read {
                         b.diag.warn(warnings::XPLANE_BAD_PLANE, || {
-                            format!("plane {} ({} bytes): {e}", self.planes, bytes.len())
+                            format!(
+                                "plane {} ({} bytes) breaks off after {} events",
+                                self.planes,
+                                bytes.len(),
+                                broken.events
+                            )
                         });
-                        self.planes += 1;
                     }
-                },
+                    self.planes += 1;
+                }
                 (4, 2) => self
                     .info
                     .hostnames
@@ -98,7 +102,14 @@ impl XPlaneReader {
             }
             at += end;
         }
-        self.held = buf[at..].to_vec();
+        // A plane is read once it is whole: until then its bytes are held
+        // (moved, not copied, while no plane ends: a plane can be most of
+        // the file).
+        if at == 0 && !input.is_empty() {
+            self.held = input;
+        } else {
+            self.held = buf[at..].to_vec();
+        }
         Ok(())
     }
 

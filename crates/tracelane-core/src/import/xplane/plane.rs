@@ -11,7 +11,8 @@ use crate::xla::{XlaDevice, XlaInfo};
 
 use super::super::builder::{Builder, EventIn, Fields};
 use super::hlo;
-use super::proto::{XEvent, XEventData, XLine, XPlane, XStat, XStatValue};
+use super::proto::{XStat, XStatValue};
+use super::wire::{owned_stat, EventView, LineView, PlaneView, StatValue};
 
 /// What the reader counted rather than imported.
 #[derive(Default)]
@@ -29,6 +30,15 @@ pub(crate) struct Counts {
 }
 
 impl Counts {
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub(super) fn add(&mut self, o: &Counts) {
+        self.aggregated += o.aggregated;
+        self.unknown_metadata += o.unknown_metadata;
+        self.unknown_stats += o.unknown_stats;
+        self.other_fields += o.other_fields;
+        self.out_of_range += o.out_of_range;
+    }
+
     pub(super) fn report(&self, b: &mut Builder) {
         let mut n = |k, c: u64, what: &str| {
             if c > 0 {
@@ -112,14 +122,14 @@ const DERIVED_LINES: &[(&str, &str)] = &[
 ];
 
 /// A line's events' category, or `None` to read each event's own.
-fn line_cat(kind: PlaneKind, line: &XLine) -> Option<&'static str> {
-    let name = line.name.as_str();
+fn line_cat(kind: PlaneKind, name: &str) -> Option<&'static str> {
     if let PlaneKind::Device { tpu, .. } = kind {
         // A TPU's own ops are its device work; a GPU's `XLA Ops` are
         // derived from its kernels and would count them twice.
         if tpu && (name == "XLA Ops" || name == "Sparse Core Ops") {
             return Some("kernel");
         }
+        let name = crate::xla::derived_line_base(name);
         return DERIVED_LINES
             .iter()
             .find(|(n, _)| *n == name)
@@ -128,13 +138,19 @@ fn line_cat(kind: PlaneKind, line: &XLine) -> Option<&'static str> {
     None
 }
 
+/// Translates one plane (its bytes: a top-level field's value). `Err`
+/// with the number of events read when its bytes break off in a line
+/// (the events before that point stay).
 pub(super) fn translate(
-    p: XPlane,
+    bytes: &[u8],
     order: u32,
     info: &mut XlaInfo,
     counts: &mut Counts,
     b: &mut Builder,
-) {
+) -> Result<(), Broken> {
+    let Some(p) = PlaneView::read(bytes) else {
+        return Err(Broken { events: 0 });
+    };
     let kind = plane_kind(&p.name);
     let stat_names: HashMap<i64, &str> = p
         .stat_metadata
@@ -142,17 +158,20 @@ pub(super) fn translate(
         .map(|(&id, m)| (id, m.name.as_str()))
         .collect();
     match kind {
-        PlaneKind::Metadata => return modules(&p, &stat_names, info),
+        PlaneKind::Metadata => {
+            modules(&p, &stat_names, info);
+            return Ok(());
+        }
         PlaneKind::TaskEnvironment => {
             for s in &p.stats {
-                let v = stat_int(s);
+                let v = owned_stat(s).and_then(stat_int);
                 match stat_names.get(&s.metadata_id).copied() {
                     Some("profile_start_time") => info.profile_start_ns = v,
                     Some("profile_stop_time") => info.profile_stop_ns = v,
                     _ => {}
                 }
             }
-            return;
+            return Ok(());
         }
         PlaneKind::Device { .. } => info.devices.push(XlaDevice {
             plane: p.name.clone(),
@@ -167,51 +186,172 @@ pub(super) fn translate(
         }),
         PlaneKind::Host => {}
     }
-    if p.lines.iter().all(|l| l.events.is_empty()) {
-        return;
+    let mut lines = Vec::with_capacity(p.lines.len());
+    for l in &p.lines {
+        lines.push(LineView::read(l).ok_or(Broken { events: 0 })?);
     }
-    let pid = LaneId::Str(b.trace.strings.intern(&p.name));
-    let process_name = b.trace.strings.intern(&p.name);
-    b.set_process_name(pid, process_name);
-    if let PlaneKind::Device { tpu, index } = kind {
-        let label = b
-            .trace
-            .strings
-            .intern(&format!("{} {index}", if tpu { "TPU" } else { "GPU" }));
-        b.set_process_labels(pid, label);
-        b.set_process_sort_index(pid, Some(order as i64));
-    } else {
-        b.set_process_sort_index(pid, Some(-1_000_000 + order as i64));
+    if lines.iter().all(|l| l.events == 0) {
+        return Ok(());
     }
-    let mut plane = PlaneState {
-        p: &p,
+    let parts: Vec<Part> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.events > 0)
+        .map(|(line, l)| Part {
+            line,
+            bytes: 0..l.bytes.len(),
+        })
+        .collect();
+    let plane = Plane {
+        view: &p,
         kind,
-        stat_names,
-        names: HashMap::default(),
-        cats: HashMap::default(),
-        args: Vec::new(),
-        pid,
+        order,
+        lines: &lines,
     };
-    for line in &p.lines {
-        if !line.events.is_empty() {
-            plane.line(line, counts, b);
-        }
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some((first, second)) = super::split::halves(&plane, &parts, bytes.len()) {
+        return super::split::translate_two(&plane, [first, second], counts, b);
     }
+    plane.translate(&parts, counts, b).map(|_| ())
+}
+
+/// A plane ready to translate: its tables, lines and place.
+pub(super) struct Plane<'a> {
+    pub view: &'a PlaneView<'a>,
+    kind: PlaneKind,
+    order: u32,
+    pub lines: &'a [LineView<'a>],
+}
+
+/// Some of a line's events: a range of its bytes that starts and ends
+/// between fields.
+#[derive(Clone)]
+pub(super) struct Part {
+    pub line: usize,
+    pub bytes: std::ops::Range<usize>,
+}
+
+impl Plane<'_> {
+    /// Translates `parts` into `b` (its process declared first); the
+    /// number of events read, or where the bytes broke off.
+    pub(super) fn translate(
+        &self,
+        parts: &[Part],
+        counts: &mut Counts,
+        b: &mut Builder,
+    ) -> Result<u64, Broken> {
+        let name = &self.view.name;
+        let pid = LaneId::Str(b.trace.strings.intern(name));
+        let process_name = b.trace.strings.intern(name);
+        b.set_process_name(pid, process_name);
+        if let PlaneKind::Device { tpu, index } = self.kind {
+            let label = b
+                .trace
+                .strings
+                .intern(&format!("{} {index}", if tpu { "TPU" } else { "GPU" }));
+            b.set_process_labels(pid, label);
+            b.set_process_sort_index(pid, Some(self.order as i64));
+        } else {
+            b.set_process_sort_index(pid, Some(-1_000_000 + self.order as i64));
+        }
+        let mut state = PlaneState {
+            stats: stat_keys(self.view),
+            p: self.view,
+            kind: self.kind,
+            metas: HashMap::default(),
+            cats: HashMap::default(),
+            args: Vec::new(),
+            pid,
+            events: 0,
+        };
+        for part in parts {
+            state.line(&self.lines[part.line], part.bytes.clone(), counts, b)?;
+        }
+        Ok(state.events)
+    }
+}
+
+/// A plane whose bytes break off: how many of its events were read.
+pub(super) struct Broken {
+    pub events: u64,
+}
+
+/// What a stat's metadata id stands for, written once per plane: its name
+/// as a JSON key and as a JSON string (a `ref_value` names it), and
+/// whether the linker or the categories read it.
+struct StatKey {
+    key: Box<[u8]>,
+    text: Box<[u8]>,
+    role: StatRole,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StatRole {
+    Correlation,
+    MemcpyDetails,
+    Other,
+}
+
+fn stat_keys(p: &PlaneView) -> HashMap<i64, StatKey> {
+    p.stat_metadata
+        .iter()
+        .map(|(&id, m)| {
+            let mut text = Vec::new();
+            json_string(&mut text, &m.name);
+            let mut key = text.clone();
+            key.push(b':');
+            let role = match m.name.as_str() {
+                "correlation_id" => StatRole::Correlation,
+                "memcpy_details" => StatRole::MemcpyDetails,
+                _ => StatRole::Other,
+            };
+            let (key, text) = (key.into(), text.into());
+            (id, StatKey { key, text, role })
+        })
+        .collect()
+}
+
+/// What every event of one event metadata shares, worked out at its first
+/// event: its name in the model, its metadata's stats as args JSON (they
+/// come first), the linker's fields they set, a device event's category
+/// by its name.
+struct EventMeta {
+    name: StrId,
+    args: Vec<u8>,
+    fields: StatFields,
+    unknown_stats: u64,
+    memcpy_details: bool,
+    device_cat: &'static str,
+    python: bool,
+}
+
+/// The stats the linker reads; the last one of a name wins. (A host
+/// call's `device_id` is its runtime's handle, not an index: not read.)
+#[derive(Clone, Copy, Default)]
+struct StatFields {
+    correlation: Option<i64>,
 }
 
 struct PlaneState<'a> {
-    p: &'a XPlane,
+    p: &'a PlaneView<'a>,
     kind: PlaneKind,
-    stat_names: HashMap<i64, &'a str>,
-    /// Event metadata id → its name in the model.
-    names: HashMap<i64, StrId>,
+    stats: HashMap<i64, StatKey>,
+    metas: HashMap<i64, EventMeta>,
     cats: HashMap<&'static str, StrId>,
     args: Vec<u8>,
     pid: LaneId,
+    /// Events translated so far (said when the plane breaks off).
+    events: u64,
 }
 
 impl PlaneState<'_> {
-    fn line(&mut self, line: &XLine, counts: &mut Counts, b: &mut Builder) {
+    fn line(
+        &mut self,
+        line: &LineView,
+        range: std::ops::Range<usize>,
+        counts: &mut Counts,
+        b: &mut Builder,
+    ) -> Result<(), Broken> {
         let tid_num = if line.display_id != 0 {
             line.display_id
         } else {
@@ -226,186 +366,233 @@ impl PlaneState<'_> {
         };
         let lane_name = b.trace.strings.intern(lane_name);
         b.set_thread_name(self.pid, tid, lane_name);
-        let device = matches!(self.kind, PlaneKind::Device { .. });
-        if device {
+        let device = match self.kind {
+            PlaneKind::Device { index, .. } => Some(index),
+            _ => None,
+        };
+        if device.is_some() {
             b.device_marked[track.idx()] = true;
         }
-        let fixed = line_cat(self.kind, line);
-        let base_ps = i128::from(line.timestamp_ns) * 1000;
-        for e in &line.events {
-            let offset = match e.data {
-                Some(XEventData::NumOccurrences(_)) => {
-                    counts.aggregated += 1;
-                    continue;
-                }
-                Some(XEventData::OffsetPs(o)) => o,
-                None => 0,
-            };
-            let ts_ps = base_ps + i128::from(offset);
-            let end_ps = ts_ps + i128::from(e.duration_ps.max(0));
-            let (Ok(start), Ok(end)) = (
-                i64::try_from(ts_ps.div_euclid(1000)),
-                i64::try_from(end_ps.div_euclid(1000)),
-            ) else {
-                counts.out_of_range += 1;
-                continue;
-            };
-            let name = self.name(e, counts, b);
-            let fields = self.args(e, device, counts);
-            let cat = fixed.unwrap_or_else(|| self.event_cat(e, &fields, b, name));
-            let cat = self.cat(cat, b);
-            b.count_category(cat);
-            let order = b.count_event(b'X');
-            let event = EventIn {
-                name,
-                cat,
-                args: Some(&self.args),
-                fields: Fields {
-                    stream: device.then_some(tid_num),
-                    // Host calls' `device_id` is the runtime's handle, not
-                    // an index: only a device plane says which device.
-                    device: match self.kind {
-                        PlaneKind::Device { index, .. } => Some(index),
-                        _ => None,
-                    },
-                    ..fields
-                },
-                order,
-                source: (0, 0),
-            };
-            b.slice(track, start, end - start, &event);
-        }
-    }
-
-    /// The event's name as xprof shows it: its metadata's display name,
-    /// else its name.
-    fn name(&mut self, e: &XEvent, counts: &mut Counts, b: &mut Builder) -> StrId {
-        if let Some(&id) = self.names.get(&e.metadata_id) {
-            return id;
-        }
-        let id = match self.p.event_metadata.get(&e.metadata_id) {
-            Some(m) if !m.display_name.is_empty() => b.trace.strings.intern(&m.display_name),
-            Some(m) => b.trace.strings.intern(&m.name),
-            None => {
-                counts.unknown_metadata += 1;
-                b.trace
-                    .strings
-                    .intern(&format!("(event metadata {})", e.metadata_id))
-            }
+        let lane = Lane {
+            track,
+            stream: device.map(|_| tid_num),
+            device,
+            fixed: line_cat(self.kind, &line.name),
+            base_ps: i128::from(line.timestamp_ns) * 1000,
+            base_ps64: line.timestamp_ns.checked_mul(1000),
         };
-        self.names.insert(e.metadata_id, id);
-        id
+        let read = line.events(range, |e| self.event(e, &lane, counts, b));
+        read.ok_or(Broken {
+            events: self.events,
+        })
     }
 
-    fn cat(&mut self, cat: &'static str, b: &mut Builder) -> StrId {
-        *self
+    fn event(&mut self, e: &EventView, lane: &Lane, counts: &mut Counts, b: &mut Builder) {
+        self.events += 1;
+        if e.num_occurrences.is_some() {
+            counts.aggregated += 1;
+            return;
+        }
+        let Some((start, end)) = times_ns(lane, e.offset_ps, e.duration_ps) else {
+            counts.out_of_range += 1;
+            return;
+        };
+        self.ensure_meta(e.metadata_id, counts, b);
+        let m = &self.metas[&e.metadata_id];
+        counts.unknown_stats += m.unknown_stats;
+        let args = &mut self.args;
+        args.clear();
+        args.push(b'{');
+        args.extend_from_slice(&m.args);
+        let mut f = m.fields;
+        let mut memcpy = m.memcpy_details;
+        for &(id, value) in &e.stats {
+            match write_stat(args, &self.stats, id, value, &mut f) {
+                Some(StatRole::MemcpyDetails) => memcpy = true,
+                Some(_) => {}
+                None => counts.unknown_stats += 1,
+            }
+        }
+        if lane.device.is_some() {
+            // Exact picoseconds for the op tables (the model keeps ns).
+            if args.len() > 1 {
+                args.push(b',');
+            }
+            args.extend_from_slice(b"\"offset_ps\":");
+            args.extend_from_slice(itoa::Buffer::new().format(e.offset_ps).as_bytes());
+            args.extend_from_slice(b",\"duration_ps\":");
+            args.extend_from_slice(itoa::Buffer::new().format(e.duration_ps).as_bytes());
+        }
+        args.push(b'}');
+        let cat = lane.fixed.unwrap_or(match lane.device {
+            Some(_) if memcpy => "gpu_memcpy",
+            Some(_) => m.device_cat,
+            // A runtime / driver API call that launched device work.
+            None if f.correlation.is_some() => "cuda_runtime",
+            // The Python tracer's frames: `$file:line function`.
+            None if m.python => "python_function",
+            None => "user_annotation",
+        });
+        let name = m.name;
+        let cat = *self
             .cats
             .entry(cat)
-            .or_insert_with(|| b.trace.strings.intern(cat))
+            .or_insert_with(|| b.trace.strings.intern(cat));
+        b.count_category(cat);
+        let order = b.count_event(b'X');
+        let event = EventIn {
+            name,
+            cat,
+            args: Some(&self.args),
+            fields: Fields {
+                correlation: f.correlation,
+                stream: lane.stream,
+                // Host calls' `device_id` is the runtime's handle, not an
+                // index: only a device plane says which device.
+                device: lane.device,
+                ..Fields::default()
+            },
+            order,
+            source: (0, 0),
+        };
+        b.slice(lane.track, start, end - start, &event);
     }
 
-    /// The category of an event on a host thread or a device stream.
-    fn event_cat(&self, e: &XEvent, f: &Fields, b: &Builder, name: StrId) -> &'static str {
-        let name = b.trace.strings.get(name);
-        if matches!(self.kind, PlaneKind::Device { .. }) {
-            let has = |stat: &str| self.has_stat(e, stat);
-            let lower = name.to_ascii_lowercase();
-            if has("memcpy_details") || lower.contains("memcpy") {
-                return "gpu_memcpy";
+    /// Works out what the events of metadata `id` share, at its first.
+    fn ensure_meta(&mut self, id: i64, counts: &mut Counts, b: &mut Builder) {
+        if self.metas.contains_key(&id) {
+            return;
+        }
+        let metadata = self.p.event_metadata.get(&id);
+        // The name xprof shows: the display name, else the name.
+        let text = match metadata {
+            Some(m) if !m.display_name.is_empty() => m.display_name.clone(),
+            Some(m) => m.name.clone(),
+            None => {
+                counts.unknown_metadata += 1;
+                format!("(event metadata {id})")
             }
-            if lower.contains("memset") {
-                return "gpu_memset";
+        };
+        // A derived op's metadata name says its program (`3/fusion.1`):
+        // kept beside the display name for the op tables.
+        let mut args = Vec::new();
+        let derived_op = |m: &&super::proto::XEventMetadata| {
+            !m.display_name.is_empty()
+                && m.name.len() > m.display_name.len()
+                && m.name.ends_with(&m.display_name)
+                && m.name[..m.name.len() - m.display_name.len()].ends_with('/')
+        };
+        if let Some(md) = metadata.filter(derived_op) {
+            args.extend_from_slice(b"\"metadata_name\":");
+            json_string(&mut args, &md.name);
+        }
+        let mut m = EventMeta {
+            name: b.trace.strings.intern(&text),
+            args,
+            fields: StatFields::default(),
+            unknown_stats: 0,
+            memcpy_details: false,
+            device_cat: device_cat(&text),
+            python: text.starts_with('$'),
+        };
+        for s in metadata.map(|m| m.stats.as_slice()).unwrap_or(&[]) {
+            let value = owned_stat(s);
+            match write_stat(
+                &mut m.args,
+                &self.stats,
+                s.metadata_id,
+                value,
+                &mut m.fields,
+            ) {
+                Some(StatRole::MemcpyDetails) => m.memcpy_details = true,
+                Some(_) => {}
+                None => m.unknown_stats += 1,
             }
-            return "kernel";
         }
-        if f.correlation.is_some() {
-            // A runtime / driver API call that launched device work.
-            return "cuda_runtime";
-        }
-        if name.starts_with('$') {
-            // The Python tracer's frames: `$file:line function`.
-            return "python_function";
-        }
-        "user_annotation"
+        self.metas.insert(id, m);
     }
+}
 
-    fn has_stat(&self, e: &XEvent, stat: &str) -> bool {
-        let metadata = self.p.event_metadata.get(&e.metadata_id);
-        let meta_stats = metadata.map(|m| m.stats.as_slice()).unwrap_or(&[]);
-        meta_stats
-            .iter()
-            .chain(&e.stats)
-            .any(|s| self.stat_names.get(&s.metadata_id).copied() == Some(stat))
-    }
+/// Where a line's events go and how their times are made.
+struct Lane {
+    track: crate::model::TrackIdx,
+    stream: Option<i64>,
+    device: Option<i64>,
+    fixed: Option<&'static str>,
+    base_ps: i128,
+    /// The same when it fits (64-bit arithmetic is most of the time).
+    base_ps64: Option<i64>,
+}
 
-    /// Writes the event's stats as its args JSON (metadata stats first)
-    /// into `self.args`, and returns the fields the linker reads.
-    fn args(&mut self, e: &XEvent, device: bool, counts: &mut Counts) -> Fields {
-        let mut f = Fields::default();
-        self.args.clear();
-        self.args.push(b'{');
-        let metadata = self.p.event_metadata.get(&e.metadata_id);
-        let meta_stats = metadata.map(|m| m.stats.as_slice()).unwrap_or(&[]);
-        for s in meta_stats.iter().chain(&e.stats) {
-            let Some(&name) = self.stat_names.get(&s.metadata_id) else {
-                counts.unknown_stats += 1;
-                continue;
-            };
-            let Some(value) = &s.value else { continue };
-            if self.args.len() > 1 {
-                self.args.push(b',');
-            }
-            json_string(&mut self.args, name);
-            self.args.push(b':');
-            match value {
-                XStatValue::Double(v) if v.is_finite() => {
-                    let _ = write!(self.args, "{v}");
-                }
-                XStatValue::Double(_) => self.args.extend_from_slice(b"null"),
-                XStatValue::Uint64(v) => {
-                    let _ = write!(self.args, "{v}");
-                }
-                XStatValue::Int64(v) => {
-                    let _ = write!(self.args, "{v}");
-                }
-                XStatValue::Str(v) => json_string(&mut self.args, v),
-                XStatValue::Ref(r) => {
-                    let text = i64::try_from(*r)
-                        .ok()
-                        .and_then(|r| self.stat_names.get(&r))
-                        .copied()
-                        .unwrap_or("");
-                    json_string(&mut self.args, text);
-                }
-                XStatValue::Bytes(v) => {
-                    let _ = write!(self.args, "\"({} bytes)\"", v.len());
-                }
-            }
-            let int = stat_int(s);
-            match name {
-                "correlation_id" => f.correlation = int,
-                "device_id" => f.device = int,
-                _ => {}
-            }
+/// An event's start and end in nanoseconds: `timestamp_ns × 1000 +
+/// offset_ps` and that plus `duration_ps` (negative: 0), floored; `None`
+/// when they do not fit in 64-bit nanoseconds.
+fn times_ns(lane: &Lane, offset_ps: i64, duration_ps: i64) -> Option<(i64, i64)> {
+    let dur = duration_ps.max(0);
+    if let Some(ts) = lane.base_ps64.and_then(|b| b.checked_add(offset_ps)) {
+        if let Some(end) = ts.checked_add(dur) {
+            return Some((ts.div_euclid(1000), end.div_euclid(1000)));
         }
-        if device {
-            // Exact picoseconds for the op tables (the model keeps ns).
-            if self.args.len() > 1 {
-                self.args.push(b',');
-            }
-            let offset = match e.data {
-                Some(XEventData::OffsetPs(o)) => o,
-                _ => 0,
-            };
-            let _ = write!(
-                self.args,
-                "\"offset_ps\":{offset},\"duration_ps\":{}",
-                e.duration_ps
-            );
-        }
-        self.args.push(b'}');
-        f
     }
+    let ts = lane.base_ps + i128::from(offset_ps);
+    let end = ts + i128::from(dur);
+    Some((
+        i64::try_from(ts.div_euclid(1000)).ok()?,
+        i64::try_from(end.div_euclid(1000)).ok()?,
+    ))
+}
+
+/// A device event's category by its name.
+fn device_cat(name: &str) -> &'static str {
+    let lower = name.to_ascii_lowercase();
+    if lower.contains("memcpy") {
+        "gpu_memcpy"
+    } else if lower.contains("memset") {
+        "gpu_memset"
+    } else {
+        "kernel"
+    }
+}
+
+/// Appends one stat as `"name":value` to args JSON (after a comma unless
+/// it is the first) and notes the fields the linker reads; `None` when its
+/// metadata id is not the plane's.
+fn write_stat(
+    out: &mut Vec<u8>,
+    keys: &HashMap<i64, StatKey>,
+    id: i64,
+    value: Option<StatValue>,
+    f: &mut StatFields,
+) -> Option<StatRole> {
+    let key = keys.get(&id)?;
+    let Some(value) = value else {
+        return Some(key.role);
+    };
+    if !out.is_empty() && out != b"{" {
+        out.push(b',');
+    }
+    out.extend_from_slice(&key.key);
+    let mut int = itoa::Buffer::new();
+    match value {
+        StatValue::Double(v) if v.is_finite() => {
+            let _ = write!(out, "{v}");
+        }
+        StatValue::Double(_) => out.extend_from_slice(b"null"),
+        StatValue::Uint64(v) => out.extend_from_slice(int.format(v).as_bytes()),
+        StatValue::Int64(v) => out.extend_from_slice(int.format(v).as_bytes()),
+        StatValue::Str(v) => json_string(out, &String::from_utf8_lossy(v)),
+        StatValue::Ref(r) => match i64::try_from(r).ok().and_then(|r| keys.get(&r)) {
+            Some(k) => out.extend_from_slice(&k.text),
+            None => out.extend_from_slice(b"\"\""),
+        },
+        StatValue::Bytes(v) => {
+            let _ = write!(out, "\"({} bytes)\"", v.len());
+        }
+    }
+    if key.role == StatRole::Correlation {
+        f.correlation = stat_int(value);
+    }
+    Some(key.role)
 }
 
 fn json_string(out: &mut Vec<u8>, s: &str) {
@@ -419,10 +606,10 @@ fn json_string(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-fn stat_int(s: &XStat) -> Option<i64> {
-    match s.value {
-        Some(XStatValue::Int64(v)) => Some(v),
-        Some(XStatValue::Uint64(v)) => i64::try_from(v).ok(),
+fn stat_int(v: StatValue) -> Option<i64> {
+    match v {
+        StatValue::Int64(v) => Some(v),
+        StatValue::Uint64(v) => i64::try_from(v).ok(),
         _ => None,
     }
 }
@@ -445,7 +632,7 @@ fn stat_text(s: &XStat, names: &HashMap<i64, &str>) -> String {
 
 /// `/host:metadata`: each event metadata is a program, its `Hlo Proto`
 /// stat the compiled module.
-fn modules(p: &XPlane, stat_names: &HashMap<i64, &str>, info: &mut XlaInfo) {
+fn modules(p: &PlaneView, stat_names: &HashMap<i64, &str>, info: &mut XlaInfo) {
     for (&program_id, m) in &p.event_metadata {
         for s in &m.stats {
             if stat_names.get(&s.metadata_id).copied() != Some("Hlo Proto") {

@@ -1,6 +1,8 @@
-//! The XSpace messages tracelane reads, declared here with prost (no
-//! `protoc`): XLA's `xla/tsl/profiler/protobuf/xplane.proto` (proto3,
-//! package `tensorflow.profiler`, no imports) and, for the HLO modules
+//! The XSpace messages tracelane decodes with prost, declared here (no
+//! `protoc`): the tables of XLA's `xla/tsl/profiler/protobuf/xplane.proto`
+//! (proto3, package `tensorflow.profiler`, no imports; `XPlane`, `XLine`
+//! and `XEvent` are read by hand in `wire.rs`, field numbers from the same
+//! file) and, for the HLO modules
 //! a profile embeds, the part of `xla/service/hlo.proto` and
 //! `xla/xla_data.proto` that names an instruction and where it came from.
 //! Unread fields are skipped by prost; the reader counts what it cannot
@@ -8,63 +10,8 @@
 
 use prost::Message;
 
-/// A plane of an `XSpace` (a file: one host's planes, the space's field
-/// 1, read plane by plane by the reader; its hostnames are field 4).
-#[derive(Clone, PartialEq, Message)]
-pub struct XPlane {
-    #[prost(int64, tag = "1")]
-    pub id: i64,
-    #[prost(string, tag = "2")]
-    pub name: String,
-    #[prost(message, repeated, tag = "3")]
-    pub lines: Vec<XLine>,
-    #[prost(map = "int64, message", tag = "4")]
-    pub event_metadata: std::collections::HashMap<i64, XEventMetadata>,
-    #[prost(map = "int64, message", tag = "5")]
-    pub stat_metadata: std::collections::HashMap<i64, XStatMetadata>,
-    #[prost(message, repeated, tag = "6")]
-    pub stats: Vec<XStat>,
-}
-
-#[derive(Clone, PartialEq, Message)]
-pub struct XLine {
-    #[prost(int64, tag = "1")]
-    pub id: i64,
-    #[prost(int64, tag = "10")]
-    pub display_id: i64,
-    #[prost(string, tag = "2")]
-    pub name: String,
-    #[prost(string, tag = "11")]
-    pub display_name: String,
-    #[prost(int64, tag = "3")]
-    pub timestamp_ns: i64,
-    #[prost(int64, tag = "9")]
-    pub duration_ps: i64,
-    #[prost(message, repeated, tag = "4")]
-    pub events: Vec<XEvent>,
-}
-
-#[derive(Clone, PartialEq, Message)]
-pub struct XEvent {
-    #[prost(int64, tag = "1")]
-    pub metadata_id: i64,
-    /// `offset_ps` (2) or, for an aggregate, `num_occurrences` (5).
-    #[prost(oneof = "XEventData", tags = "2, 5")]
-    pub data: Option<XEventData>,
-    #[prost(int64, tag = "3")]
-    pub duration_ps: i64,
-    #[prost(message, repeated, tag = "4")]
-    pub stats: Vec<XStat>,
-}
-
-#[derive(Clone, PartialEq, prost::Oneof)]
-pub enum XEventData {
-    #[prost(int64, tag = "2")]
-    OffsetPs(i64),
-    #[prost(int64, tag = "5")]
-    NumOccurrences(i64),
-}
-
+/// A stat (of a plane, or of an event metadata); events' own stats are
+/// read where they lie (`wire.rs`).
 #[derive(Clone, PartialEq, Message)]
 pub struct XStat {
     #[prost(int64, tag = "1")]
