@@ -177,3 +177,33 @@ fn events(t: &Trace) -> Vec<(String, i64, i64, String)> {
     v.sort();
     v
 }
+
+#[test]
+fn rccl_api_calls_are_collectives_with_the_kernels_they_launched() {
+    // The shape fixture's three `rccl_api` records (RCCL's `ncclAllReduce`,
+    // `ncclBroadcast`) each hold a HIP launch on their thread: the
+    // collectives analysis takes them as calls and their kernels as their
+    // device work.
+    use tracelane_core::analysis::collectives::{device_collectives, MatchedBy};
+    let (_, t) = load(&common::fixtures().join("rocprof/sys_trace.json"));
+    let found = device_collectives(&t, &|i| t.slice_args_json(i).to_string());
+    let rccl: Vec<_> = (0..t.slices.len())
+        .filter(|&i| {
+            t.slice_name(i).starts_with("nccl")
+                && t.slices.category[i] == tracelane_core::category::Category::UserAnnotation
+        })
+        .collect();
+    assert_eq!(rccl.len(), 3);
+    assert_eq!(found.calls.len(), 3);
+    for c in &found.calls {
+        assert_eq!(c.by, MatchedBy::CpuRange);
+        assert!(rccl.contains(&(c.range as usize)), "{c:?}");
+        assert!(
+            ["allreduce", "broadcast"].contains(&c.kind.as_str()),
+            "{c:?}"
+        );
+        assert!(c.parts >= 1, "{c:?}");
+        // Its device work starts after the call does.
+        assert!(c.start_ns >= t.slices.start_ns[c.range as usize], "{c:?}");
+    }
+}

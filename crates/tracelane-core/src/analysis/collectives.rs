@@ -234,12 +234,28 @@ pub fn range_kind(t: &Trace, i: usize) -> Option<String> {
             let rest = OP_PREFIXES.iter().find_map(|p| name.strip_prefix(p))?;
             (!rest.contains("wait")).then(|| normalise_collective(rest))
         }
-        Category::UserAnnotation => {
-            let rest = WORK_PREFIXES.iter().find_map(|p| name.strip_prefix(p))?;
-            Some(normalise_collective(rest))
-        }
+        Category::UserAnnotation => match WORK_PREFIXES.iter().find_map(|p| name.strip_prefix(p)) {
+            Some(rest) => Some(normalise_collective(rest)),
+            None => library_call_kind(name),
+        },
         _ => None,
     }
+}
+
+/// NCCL / RCCL API entry points that issue a collective or a transfer
+/// (`ncclAllReduce`, `ncclBcast`, `ncclSend`, … — `nccl.h`), as a tracer
+/// of the library's API records them (rocprofv3's `rccl_api`); its
+/// other calls (`ncclGroupStart`, `ncclCommInitRank`, …) are not
+/// collectives.
+fn library_call_kind(name: &str) -> Option<String> {
+    let verb = name.strip_prefix("nccl")?;
+    let kind = match verb {
+        "AllReduce" | "Broadcast" | "Reduce" | "AllGather" | "ReduceScatter" | "AllToAll"
+        | "AllToAllv" | "Send" | "Recv" | "Gather" | "Scatter" => normalise_collective(verb),
+        "Bcast" => "broadcast".to_string(),
+        _ => return None,
+    };
+    Some(kind)
 }
 
 /// How a call's kind and group were found.

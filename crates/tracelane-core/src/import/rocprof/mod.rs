@@ -12,8 +12,10 @@
 //!   and copies of the same `correlation_id.internal`; `hsa_api` calls on
 //!   their threads (not launches);
 //! - `marker_api` (ROCTX) → annotations named by their message where the
-//!   strings give one; `rccl_api` → annotations on their threads (the HIP
-//!   calls under them link their kernels);
+//!   strings give one; `rccl_api` → annotations on their threads named by
+//!   the API call (`ncclAllReduce`: the collectives analysis takes the
+//!   collective ones as calls; the HIP calls under them link their
+//!   kernels);
 //! - `memory_copy` → copies on the GPU agent's copy lane, bytes kept;
 //! - every other record kind (allocations, scratch, decode…) counted in
 //!   the diagnostics by kind, never dropped silently.
