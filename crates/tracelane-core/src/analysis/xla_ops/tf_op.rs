@@ -34,7 +34,9 @@ pub fn parse(full: &str) -> TfOp {
             ("MEMCPYDToD", "MemcpyDToD"),
             ("MEMCPYHToH", "MemcpyHToH"),
         ] {
-            if full.len() >= prefix.len() && full[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            // Bytes, not chars: a name may hold any UTF-8 after the prefix.
+            let head = full.as_bytes().get(..prefix.len());
+            if head.is_some_and(|h| h.eq_ignore_ascii_case(prefix.as_bytes())) {
                 return TfOp {
                     category: OpCategory::Memcpy,
                     name: full.to_string(),
@@ -127,6 +129,13 @@ fn is_jax_op_type(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_with_a_multibyte_char_inside_the_memcpy_prefix_is_no_panic() {
+        // Found by the xplane fuzz target: a lossily decoded name.
+        assert_eq!(parse("MEMCPYH\u{FFFD}oD").category, OpCategory::Unknown);
+        assert_eq!(parse("memcpyhtod_x").category, OpCategory::Memcpy);
+    }
 
     #[test]
     fn names_parse_as_xprof_parses_them() {
