@@ -72,8 +72,15 @@ impl XPlaneReader {
             let bytes = &buf[at + body..at + end];
             match (field, wire) {
                 (1, 2) => {
-                    let read =
-                        plane::translate(bytes, self.planes, &mut self.info, &mut self.counts, b);
+                    let run: plane::Run = &|plane, parts, counts, b| {
+                        #[cfg(not(target_arch = "wasm32"))]
+                        if let Some(halves) = split::halves(plane, &parts, bytes.len()) {
+                            return split::translate_two(plane, halves, counts, b);
+                        }
+                        plane.translate(&parts, counts, b).map(|_| ())
+                    };
+                    let (info, counts) = (&mut self.info, &mut self.counts);
+                    let read = plane::translate(bytes, self.planes, info, counts, b, run);
                     if let Err(broken) = read {
                         b.diag.warn(warnings::XPLANE_BAD_PLANE, || {
                             format!(

@@ -138,7 +138,8 @@ fn line_cat(kind: PlaneKind, name: &str) -> Option<&'static str> {
     None
 }
 
-/// Translates one plane (its bytes: a top-level field's value). `Err`
+/// Translates one plane (its bytes: a top-level field's value), its lines'
+/// events by `run`. `Err`
 /// with the number of events read when its bytes break off in a line
 /// (the events before that point stay).
 pub(super) fn translate(
@@ -147,6 +148,7 @@ pub(super) fn translate(
     info: &mut XlaInfo,
     counts: &mut Counts,
     b: &mut Builder,
+    run: Run,
 ) -> Result<(), Broken> {
     let Some(p) = PlaneView::read(bytes) else {
         return Err(Broken { events: 0 });
@@ -208,12 +210,13 @@ pub(super) fn translate(
         order,
         lines: &lines,
     };
-    #[cfg(not(target_arch = "wasm32"))]
-    if let Some((first, second)) = super::split::halves(&plane, &parts, bytes.len()) {
-        return super::split::translate_two(&plane, [first, second], counts, b);
-    }
-    plane.translate(&parts, counts, b).map(|_| ())
+    run(&plane, parts, counts, b)
 }
+
+/// How a plane's parts are translated: in order on this thread, or split
+/// (the reader decides).
+pub(super) type Run<'r> =
+    &'r dyn Fn(&Plane, Vec<Part>, &mut Counts, &mut Builder) -> Result<(), Broken>;
 
 /// A plane ready to translate: its tables, lines and place.
 pub(super) struct Plane<'a> {

@@ -62,7 +62,7 @@ pub(super) fn halves(
 /// (one thread would have stopped there too).
 pub(super) fn translate_two(
     plane: &Plane,
-    [first, second]: [Vec<Part>; 2],
+    (first, second): (Vec<Part>, Vec<Part>),
     counts: &mut Counts,
     b: &mut Builder,
 ) -> Result<(), Broken> {
