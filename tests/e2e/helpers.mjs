@@ -118,6 +118,18 @@ export async function waitForDemo(page, onComparison = false) {
   }
 }
 
+/**
+ * Shows the Analyses view and waits until every analysis it asked for has
+ * its exact answer (the view's `data-answered-exact` counter).
+ */
+export async function showExactAnalyses(page) {
+  await page.click('#show-analyses');
+  await page.waitForFunction(() => {
+    const a = document.querySelector('#analyses');
+    return a && a.dataset.asked !== '0' && a.dataset.answeredExact === a.dataset.asked;
+  }, null, { timeout: 60000 });
+}
+
 export function cliRows(rel) {
   return JSON.parse(execFileSync(cli, ['ops', path.join(fixtures, rel), '--format', 'json']).toString());
 }

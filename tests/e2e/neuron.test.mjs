@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import {
-  cliCsv, exportCsv, fixtures, lines, open, openFile, useBrowser, waitForDemo, waitForPainted, waitForTab,
+  cliCsv, exportCsv, fixtures, lines, open, openFile, showExactAnalyses, useBrowser, waitForDemo,
+  waitForPainted, waitForTab,
 } from './helpers.mjs';
 
 useBrowser();
@@ -30,11 +31,7 @@ test('neuron: a TorchNeuron run folder opens as one trace, its op table the CLI\
   assert.ok(readings.some((r) => /the mapping joined 30 hardware executions/.test(r)), readings.join(' | '));
   assert.ok(readings.some((r) => /framework events the profile copied from trace.json left out/.test(r)), readings.join(' | '));
   // What the runtime's events say, in the Analyses view.
-  await page.click('#show-analyses');
-  await page.waitForFunction(() => {
-    const a = document.querySelector('#analyses');
-    return a && a.dataset.asked !== '0' && a.dataset.answeredExact === a.dataset.asked;
-  }, null, { timeout: 60000 });
+  await showExactAnalyses(page);
   const nr = await page.locator('#neuron-runtime').evaluate((e) => ({ ...e.dataset }));
   assert.equal(nr.executions, '30');
   assert.deepEqual(nr.families.split(' '), ['submit', 'host_blocked']);

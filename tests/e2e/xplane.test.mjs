@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  cli, cliCsv, exportCsv, fixtures, lines, open, openFile, useBrowser, waitForDemo, waitForTab,
+  cli, cliCsv, exportCsv, fixtures, lines, open, openFile, showExactAnalyses, useBrowser, waitForDemo,
+  waitForTab,
 } from './helpers.mjs';
 
 useBrowser();
@@ -22,11 +23,7 @@ test('xplane: a profile opens; its HLO and framework op tables are the CLI\'s', 
   await waitForDemo(page);
   await openFile(page, rel);
   assert.match(await page.locator('#trace-facts').textContent(), /slices/);
-  await page.click('#show-analyses');
-  await page.waitForFunction(() => {
-    const a = document.querySelector('#analyses');
-    return a && a.dataset.asked !== '0' && a.dataset.answeredExact === a.dataset.asked;
-  }, null, { timeout: 60000 });
+  await showExactAnalyses(page);
   const xo = await page.locator('#xla-ops').evaluate((e) => ({ ...e.dataset }));
   assert.equal(Number(xo.hloRows), want.hlo_ops.length);
   assert.equal(Number(xo.frameworkRows), want.framework_ops.length);
@@ -66,11 +63,7 @@ test('xplane: a profile run\'s folder dropped whole opens as one session, its ta
   await waitForDemo(page);
   await page.setInputFiles('#folder-input', runDir);
   await waitForTab(page, '2026_12_06_04_00_00 (3 files)');
-  await page.click('#show-analyses');
-  await page.waitForFunction(() => {
-    const a = document.querySelector('#analyses');
-    return a && a.dataset.asked !== '0' && a.dataset.answeredExact === a.dataset.asked;
-  }, null, { timeout: 60000 });
+  await showExactAnalyses(page);
   const xo = await page.locator('#xla-ops').evaluate((e) => ({ ...e.dataset }));
   assert.equal(xo.deviceTotalPs, String(want.device_total_ps));
   assert.equal(xo.deviceIdlePs, String(want.device_idle_ps));

@@ -207,29 +207,39 @@ impl DerivedOps {
             by_stream: HashMap::default(),
             plane: None,
         };
-        let mut has_hlo_stats = false;
-        for (k, track) in t.tracks.iter().enumerate() {
-            if track.process.0 as usize != process {
+        let lanes = || {
+            t.tracks
+                .iter()
+                .enumerate()
+                .filter(move |(_, k)| k.process.0 as usize == process)
+                .map(|(k, track)| (k, track, t.str(track.name.unwrap_or(crate::model::NO_STR))))
+        };
+        for (k, _, lane) in lanes() {
+            if crate::xla::derived_line_base(lane) != "XLA Ops" {
                 continue;
             }
-            let lane = t.str(track.name.unwrap_or(crate::model::NO_STR));
-            if crate::xla::derived_line_base(lane) == "XLA Ops" {
-                match lane
-                    .rsplit_once(" - from #")
-                    .and_then(|(_, n)| n.parse().ok())
-                {
-                    Some(line) => drop(d.by_stream.insert(line, k)),
-                    None => d.plane = Some(k),
-                }
-            } else if track.kind == TrackKind::DeviceStream && !is_derived(lane) {
-                has_hlo_stats |= track
-                    .slices
-                    .clone()
-                    .any(|i| t.slice_args_json(i as usize).contains("\"hlo_op\""));
+            match lane
+                .rsplit_once(" - from #")
+                .and_then(|(_, n)| n.parse().ok())
+            {
+                Some(line) => drop(d.by_stream.insert(line, k)),
+                None => d.plane = Some(k),
             }
         }
-        let any = d.plane.is_some() || !d.by_stream.is_empty();
-        (any && !has_hlo_stats).then_some(d)
+        if d.plane.is_none() && d.by_stream.is_empty() {
+            return None;
+        }
+        // Only a plane none of whose kernels carries the stat (the args of
+        // planes without derived lanes are never scanned).
+        let has_hlo_stats = lanes().any(|(_, track, lane)| {
+            track.kind == TrackKind::DeviceStream
+                && !is_derived(lane)
+                && track
+                    .slices
+                    .clone()
+                    .any(|i| t.slice_args_json(i as usize).contains("\"hlo_op\""))
+        });
+        (!has_hlo_stats).then_some(d)
     }
 
     /// The HLO op (and its program) of the `XLA Ops` event around kernel

@@ -381,8 +381,8 @@ impl PlaneState<'_> {
             stream: device.map(|_| tid_num),
             device,
             fixed: line_cat(self.kind, &line.name),
-            base_ps: i128::from(line.timestamp_ns) * 1000,
-            base_ps64: line.timestamp_ns.checked_mul(1000),
+            timestamp_ns: line.timestamp_ns,
+            base_ps: line.timestamp_ns.checked_mul(1000),
         };
         let read = line.events(range, |e| self.event(e, &lane, counts, b));
         read.ok_or(Broken {
@@ -522,9 +522,10 @@ struct Lane {
     stream: Option<i64>,
     device: Option<i64>,
     fixed: Option<&'static str>,
-    base_ps: i128,
-    /// The same when it fits (64-bit arithmetic is most of the time).
-    base_ps64: Option<i64>,
+    timestamp_ns: i64,
+    /// `timestamp_ns × 1000` when it fits (64-bit arithmetic is most of
+    /// the time).
+    base_ps: Option<i64>,
 }
 
 /// An event's start and end in nanoseconds: `timestamp_ns × 1000 +
@@ -532,12 +533,12 @@ struct Lane {
 /// when they do not fit in 64-bit nanoseconds.
 fn times_ns(lane: &Lane, offset_ps: i64, duration_ps: i64) -> Option<(i64, i64)> {
     let dur = duration_ps.max(0);
-    if let Some(ts) = lane.base_ps64.and_then(|b| b.checked_add(offset_ps)) {
+    if let Some(ts) = lane.base_ps.and_then(|b| b.checked_add(offset_ps)) {
         if let Some(end) = ts.checked_add(dur) {
             return Some((ts.div_euclid(1000), end.div_euclid(1000)));
         }
     }
-    let ts = lane.base_ps + i128::from(offset_ps);
+    let ts = i128::from(lane.timestamp_ns) * 1000 + i128::from(offset_ps);
     let end = ts + i128::from(dur);
     Some((
         i64::try_from(ts.div_euclid(1000)).ok()?,
