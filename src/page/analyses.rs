@@ -349,8 +349,11 @@ fn Warmup(wu: Result<WarmupReport, String>) -> impl IntoView {
 #[component]
 fn XlaOps(s: tracelane_core::analysis::xla_ops::XlaOpStats) -> impl IntoView {
     let sections = tracelane_core::export::xla_op_sections(&s, 0);
+    let flops: u64 = s.hlo_ops.iter().filter_map(|r| r.flops).sum();
+    let bytes: u64 = s.hlo_ops.iter().filter_map(|r| r.bytes_accessed).sum();
     view! {
         <div class="xla-ops" id="xla-ops" data-hlo-rows=s.hlo_ops.len().to_string()
+            data-hlo-flops=flops.to_string() data-hlo-bytes=bytes.to_string()
             data-framework-rows=s.framework_ops.len().to_string()
             data-device-total-ps=s.device_total_ps.to_string()
             data-device-idle-ps=s.device_idle_ps.to_string()>

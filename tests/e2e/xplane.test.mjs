@@ -38,6 +38,23 @@ test('xplane: a profile opens; its HLO and framework op tables are the CLI\'s', 
   await page.close();
 });
 
+test('xplane: each HLO op\'s FLOPs and HBM bytes (XLA\'s cost analysis of the embedded modules) are the CLI\'s', async () => {
+  const rel = 'xplane/cost.xplane.pb';
+  const want = JSON.parse(execFileSync(cli, ['ops', path.join(fixtures, rel), '--format', 'json']).toString());
+  const sum = (k) => String(want.hlo_ops.reduce((n, r) => n + (r[k] ?? 0), 0));
+  const page = await open();
+  await waitForDemo(page);
+  await openFile(page, rel);
+  await showExactAnalyses(page);
+  const xo = await page.locator('#xla-ops').evaluate((e) => ({ ...e.dataset }));
+  assert.equal(Number(xo.hloRows), want.hlo_ops.length);
+  assert.equal(xo.hloFlops, sum('flops'));
+  assert.equal(xo.hloBytes, sum('bytes_accessed'));
+  assert.notEqual(xo.hloFlops, '0');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('rocprofv3: its JSON and its pftrace open with the CLI\'s op table; a rocpd database says how to convert it', async () => {
   const page = await open();
   await waitForDemo(page);

@@ -46,6 +46,7 @@ pub mod timeline;
 pub mod warnings;
 mod wire;
 pub mod xla;
+pub mod xla_cost;
 
 pub use error::{Diagnostics, ImportError};
 pub use import::{import_bytes, ImportOptions, Importer};

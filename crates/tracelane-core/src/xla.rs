@@ -20,7 +20,71 @@ pub struct HloInstruction {
     pub opcode: String,
     /// `metadata.source_file:source_line`, or empty.
     pub source: String,
+    /// FLOPs and HBM bytes of one execution, as xprof's GPU cost analysis
+    /// counts them ([`crate::xla_cost`]); `None` where it knows none.
+    pub flops: Option<i64>,
+    pub hbm_bytes: Option<i64>,
 }
+
+/// Is `opcode` one XLA's `HloInstruction::IsElementwise()` is true of?
+pub fn is_elementwise(opcode: &str) -> bool {
+    ELEMENTWISE.contains(&opcode)
+}
+
+/// Opcodes XLA's `IsElementwise()` is true of (`hlo_opcode.h`), by their
+/// text names.
+const ELEMENTWISE: &[&str] = &[
+    "abs",
+    "add",
+    "atan2",
+    "and",
+    "bitcast-convert",
+    "cbrt",
+    "ceil",
+    "clamp",
+    "clz",
+    "compare",
+    "complex",
+    "convert",
+    "cosine",
+    "divide",
+    "erf",
+    "exponential",
+    "exponential-minus-one",
+    "floor",
+    "imag",
+    "is-finite",
+    "log",
+    "log-plus-one",
+    "logistic",
+    "map",
+    "maximum",
+    "minimum",
+    "multiply",
+    "negate",
+    "not",
+    "or",
+    "popcnt",
+    "power",
+    "real",
+    "reduce-precision",
+    "remainder",
+    "round-nearest-afz",
+    "round-nearest-even",
+    "rsqrt",
+    "select",
+    "shift-left",
+    "shift-right-arithmetic",
+    "shift-right-logical",
+    "sign",
+    "sine",
+    "sqrt",
+    "stochastic-convert",
+    "subtract",
+    "tan",
+    "tanh",
+    "xor",
+];
 
 /// A compiled module (`HloProto`) from `/host:metadata`.
 #[derive(Clone, Debug, Default)]

@@ -159,6 +159,57 @@ fn check_trace(t: &Trace, o: &Value, path: &Path) -> XlaOpStats {
     stats
 }
 
+/// xprof's op profile leaves (program id, op name) → (raw FLOPs, HBM
+/// bytes): its GPU cost analysis' figures times the occurrences.
+type OpCosts = Vec<((i64, String), (f64, f64))>;
+
+fn op_profile_costs(o: &Value) -> OpCosts {
+    fn walk(n: &Value, out: &mut OpCosts) {
+        let children = n["children"].as_array().map_or(&[][..], |c| c.as_slice());
+        let x = &n["xla"];
+        if children.is_empty() && x["expression"].as_str().is_some_and(|s| !s.is_empty()) {
+            let program = x["programId"]
+                .as_str()
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(0);
+            let m = &n["metrics"];
+            let bytes = m["rawBytesAccessedArray"][0].as_f64().unwrap_or(0.0);
+            let flops = m["rawFlops"].as_f64().unwrap_or(0.0);
+            out.push((
+                (program, n["name"].as_str().unwrap().to_string()),
+                (flops, bytes),
+            ));
+        }
+        for c in children {
+            walk(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&o["op_profile"]["byProgram"], &mut out);
+    out
+}
+
+/// Each HLO row's FLOPs and HBM bytes equal xprof's op profile (its
+/// cost analysis of the embedded module; an unknown custom call: 0 there,
+/// none here).
+fn check_costs(stats: &XlaOpStats, o: &Value, path: &Path) -> usize {
+    let costs = op_profile_costs(o);
+    for ((program, name), (flops, bytes)) in &costs {
+        let what = format!("{} {program}/{name}", path.display());
+        let ours = stats
+            .hlo_ops
+            .iter()
+            .find(|r| &r.hlo_op_name == name && r.program_id == *program)
+            .unwrap_or_else(|| panic!("{what}: no HLO row"));
+        let near = |a: f64, b: f64| (a - b).abs() <= 1.0 + 1e-6 * b.abs();
+        let f = ours.flops.unwrap_or(0) as f64;
+        let b = ours.bytes_accessed.unwrap_or(0) as f64;
+        assert!(near(f, *flops), "{what}: FLOPs {f} vs xprof {flops}");
+        assert!(near(b, *bytes), "{what}: HBM bytes {b} vs xprof {bytes}");
+    }
+    costs.len()
+}
+
 fn corpus() -> Vec<PathBuf> {
     let Some(dir) = std::env::var_os("TRACELANE_XPLANE_CORPUS") else {
         eprintln!("TRACELANE_XPLANE_CORPUS not set: the public XPlane files are not checked");
@@ -178,6 +229,65 @@ fn op_tables_equal_xprof_on_public_gpu_profiles() {
     for path in corpus() {
         let s = check_against_xprof(&path);
         assert!(s.device_planes > 0, "{}", path.display());
+        assert!(
+            check_costs(&s, &oracle(&path), &path) > 0,
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn hlo_costs_equal_xprofs_gpu_cost_analysis() {
+    // Modules compiled by jax[cpu], priced by xprof as a GPU profile's
+    // (tools/make_xplane_cost_fixture.py): convolutions with padding,
+    // strides, dilation and groups, batched dots, fusions of elementwise
+    // ops and reductions, concatenate, slices, in-place updates, gather,
+    // scatter, sort, reduce-windows.
+    let path = common::fixtures().join("xplane/cost.xplane.pb");
+    let s = check_against_xprof(&path);
+    assert_eq!(check_costs(&s, &oracle(&path), &path), 33);
+}
+
+#[test]
+fn roofline_places_an_xplane_profiles_hlo_ops_by_their_costs() {
+    use tracelane_core::analysis::roofline::{roofline, PeakOverride};
+    use tracelane_core::analysis::scope::Scope;
+    let t = load(&common::fixtures().join("xplane/cost.xplane.pb"));
+    let stats = xla_op_stats(&t).unwrap();
+    let over = PeakOverride {
+        flops_per_s: Some(100e12),
+        bytes_per_s: Some(2e12),
+    };
+    let r = roofline(&t, &Scope::Whole, over, &|i| {
+        t.slice_args_json(i).to_string()
+    })
+    .unwrap();
+    assert_eq!(r.level, "hlo");
+    let priced = stats
+        .hlo_ops
+        .iter()
+        .filter(|o| o.flops.unwrap_or(0) > 0)
+        .count();
+    assert_eq!(r.points.len(), priced);
+    assert_eq!(r.points.len() + r.unplaced.len(), stats.hlo_ops.len());
+    for p in &r.points {
+        // Named `op (program N)` where programs share the name.
+        let row = stats
+            .hlo_ops
+            .iter()
+            .find(|o| {
+                p.name == o.hlo_op_name
+                    || p.name == format!("{} (program {})", o.hlo_op_name, o.program_id)
+            })
+            .unwrap();
+        assert_eq!(p.flops, row.flops.unwrap() as f64, "{}", p.name);
+        assert_eq!(
+            p.bytes,
+            row.bytes_accessed.filter(|&b| b > 0).map(|b| b as f64)
+        );
+        assert_eq!(p.time_ns as u64, row.total_time_ps / 1000);
+        assert!(p.bound.is_some() || p.bytes.is_none(), "{}", p.name);
     }
 }
 

@@ -39,6 +39,9 @@ pub enum FlopsSource {
     Tracelane,
     /// Neuron's `raw_flops` from the device profile.
     Neuron,
+    /// An XPlane profile: the events' `flops` stats, else XLA's cost
+    /// analysis of the embedded module as xprof runs it.
+    Xla,
 }
 
 /// One op's recorded inputs: `Input Dims`, `Input type`, `Concrete Inputs`.

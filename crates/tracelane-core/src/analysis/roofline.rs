@@ -252,7 +252,10 @@ pub fn kernel_efficiency(
         let a = by_name.entry(t.slice_name(i)).or_default();
         a.count += 1;
         a.time_ns += s.dur_ns[i];
-        let v: serde_json::Value = serde_json::from_str(&args(i)).unwrap_or_default();
+        let mut v: serde_json::Value = serde_json::from_str(&args(i)).unwrap_or_default();
+        if let Some(d) = v.get("kernel_details").and_then(|d| d.as_str()) {
+            v = xla_kernel_details(d);
+        }
         let dims = |k: &str| v.get(k).map(|x| x.to_string().replace(',', ", "));
         if let (Some(g), Some(b)) = (dims("grid"), dims("block")) {
             *a.shapes.entry((g, b)).or_default() += 1;
@@ -297,6 +300,45 @@ pub fn kernel_efficiency(
         b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
     });
     Ok(out)
+}
+
+/// An XPlane kernel's `kernel_details` stat (`regs:32 static_shared:0
+/// dynamic_shared:0 grid:1280,1,1 block:256,1,1 occ_pct:50`, as XLA's
+/// `KernelDetails` writes it, the figures xprof's kernel stats show) in
+/// the keys Kineto's kernels carry. A register count no GPU allows (ROCm
+/// runs write an address there) and an occupancy of 0 (not computed)
+/// are left out rather than shown.
+fn xla_kernel_details(d: &str) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    let mut shared: Option<f64> = None;
+    for part in d.split_whitespace() {
+        let Some((k, v)) = part.split_once(':') else {
+            continue;
+        };
+        let num = v.parse::<f64>().ok();
+        match (k, num) {
+            ("grid" | "block", _) => {
+                let dims: Option<Vec<i64>> = v.split(',').map(|x| x.parse().ok()).collect();
+                if let Some(dims) = dims {
+                    out.insert(k.into(), dims.into());
+                }
+            }
+            ("regs", Some(r)) if (1.0..=1024.0).contains(&r) => {
+                out.insert("registers per thread".into(), r.into());
+            }
+            ("static_shared" | "dynamic_shared", Some(b)) => {
+                *shared.get_or_insert(0.0) += b;
+            }
+            ("occ_pct", Some(o)) if o > 0.0 => {
+                out.insert("est. achieved occupancy %".into(), o.into());
+            }
+            _ => {}
+        }
+    }
+    if let Some(b) = shared {
+        out.insert("shared memory".into(), b.into());
+    }
+    serde_json::Value::Object(out)
 }
 
 /// What the caller overrides: both peaks (`--peak-tflops`, `--peak-gbps`).
@@ -362,6 +404,11 @@ pub fn roofline(
 ) -> Result<RooflineReport, ScopeError> {
     if super::engines::has_engines(t) {
         return hlo_roofline(t, scope, over);
+    }
+    if let Some(stats) = super::xla_ops::xla_op_stats(t) {
+        let mut report = xla_roofline(&stats, scope, over);
+        report.kernels = kernel_efficiency(t, scope, args)?;
+        return Ok(report);
     }
     let device = device_name(t);
     // Each op's device time once: not PyTorch's second count under
@@ -680,6 +727,99 @@ fn arg_flops(args: &str) -> Option<u64> {
         .filter(|&x| x > 0)
 }
 
+/// An XPlane profile: one point per HLO op of xprof's HLO op stats, its
+/// FLOPs and HBM bytes as xprof's op profile counts them, over its total
+/// time (xprof's model FLOP rate and memory bandwidth use the same). No
+/// device name is stated (the planes give vendor, compute capability and
+/// a memory bandwidth): roofs come from `--peak-tflops` / `--peak-gbps`.
+fn xla_roofline(
+    stats: &super::xla_ops::XlaOpStats,
+    scope: &Scope,
+    over: PeakOverride,
+) -> RooflineReport {
+    let mut points = Vec::new();
+    let mut unplaced = Vec::new();
+    let peak = match (over.flops_per_s, over.bytes_per_s) {
+        (Some(f), Some(b)) => Some(Peak {
+            device: "device".into(),
+            dtype: "any".into(),
+            flops_per_s: f,
+            bytes_per_s: b,
+            source: "given on the command line / in the page".into(),
+        }),
+        _ => None,
+    };
+    // An op name several programs define is told apart by its program.
+    let named = |r: &super::xla_ops::HloOpRow| {
+        let shared = stats
+            .hlo_ops
+            .iter()
+            .any(|o| o.hlo_op_name == r.hlo_op_name && o.program_id != r.program_id);
+        if shared {
+            format!("{} (program {})", r.hlo_op_name, r.program_id)
+        } else {
+            r.hlo_op_name.clone()
+        }
+    };
+    for r in &stats.hlo_ops {
+        let time_ns = (r.total_time_ps / 1000) as i64;
+        match r.flops.filter(|&f| f > 0) {
+            Some(f) => {
+                let mut pt = Point {
+                    name: named(r),
+                    input_shapes: None,
+                    dtype: None,
+                    calls: r.occurrences,
+                    time_ns,
+                    time_from: "device".into(),
+                    flops: f as f64,
+                    flops_source: FlopsSource::Xla,
+                    bytes: r.bytes_accessed.filter(|&b| b > 0).map(|b| b as f64),
+                    bytes_from: "hbm".into(),
+                    achieved_flops_per_s: None,
+                    intensity: None,
+                    bound: None,
+                    headroom: None,
+                    slices: Vec::new(),
+                    first_ns: None,
+                };
+                place(&mut pt, peak.as_ref());
+                points.push(pt);
+            }
+            None => unplaced.push(Unplaced {
+                name: named(r),
+                calls: r.occurrences,
+                time_ns,
+            }),
+        }
+    }
+    crate::sort::by(&mut points, &|a, b| {
+        b.time_ns.cmp(&a.time_ns).then(a.name.cmp(&b.name))
+    });
+    let mut notes = vec![
+        "FLOPs and bytes as xprof's op profile counts them: the events' flops / bytes_accessed stats, else XLA's GPU cost analysis of the embedded module (HBM bytes read and written); time is the HLO op's total device time".to_string(),
+    ];
+    if !matches!(scope, Scope::Whole) {
+        notes.push(
+            "an XPlane profile's HLO ops are over the whole profile: the scope is not applied"
+                .into(),
+        );
+    }
+    RooflineReport {
+        level: "hlo".into(),
+        device: None,
+        no_roofs: peak.is_none().then(|| {
+            "an XPlane profile names no device model: achieved numbers only; give --peak-tflops and --peak-gbps for roofs".to_string()
+        }),
+        peaks: peak.into_iter().collect(),
+        points,
+        kernel_points: Vec::new(),
+        unplaced,
+        kernels: Vec::new(),
+        notes,
+    }
+}
+
 /// A Neuron device profile: one point per HLO op.
 fn hlo_roofline(
     t: &Trace,
@@ -780,4 +920,26 @@ fn hlo_roofline(
             "FLOPs are the Tensor engine's raw_flops (other engines carry none); bytes are the instructions' HBM read + write bytes; time is the HLO op's busy time (the union of its instructions)".into(),
         ],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xla_kernel_details_read_as_launch_fields() {
+        let v = xla_kernel_details(
+            "regs:40 static_shared:1024 dynamic_shared:2048 grid:219,40,1 block:256,1,1 occ_pct:62.5",
+        );
+        assert_eq!(v["grid"], serde_json::json!([219, 40, 1]));
+        assert_eq!(v["block"], serde_json::json!([256, 1, 1]));
+        assert_eq!(v["registers per thread"], 40.0);
+        assert_eq!(v["shared memory"], 3072.0);
+        assert_eq!(v["est. achieved occupancy %"], 62.5);
+        // A ROCm run's register field holds an address; occupancy 0: not computed.
+        let rocm =
+            xla_kernel_details("regs:2191500840 static_shared:0 grid:1,1,1 block:64,1,1 occ_pct:0");
+        assert!(rocm.get("registers per thread").is_none());
+        assert!(rocm.get("est. achieved occupancy %").is_none());
+    }
 }

@@ -18,6 +18,15 @@ fn avg(ps: u64, n: u64) -> String {
     }
 }
 
+/// A count per second of an op's total time (xprof's model FLOP rate
+/// and measured memory bandwidth use the same time).
+fn rate(count: Option<u64>, ps: u64) -> String {
+    match count {
+        Some(c) if ps > 0 && c > 0 => fmt_si(c as f64 / (ps as f64 / 1e12)),
+        _ => "—".into(),
+    }
+}
+
 /// The tables, `top` rows each (0: all).
 pub fn xla_op_sections(s: &XlaOpStats, top: usize) -> Vec<Section> {
     let take = |n: usize| if top == 0 { n } else { top.min(n) };
@@ -40,7 +49,9 @@ pub fn xla_op_sections(s: &XlaOpStats, top: usize) -> Vec<Section> {
             ("% of total", true),
             ("cumulative %", true),
             ("FLOPs", true),
-            ("bytes", true),
+            ("HBM bytes", true),
+            ("FLOP/s", true),
+            ("B/s", true),
         ],
     );
     for r in s.hlo_ops.iter().take(take(s.hlo_ops.len())) {
@@ -57,9 +68,19 @@ pub fn xla_op_sections(s: &XlaOpStats, top: usize) -> Vec<Section> {
             format!("{:.2}%", r.cumulative_self_time_percent),
             r.flops.map_or("—".into(), |f| fmt_si(f as f64)),
             r.bytes_accessed.map_or("—".into(), |b| fmt_si(b as f64)),
+            rate(r.flops, r.total_time_ps),
+            rate(r.bytes_accessed, r.total_time_ps),
         ]);
     }
     let mut out = vec![hlo];
+    if s.hlo_ops
+        .iter()
+        .any(|r| r.flops.is_some() || r.bytes_accessed.is_some())
+    {
+        out.push(note(
+            "FLOPs and HBM bytes: the events' flops / bytes_accessed stats where they carry them, else the embedded HLO as xprof's GPU cost analysis prices it (XLA's GPU HloCostAnalysis: elementwise ops by its default per-op profile, dots and convolutions by their shapes; HBM bytes read and written), times the occurrences — '—': a custom call XLA has no cost for".to_string(),
+        ));
+    }
     for side in ["Device", "Host"] {
         let rows: Vec<_> = s
             .framework_ops

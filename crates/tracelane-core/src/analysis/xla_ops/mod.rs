@@ -28,9 +28,12 @@
 //! Host framework ops (TraceMe events named `name:type`, or carrying a
 //! `tf_op` stat) follow `ConvertHostThreadsXPlaneToOpMetricsDb` (the `host` module).
 //!
-//! FLOPs and bytes come only from `flops` / `bytes_accessed` stats on the
-//! events (xprof's cost analysis of the HLO is not re-run here): a column
-//! is left empty where no event says.
+//! FLOPs and bytes come from `flops` / `bytes_accessed` stats on the
+//! events where they give them (TPU profiles); else from the embedded
+//! module's instruction as xprof's GPU cost analysis prices it
+//! ([`crate::xla_cost`]: model FLOPs, and the HBM bytes read and written
+//! — op_profile's `rawFlops` and `rawBytesAccessedArray[0]`), times the
+//! occurrences; empty where neither says (an unknown custom call).
 
 mod host;
 mod rows;
@@ -61,8 +64,9 @@ pub struct HloOpRow {
     /// Of the total time, idle included.
     pub self_time_percent: f64,
     pub cumulative_self_time_percent: f64,
-    /// From the events' `flops` / `bytes_accessed` stats (one occurrence's
-    /// value times the occurrences), when they give them.
+    /// From the events' `flops` / `bytes_accessed` stats, else the
+    /// instruction's cost analysis (HBM bytes), one occurrence's value
+    /// times the occurrences.
     pub flops: Option<u64>,
     pub bytes_accessed: Option<u64>,
 }
@@ -437,8 +441,13 @@ fn hlo_rows(db: &OpDb, xla: &crate::xla::XlaInfo, total: u64) -> Vec<HloOpRow> {
                 self_time_ps: m.time_ps,
                 self_time_percent: percent(m.time_ps, total),
                 cumulative_self_time_percent: 0.0,
-                flops: m.flops,
-                bytes_accessed: m.bytes,
+                // The events' stats where they give them (TPU profiles);
+                // else the cost xprof's GPU cost analysis gives the
+                // instruction, once per occurrence.
+                flops: m.flops.or_else(|| per_occurrence(i.flops, m.occurrences)),
+                bytes_accessed: m
+                    .bytes
+                    .or_else(|| per_occurrence(i.hbm_bytes, m.occurrences)),
             }
         })
         .collect();
@@ -449,6 +458,10 @@ fn hlo_rows(db: &OpDb, xla: &crate::xla::XlaInfo, total: u64) -> Vec<HloOpRow> {
         r.cumulative_self_time_percent = cum;
     }
     rows
+}
+
+fn per_occurrence(cost: Option<i64>, occurrences: u64) -> Option<u64> {
+    cost.map(|c| (c.max(0) as u64).saturating_mul(occurrences))
 }
 
 /// Device framework ops (`CreateTfMetricsDbFromDeviceOpMetricsDb`, with idle).
