@@ -595,17 +595,25 @@ fn kernel_flops<'t>(
 /// user gave numbers), else the user's numbers alone.
 fn peak_for(device: Option<&str>, over: PeakOverride, dtype: Option<&str>) -> Option<Peak> {
     let base = device.and_then(|d| known_peak(d, dtype.unwrap_or("float")));
-    match (base, over.flops_per_s, over.bytes_per_s) {
-        (Some(p), ..) => Some(overridden(p, over)),
-        (None, Some(f), Some(b)) => Some(Peak {
-            device: device.map_or_else(|| "this device".into(), str::to_string),
-            dtype: dtype.unwrap_or("any").to_string(),
-            flops_per_s: f,
-            bytes_per_s: b,
-            source: "given on the command line / in the page".into(),
-        }),
-        _ => None,
+    match base {
+        Some(p) => Some(overridden(p, over)),
+        None => given_peak(
+            device.unwrap_or("this device"),
+            dtype.unwrap_or("any"),
+            over,
+        ),
     }
+}
+
+/// The user's roofs alone, when both are given.
+fn given_peak(device: &str, dtype: &str, over: PeakOverride) -> Option<Peak> {
+    Some(Peak {
+        device: device.to_string(),
+        dtype: dtype.to_string(),
+        flops_per_s: over.flops_per_s?,
+        bytes_per_s: over.bytes_per_s?,
+        source: "given on the command line / in the page".into(),
+    })
 }
 
 /// A point per op-table row with counted FLOPs (its roof added to
@@ -739,23 +747,17 @@ fn xla_roofline(
 ) -> RooflineReport {
     let mut points = Vec::new();
     let mut unplaced = Vec::new();
-    let peak = match (over.flops_per_s, over.bytes_per_s) {
-        (Some(f), Some(b)) => Some(Peak {
-            device: "device".into(),
-            dtype: "any".into(),
-            flops_per_s: f,
-            bytes_per_s: b,
-            source: "given on the command line / in the page".into(),
-        }),
-        _ => None,
-    };
+    let peak = given_peak("device", "any", over);
     // An op name several programs define is told apart by its program.
+    let mut programs: rustc_hash::FxHashMap<&str, rustc_hash::FxHashSet<i64>> = Default::default();
+    for r in &stats.hlo_ops {
+        programs
+            .entry(r.hlo_op_name.as_str())
+            .or_default()
+            .insert(r.program_id);
+    }
     let named = |r: &super::xla_ops::HloOpRow| {
-        let shared = stats
-            .hlo_ops
-            .iter()
-            .any(|o| o.hlo_op_name == r.hlo_op_name && o.program_id != r.program_id);
-        if shared {
+        if programs[r.hlo_op_name.as_str()].len() > 1 {
             format!("{} (program {})", r.hlo_op_name, r.program_id)
         } else {
             r.hlo_op_name.clone()
@@ -849,16 +851,7 @@ fn hlo_roofline(
     let peak = metadata_peak
         .or_else(|| device.as_deref().and_then(|d| known_peak(d, "bf16")))
         .map(|pk| overridden(pk, over))
-        .or_else(|| match (over.flops_per_s, over.bytes_per_s) {
-            (Some(f), Some(b)) => Some(Peak {
-                device: "NeuronCore".into(),
-                dtype: "any".into(),
-                flops_per_s: f,
-                bytes_per_s: b,
-                source: "given on the command line / in the page".into(),
-            }),
-            _ => None,
-        });
+        .or_else(|| given_peak("NeuronCore", "any", over));
     let mut points = Vec::new();
     let mut unplaced = Vec::new();
     for g in &report.by_hlo {
