@@ -1,6 +1,7 @@
 //! Fuzzes the XPlane reader: any bytes after an XPlane's first bytes, fed
-//! whole and in chunks, give the same model and the same op tables, never
-//! a panic; the op tables and the analyses run on whatever was read.
+//! whole and in chunks, give the same model, args (valid JSON) and op
+//! tables, never a panic; the op tables and the analyses run on whatever
+//! was read.
 //! Run: `cd fuzz && mkdir -p corpus/xplane && cargo +nightly fuzz run xplane corpus/xplane seeds/xplane -- -max_total_time=600`
 //! (`corpus/` is not committed).
 #![no_main]
@@ -34,6 +35,12 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(a.slices.start_ns, b.slices.start_ns);
             assert_eq!(a.slices.dur_ns, b.slices.dur_ns);
             assert_eq!(a.slices.name, b.slices.name);
+            // Packed args are written out the same, as valid JSON.
+            for i in 0..a.slices.len() {
+                let args = a.slice_args_json(i);
+                assert_eq!(args, b.slice_args_json(i));
+                assert!(serde_json::from_str::<serde_json::Value>(&args).is_ok(), "{args}");
+            }
             let (x, y) = (xla_op_stats(a), xla_op_stats(b));
             assert_eq!(x, y);
             let _ = tracelane_core::analysis::why_slow(

@@ -421,7 +421,7 @@ fn device_events_table(t: &Trace, job: &str, steps: &[NumberedStep]) -> Table {
             "bytes",
             dev.iter()
                 .map(|&i| match s.category[i] {
-                    Category::Memcpy | Category::Memset => bytes_arg(t.slice_args_json(i)),
+                    Category::Memcpy | Category::Memset => bytes_arg(&t.slice_args_json(i)),
                     _ => None,
                 })
                 .collect(),

@@ -38,6 +38,7 @@ pub mod memory_timeline;
 pub mod model;
 pub mod neuron_system;
 pub mod numbers;
+pub mod packed_args;
 pub mod pickle;
 pub mod sort;
 pub mod stack;

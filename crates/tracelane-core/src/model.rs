@@ -6,10 +6,17 @@
 //! nanoseconds on the trace's own clock (`Trace::clock_offset_ns` turns it
 //! into epoch nanoseconds where the file says how).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::category::Category;
 pub use crate::ids::{Interner, ProcessIdx, SliceIdx, StrId, TrackIdx, NONE_I64, NO_SLICE, NO_STR};
+
+/// A member name looked for in many slices' args ([`Trace::args_key`]).
+pub struct ArgsKey {
+    quoted: String,
+    packed: crate::packed_args::KeyIds,
+}
 
 /// A `pid` or `tid` as the file wrote it: an integer, or a string that is not
 /// one (`"Spans"`, `"stream 7"`). A string holding only an integer (`"25738"`
@@ -198,8 +205,12 @@ pub struct Trace {
     pub counters: Counters,
     pub flows: Flows,
     pub links: Links,
-    /// Raw `args` texts, indexed by `Slices::args_range` / `Instants::args_range`.
+    /// Raw `args` texts, indexed by `Slices::args_range` / `Instants::args_range`:
+    /// JSON, or packed stats ([`crate::packed_args`]) written out as JSON
+    /// when read.
     pub args_arena: Vec<u8>,
+    /// The names packed args need, per process.
+    pub packed_args: crate::packed_args::PackedArgs,
     /// No args text was kept (the caller keeps the input: see
     /// [`crate::ImportOptions::args_in_source`]); every event's args are in
     /// the input at its `source` range, read with [`crate::import::event_args`].
@@ -240,22 +251,54 @@ impl Trace {
     pub fn slice_name(&self, i: usize) -> &str {
         self.str(self.slices.name[i])
     }
-    /// The raw `args` JSON of a slice as kept at import (`{}` when it had
+    /// The `args` JSON of a slice as kept at import (`{}` when it had
     /// none or when it was left in the source; see [`Slices::source`]).
-    pub fn slice_args_json(&self, i: usize) -> &str {
+    pub fn slice_args_json(&self, i: usize) -> Cow<'_, str> {
         let (off, len) = self.slices.args_range[i];
-        self.arena_str(off, len)
+        self.arena_text(off, len, self.slices.track[i])
     }
-    pub fn instant_args_json(&self, i: usize) -> &str {
+    pub fn instant_args_json(&self, i: usize) -> Cow<'_, str> {
         let (off, len) = self.instants.args_range[i];
-        self.arena_str(off, len)
+        self.arena_text(off, len, self.instants.track[i])
     }
-    fn arena_str(&self, off: u64, len: u32) -> &str {
-        if len == 0 {
-            return "{}";
+    /// What [`Trace::slice_args_have`] looks for: a member named `key`.
+    pub fn args_key(&self, key: &str) -> ArgsKey {
+        ArgsKey {
+            quoted: format!("\"{key}\""),
+            packed: self.packed_args.key(key),
         }
-        let bytes = &self.args_arena[off as usize..off as usize + len as usize];
-        std::str::from_utf8(bytes).unwrap_or("{}")
+    }
+    /// Whether a slice's args may have the member: exact for packed args,
+    /// for JSON whether the quoted key occurs in the text (a reader parses
+    /// it next) — without writing packed args out.
+    pub fn slice_args_have(&self, i: usize, key: &ArgsKey) -> bool {
+        let (off, len) = self.slices.args_range[i];
+        let Some(bytes) = self.arena_bytes(off, len) else {
+            return false;
+        };
+        if bytes[0] == crate::packed_args::TAG {
+            let p = self.tracks[self.slices.track[i].idx()].process;
+            return key.packed.in_entry(p, bytes);
+        }
+        let quoted = key.quoted.as_bytes();
+        memchr::memmem::find(bytes, quoted).is_some()
+    }
+    fn arena_bytes(&self, off: u64, len: u32) -> Option<&[u8]> {
+        if len == 0 {
+            return None;
+        }
+        self.args_arena
+            .get(off as usize..off as usize + len as usize)
+    }
+    fn arena_text(&self, off: u64, len: u32, track: TrackIdx) -> Cow<'_, str> {
+        let Some(bytes) = self.arena_bytes(off, len) else {
+            return Cow::Borrowed("{}");
+        };
+        let p = self
+            .tracks
+            .get(track.idx())
+            .map_or(ProcessIdx(0), |t| t.process);
+        crate::packed_args::text(&self.packed_args, p, bytes)
     }
     /// First start and last end over all slices, instants and counters.
     pub fn time_span_ns(&self) -> Option<(i64, i64)> {
@@ -304,6 +347,7 @@ impl Trace {
         self.strings.heap_bytes()
             + self.slices.heap_bytes()
             + self.args_arena.len()
+            + self.packed_args.heap_bytes()
             + self.instants.ts_ns.len() * (4 + 8 + 4 + 4 + 12 + 12)
             + self.counters.ts_ns.len() * (4 + 4 + 8 + 8)
             + self.flows.id.len() * (4 + 8 + 4 + 4)

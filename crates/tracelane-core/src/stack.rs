@@ -155,6 +155,8 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
         ol.state.extend_from_slice(&l.state);
 
         out.args_arena.extend_from_slice(&t.args_arena);
+        out.packed_args
+            .absorb(t.packed_args, |p| ProcessIdx(p.0 + process0));
         if let Some(x) = t.xla {
             merge_xla(out.xla.get_or_insert_with(Default::default), *x);
         }

@@ -55,7 +55,7 @@ fn check(name: &str, bytes: &[u8], kept: &Trace, lean: &Trace) -> usize {
             continue;
         }
         let got = event_args(source_text(bytes, b.source[i])).map(String::from_utf8_lossy);
-        assert_eq!(got.as_deref(), Some(want), "{name}: slice {i}");
+        assert_eq!(got.as_deref(), Some(&*want), "{name}: slice {i}");
         read_back += 1;
     }
     for i in 0..kept.instants.ts_ns.len() {
@@ -65,7 +65,7 @@ fn check(name: &str, bytes: &[u8], kept: &Trace, lean: &Trace) -> usize {
         }
         let source = lean.instants.source[i];
         let got = event_args(source_text(bytes, source)).map(String::from_utf8_lossy);
-        assert_eq!(got.as_deref(), Some(want), "{name}: instant {i}");
+        assert_eq!(got.as_deref(), Some(&*want), "{name}: instant {i}");
     }
     read_back
 }

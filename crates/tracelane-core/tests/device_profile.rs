@@ -72,7 +72,7 @@ fn parquet_tables_are_all_read_and_listed() {
     let ins = p.tables.iter().find(|x| x.name == "Instruction").unwrap();
     assert!(ins.unused_columns.contains(&"operands".to_string()));
     let s = p.instructions.slice[0] as usize;
-    let args: Value = serde_json::from_str(t.slice_args_json(s)).unwrap();
+    let args: Value = serde_json::from_str(&t.slice_args_json(s)).unwrap();
     assert!(
         args.get("operands").is_some() && args.get("bir_id").is_some(),
         "{args}"

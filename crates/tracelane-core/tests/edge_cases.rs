@@ -629,7 +629,7 @@ fn neuron_variants_are_read_leniently_and_nothing_is_dropped_silently() {
     assert_eq!(t.links.op[hw] as usize, op);
     assert_eq!(t.links.launch[hw] as usize, rt);
     // The event's own text is its args: every field, as written.
-    let args = |s: usize| serde_json::from_str::<serde_json::Value>(t.slice_args_json(s)).unwrap();
+    let args = |s: usize| serde_json::from_str::<serde_json::Value>(&t.slice_args_json(s)).unwrap();
     assert_eq!(args(op)["custom_field"], serde_json::json!({"kept": true}));
     assert_eq!(args(hw)["args"]["exec_id"], 5);
     let lane = |s: usize| {

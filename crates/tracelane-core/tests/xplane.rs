@@ -371,3 +371,60 @@ fn kernels_whose_hlo_stats_were_stripped_take_the_op_of_the_derived_line_around_
     // reads the full stat.
     assert!(stripped.hlo_ops.iter().any(|r| r.hlo_op_name == "dot"));
 }
+
+/// The events' stats, kept packed, read back as each slice's args JSON:
+/// an object on every slice, the same `correlation_id` as the linker's
+/// column, a device event's exact picoseconds agreeing with its
+/// nanoseconds, and a key scan finding exactly the slices whose JSON has
+/// the key.
+#[test]
+fn an_xplane_events_stats_read_back_as_its_args_json() {
+    let dir = common::fixtures();
+    let files = [
+        "jax-cpu/mlp_train",
+        "jax-cpu/conv_eager",
+        "xplane/gpu_rules",
+        "xplane/stripped",
+        "xplane/cost",
+    ];
+    for name in files {
+        let path = dir.join(format!("{name}.xplane.pb"));
+        let t = load(&path);
+        let hlo_op = t.args_key("hlo_op");
+        let (mut device, mut with_hlo) = (0, 0);
+        for i in 0..t.slices.len() {
+            let text = t.slice_args_json(i);
+            let args: Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}: {text}"));
+            assert!(args.is_object(), "{name}: {text}");
+            assert_eq!(
+                t.slice_args_have(i, &hlo_op),
+                args.get("hlo_op").is_some(),
+                "{name}: {text}"
+            );
+            with_hlo += args.get("hlo_op").is_some() as usize;
+            if let Some(c) = args.get("correlation_id").and_then(Value::as_i64) {
+                assert_eq!(t.slices.correlation[i], c, "{name}: {text}");
+            }
+            if t.track_of(i).kind == tracelane_core::model::TrackKind::DeviceStream {
+                device += 1;
+                let dur_ps = args["duration_ps"].as_i64().unwrap();
+                assert!(args["offset_ps"].is_i64(), "{name}: {text}");
+                assert!(
+                    (t.slices.dur_ns[i] - dur_ps.max(0) / 1000).abs() <= 1,
+                    "{name}: {text}"
+                );
+            }
+        }
+        // The stripped file is the one whose kernels lost their `hlo_op`.
+        let stripped = name == "xplane/stripped";
+        assert_eq!(
+            with_hlo == 0,
+            stripped,
+            "{name}: {with_hlo} events name their HLO op"
+        );
+        if name.starts_with("xplane/") {
+            assert!(device > 0, "{name}: no device events");
+        }
+    }
+}

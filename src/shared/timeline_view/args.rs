@@ -46,7 +46,7 @@ pub fn kept_args(t: &Trace, of: ArgsOf) -> String {
         ArgsOf::Slice(s) => t.slice_args_json(s),
         ArgsOf::Instant(i) => t.instant_args_json(i),
     }
-    .to_string()
+    .into_owned()
 }
 
 /// The slice's `args` (`json`, its raw text), with the parsed columns for

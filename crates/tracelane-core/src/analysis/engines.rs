@@ -240,7 +240,7 @@ pub(crate) fn instructions<'t>(t: &'t Trace, windows: &[Interval]) -> Vec<Instr<
             continue;
         }
         let args: serde_json::Value =
-            serde_json::from_str(t.slice_args_json(s)).unwrap_or(serde_json::Value::Null);
+            serde_json::from_str(&t.slice_args_json(s)).unwrap_or(serde_json::Value::Null);
         let text = |k: &str| {
             args.get(k)
                 .and_then(|v| v.as_str())
@@ -545,7 +545,7 @@ fn dma_packets(t: &Trace, profile: Option<&DeviceProfile>, windows: &[Interval])
                 continue;
             }
             let args: serde_json::Value =
-                serde_json::from_str(t.slice_args_json(s)).unwrap_or(serde_json::Value::Null);
+                serde_json::from_str(&t.slice_args_json(s)).unwrap_or(serde_json::Value::Null);
             let queue = args
                 .get("queue_name")
                 .or(args.get("queue"))

@@ -515,7 +515,7 @@ fn hta(t: &Trace, mode: Mode) -> Frame {
         let i = i as usize;
         let (ts, end) = clock.times(s.start_ns[i], s.dur_ns[i]);
         let stream = if s.stream[i] == crate::model::NONE_I64
-            || (s.category[i] == Category::Runtime && !stream_is_a_number(t.slice_args_json(i)))
+            || (s.category[i] == Category::Runtime && !stream_is_a_number(&t.slice_args_json(i)))
         {
             -1
         } else {

@@ -60,7 +60,7 @@ pub fn memory_records(t: &Trace, keep: &dyn Fn(i64) -> bool) -> Vec<MemoryRecord
     let inst = &t.instants;
     let mut all: Vec<MemoryRecord> = (0..inst.ts_ns.len())
         .filter(|&k| inst.name[k] == mem && keep(inst.ts_ns[k]))
-        .map(|k| record(k, inst.ts_ns[k], t.instant_args_json(k)))
+        .map(|k| record(k, inst.ts_ns[k], &t.instant_args_json(k)))
         .collect();
     crate::sort::by_key(&mut all, &|r| (r.ts_ns, r.instant));
     all

@@ -279,7 +279,7 @@ fn family_report(t: &Trace, f: &Family, mut list: Vec<usize>, executions: u64) -
         n.total_ns += s.dur_ns[i];
         n.max_ns = n.max_ns.max(s.dur_ns[i]);
         if f.id == "copies" {
-            if let Some(size) = size_of(t.slice_args_json(i)) {
+            if let Some(size) = size_of(&t.slice_args_json(i)) {
                 n.bytes += size;
                 timed_bytes[k].1 += s.dur_ns[i];
             }
@@ -330,7 +330,7 @@ fn clock(t: &Trace, inside: &dyn Fn(i64) -> bool) -> Option<ClockAlignment> {
         if t.instants.name[k] != id || !inside(t.instants.ts_ns[k]) {
             continue;
         }
-        let v: serde_json::Value = serde_json::from_str(t.instant_args_json(k)).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&t.instant_args_json(k)).ok()?;
         let int = |key: &str| match v.get(key)? {
             serde_json::Value::Number(n) => n.as_i64(),
             serde_json::Value::String(s) => s.trim().parse().ok(),

@@ -511,7 +511,7 @@ fn op_flops(
         );
         // An op with a `flops` arg keeps its args in the model (import).
         let from_arg = (s.args_range[i].1 > 0)
-            .then(|| arg_flops(t.slice_args_json(i)))
+            .then(|| arg_flops(&t.slice_args_json(i)))
             .flatten();
         let Some((f, source)) = from_arg
             .map(|f| (f, FlopsSource::Trace))

@@ -166,13 +166,9 @@ pub(super) trait PartRows {
 impl Builder {
     /// Appends another builder's rows (parsed from later bytes of the same
     /// file), re-interning its strings and re-numbering its lanes.
-    pub(super) fn absorb(&mut self, o: Builder, raw: Option<impl PartRows>) {
-        let ids: Vec<StrId> = (0..o.trace.strings.len())
-            .map(|k| {
-                self.trace
-                    .strings
-                    .intern(o.trace.strings.get(StrId(k as u32)))
-            })
+    pub(super) fn absorb(&mut self, mut o: Builder, raw: Option<impl PartRows>) {
+        let ids: Vec<StrId> = (0..o.trace.strings.len() as u32)
+            .map(|k| self.trace.strings.intern(o.trace.strings.get(StrId(k))))
             .collect();
         let map = |id: StrId| {
             if id == NO_STR {
@@ -198,6 +194,10 @@ impl Builder {
                 me
             })
             .collect();
+        let packed = std::mem::take(&mut o.trace.packed_args);
+        self.trace
+            .packed_args
+            .absorb(packed, |p| procs[p.0 as usize]);
         let tracks: Vec<TrackIdx> = o
             .trace
             .tracks
@@ -427,6 +427,16 @@ impl Builder {
             return None;
         }
         Some(dur)
+    }
+
+    /// Sizes the slice columns and the args arena for about `events` more
+    /// XPlane events (packed args: ~16 bytes an event).
+    pub(crate) fn reserve_events(&mut self, events: usize) {
+        let s = &self.trace.slices;
+        if s.start_ns.capacity() - s.len() < events {
+            self.reserve_slices(events);
+        }
+        self.trace.args_arena.reserve(events.saturating_mul(16));
     }
 
     /// Sizes the slice columns for about `slices` more rows.

@@ -25,6 +25,7 @@ pub(super) fn framework_rows(t: &Trace) -> (Vec<FrameworkOpRow>, u64, u64) {
     let mut index: HashMap<String, usize> = HashMap::default();
     let (mut total, mut idle) = (0u64, 0u64);
     let mut threads = 0;
+    let tf_op_key = t.args_key("tf_op");
     for track in &t.tracks {
         let plane = t.str(t.processes[track.process.0 as usize].name.unwrap_or(NO_STR));
         if track.kind != TrackKind::HostThread || !plane.starts_with("/host:") {
@@ -49,8 +50,9 @@ pub(super) fn framework_rows(t: &Trace) -> (Vec<FrameworkOpRow>, u64, u64) {
             }
             // Only a `tf_op` stat is read: most events have none, and
             // their args are not parsed.
-            if has_args(t, i) && t.slice_args_json(i).contains("\"tf_op\"") {
-                let args: Value = serde_json::from_str(t.slice_args_json(i)).unwrap_or(Value::Null);
+            if has_args(t, i) && t.slice_args_have(i, &tf_op_key) {
+                let args: Value =
+                    serde_json::from_str(&t.slice_args_json(i)).unwrap_or(Value::Null);
                 if let Some(full) = args.get("tf_op").and_then(Value::as_str) {
                     if !full.is_empty() {
                         open(tf_op::parse(full));

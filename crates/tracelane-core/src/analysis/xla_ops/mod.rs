@@ -123,7 +123,7 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
             let mut current = Tracker::default();
             for i in track.slices.clone() {
                 let args: Value =
-                    serde_json::from_str(t.slice_args_json(i as usize)).unwrap_or(Value::Null);
+                    serde_json::from_str(&t.slice_args_json(i as usize)).unwrap_or(Value::Null);
                 let (offset, dur) = (int(&args, "offset_ps"), int(&args, "duration_ps"));
                 let start = offset.unwrap_or(0);
                 let end = start + dur.unwrap_or(0).max(0);
@@ -235,13 +235,14 @@ impl DerivedOps {
         }
         // Only a plane none of whose kernels carries the stat (the args of
         // planes without derived lanes are never scanned).
+        let hlo_op = t.args_key("hlo_op");
         let has_hlo_stats = lanes().any(|(_, track, lane)| {
             track.kind == TrackKind::DeviceStream
                 && !is_derived(lane)
                 && track
                     .slices
                     .clone()
-                    .any(|i| t.slice_args_json(i as usize).contains("\"hlo_op\""))
+                    .any(|i| t.slice_args_have(i as usize, &hlo_op))
         });
         (!has_hlo_stats).then_some(d)
     }
@@ -272,7 +273,7 @@ impl DerivedOps {
         }
         // The derived op's metadata name is `<program id>/<op>` (or
         // `<module>/<op>` without a program id).
-        let args: Value = serde_json::from_str(t.slice_args_json(j)).unwrap_or(Value::Null);
+        let args: Value = serde_json::from_str(&t.slice_args_json(j)).unwrap_or(Value::Null);
         let prefix = args
             .get("metadata_name")
             .and_then(Value::as_str)

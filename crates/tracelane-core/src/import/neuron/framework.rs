@@ -199,7 +199,7 @@ fn executions_by_sequence(
             if !args.contains("nrta_seq_id") && !args.contains("nrt_sequence_id") {
                 continue;
             }
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(args) else {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&args) else {
                 continue;
             };
             let seq = super::value::integer(v.get("nrta_seq_id"))

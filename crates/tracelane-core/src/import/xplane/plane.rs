@@ -1,11 +1,10 @@
 //! One XPlane into the model: its lines as lanes, its events as slices
 //! (see the module above for what goes where).
 
-use std::io::Write;
-
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::model::{LaneId, StrId};
+use crate::packed_args::{self, StatName, StatNames, Value};
 use crate::warnings;
 use crate::xla::{XlaDevice, XlaInfo};
 
@@ -235,6 +234,19 @@ pub(super) struct Part {
 }
 
 impl Plane<'_> {
+    /// About how many events `parts` hold (a part of a line: its share of
+    /// the line's bytes), to size the columns once.
+    pub(super) fn events_in(&self, parts: &[Part]) -> usize {
+        parts
+            .iter()
+            .map(|part| {
+                let line = &self.lines[part.line];
+                let share = part.bytes.len() as u128 * line.events as u128;
+                (share / line.bytes.len().max(1) as u128) as usize + 1
+            })
+            .sum()
+    }
+
     /// Translates `parts` into `b` (its process declared first); the
     /// number of events read, or where the bytes broke off.
     pub(super) fn translate(
@@ -257,8 +269,14 @@ impl Plane<'_> {
         } else {
             b.set_process_sort_index(pid, Some(-1_000_000 + self.order as i64));
         }
+        b.reserve_events(self.events_in(parts));
+        let (keys, roles) = stat_keys(self.view);
         let mut state = PlaneState {
-            stats: stat_keys(self.view),
+            names: StatNames {
+                keys,
+                metas: HashMap::default(),
+            },
+            roles,
             p: self.view,
             kind: self.kind,
             metas: HashMap::default(),
@@ -267,25 +285,20 @@ impl Plane<'_> {
             pid,
             events: 0,
         };
-        for part in parts {
-            state.line(&self.lines[part.line], part.bytes.clone(), counts, b)?;
-        }
-        Ok(state.events)
+        let read = parts
+            .iter()
+            .try_for_each(|part| state.line(&self.lines[part.line], part.bytes.clone(), counts, b));
+        // The names the plane's packed args are written out with (also
+        // for the events read before it broke off).
+        let process = b.process(pid);
+        b.trace.packed_args.add(process, state.names);
+        read.map(|()| state.events)
     }
 }
 
 /// A plane whose bytes break off: how many of its events were read.
 pub(super) struct Broken {
     pub events: u64,
-}
-
-/// What a stat's metadata id stands for, written once per plane: its name
-/// as a JSON key and as a JSON string (a `ref_value` names it), and
-/// whether the linker or the categories read it.
-struct StatKey {
-    key: Box<[u8]>,
-    text: Box<[u8]>,
-    role: StatRole,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -295,32 +308,65 @@ enum StatRole {
     Other,
 }
 
-fn stat_keys(p: &PlaneView) -> HashMap<i64, StatKey> {
-    p.stat_metadata
+/// A plane's stat names as JSON, and which of them the linker or the
+/// categories read.
+/// Each stat metadata id's role: a table indexed by id where ids are
+/// small (they are numbered from 1 in the files seen), a map beyond — a
+/// lookup per stat of every event.
+#[derive(Default)]
+struct Roles {
+    dense: Vec<Option<StatRole>>,
+    sparse: HashMap<i64, StatRole>,
+}
+
+const DENSE_IDS: i64 = 1 << 16;
+
+impl Roles {
+    fn set(&mut self, id: i64, role: StatRole) {
+        if (0..DENSE_IDS).contains(&id) {
+            let k = id as usize;
+            if self.dense.len() <= k {
+                self.dense.resize(k + 1, None);
+            }
+            self.dense[k] = Some(role);
+        } else {
+            self.sparse.insert(id, role);
+        }
+    }
+
+    fn get(&self, id: i64) -> Option<StatRole> {
+        match usize::try_from(id) {
+            Ok(k) if id < DENSE_IDS => self.dense.get(k).copied().flatten(),
+            _ => self.sparse.get(&id).copied(),
+        }
+    }
+}
+
+fn stat_keys(p: &PlaneView) -> (HashMap<i64, StatName>, Roles) {
+    let mut roles = Roles::default();
+    let keys = p
+        .stat_metadata
         .iter()
         .map(|(&id, m)| {
-            let mut text = Vec::new();
-            json_string(&mut text, &m.name);
-            let mut key = text.clone();
-            key.push(b':');
             let role = match m.name.as_str() {
                 "correlation_id" => StatRole::Correlation,
                 "memcpy_details" => StatRole::MemcpyDetails,
                 _ => StatRole::Other,
             };
-            let (key, text) = (key.into(), text.into());
-            (id, StatKey { key, text, role })
+            roles.set(id, role);
+            (id, StatName::new(&m.name))
         })
-        .collect()
+        .collect();
+    (keys, roles)
 }
 
 /// What every event of one event metadata shares, worked out at its first
-/// event: its name in the model, its metadata's stats as args JSON (they
-/// come first), the linker's fields they set, a device event's category
-/// by its name.
+/// event: its name in the model, whether its metadata's stats make args
+/// (they come first: kept in the plane's [`StatNames`]), the linker's
+/// fields they set, a device event's category by its name.
 struct EventMeta {
     name: StrId,
-    args: Vec<u8>,
+    has_args: bool,
     fields: StatFields,
     unknown_stats: u64,
     memcpy_details: bool,
@@ -338,9 +384,11 @@ struct StatFields {
 struct PlaneState<'a> {
     p: &'a PlaneView<'a>,
     kind: PlaneKind,
-    stats: HashMap<i64, StatKey>,
+    names: StatNames,
+    roles: Roles,
     metas: HashMap<i64, EventMeta>,
-    cats: HashMap<&'static str, StrId>,
+    /// Category names interned, by the address of their static text.
+    cats: HashMap<usize, StrId>,
     args: Vec<u8>,
     pid: LaneId,
     /// Events translated so far (said when the plane breaks off).
@@ -404,29 +452,25 @@ impl PlaneState<'_> {
         let m = &self.metas[&e.metadata_id];
         counts.unknown_stats += m.unknown_stats;
         let args = &mut self.args;
-        args.clear();
-        args.push(b'{');
-        args.extend_from_slice(&m.args);
+        let times = lane.device.map(|_| (e.offset_ps, e.duration_ps));
+        packed_args::begin(args, e.metadata_id, times);
         let mut f = m.fields;
         let mut memcpy = m.memcpy_details;
+        let mut stats = 0;
         for &(id, value) in &e.stats {
-            match write_stat(args, &self.stats, id, value, &mut f) {
-                Some(StatRole::MemcpyDetails) => memcpy = true,
-                Some(_) => {}
-                None => counts.unknown_stats += 1,
+            let Some(role) = self.roles.get(id) else {
+                counts.unknown_stats += 1;
+                continue;
+            };
+            memcpy |= role == StatRole::MemcpyDetails;
+            let Some(value) = value else { continue };
+            if role == StatRole::Correlation {
+                f.correlation = stat_int(value);
             }
+            packed_args::stat(args, id, packed(value));
+            stats += 1;
         }
-        if lane.device.is_some() {
-            // Exact picoseconds for the op tables (the model keeps ns).
-            if args.len() > 1 {
-                args.push(b',');
-            }
-            args.extend_from_slice(b"\"offset_ps\":");
-            args.extend_from_slice(itoa::Buffer::new().format(e.offset_ps).as_bytes());
-            args.extend_from_slice(b",\"duration_ps\":");
-            args.extend_from_slice(itoa::Buffer::new().format(e.duration_ps).as_bytes());
-        }
-        args.push(b'}');
+        let has_args = m.has_args || stats > 0 || times.is_some();
         let cat = lane.fixed.unwrap_or(match lane.device {
             Some(_) if memcpy => "gpu_memcpy",
             Some(_) => m.device_cat,
@@ -439,14 +483,14 @@ impl PlaneState<'_> {
         let name = m.name;
         let cat = *self
             .cats
-            .entry(cat)
+            .entry(cat.as_ptr() as usize)
             .or_insert_with(|| b.trace.strings.intern(cat));
         b.count_category(cat);
         let order = b.count_event(b'X');
         let event = EventIn {
             name,
             cat,
-            args: Some(&self.args),
+            args: has_args.then_some(self.args.as_slice()),
             fields: Fields {
                 correlation: f.correlation,
                 stream: lane.stream,
@@ -487,11 +531,11 @@ impl PlaneState<'_> {
         };
         if let Some(md) = metadata.filter(derived_op) {
             args.extend_from_slice(b"\"metadata_name\":");
-            json_string(&mut args, &md.name);
+            packed_args::json_string(&mut args, &md.name);
         }
         let mut m = EventMeta {
             name: b.trace.strings.intern(&text),
-            args,
+            has_args: false,
             fields: StatFields::default(),
             unknown_stats: 0,
             memcpy_details: false,
@@ -499,18 +543,21 @@ impl PlaneState<'_> {
             python: text.starts_with('$'),
         };
         for s in metadata.map(|m| m.stats.as_slice()).unwrap_or(&[]) {
-            let value = owned_stat(s);
-            match write_stat(
-                &mut m.args,
-                &self.stats,
-                s.metadata_id,
-                value,
-                &mut m.fields,
-            ) {
-                Some(StatRole::MemcpyDetails) => m.memcpy_details = true,
-                Some(_) => {}
-                None => m.unknown_stats += 1,
+            let Some(role) = self.roles.get(s.metadata_id) else {
+                m.unknown_stats += 1;
+                continue;
+            };
+            m.memcpy_details |= role == StatRole::MemcpyDetails;
+            let Some(value) = owned_stat(s) else { continue };
+            if role == StatRole::Correlation {
+                m.fields.correlation = stat_int(value);
             }
+            let name = &self.names.keys[&s.metadata_id];
+            packed_args::write_member(&mut args, &self.names.keys, name, packed(value));
+        }
+        if !args.is_empty() {
+            m.has_args = true;
+            self.names.metas.insert(id, args.into());
         }
         self.metas.insert(id, m);
     }
@@ -558,56 +605,16 @@ fn device_cat(name: &str) -> &'static str {
     }
 }
 
-/// Appends one stat as `"name":value` to args JSON (after a comma unless
-/// it is the first) and notes the fields the linker reads; `None` when its
-/// metadata id is not the plane's.
-fn write_stat(
-    out: &mut Vec<u8>,
-    keys: &HashMap<i64, StatKey>,
-    id: i64,
-    value: Option<StatValue>,
-    f: &mut StatFields,
-) -> Option<StatRole> {
-    let key = keys.get(&id)?;
-    let Some(value) = value else {
-        return Some(key.role);
-    };
-    if !out.is_empty() && out != b"{" {
-        out.push(b',');
+/// A stat's value as packed args keep it.
+fn packed(v: StatValue) -> Value {
+    match v {
+        StatValue::Double(v) => Value::F64(v),
+        StatValue::Uint64(v) => Value::U64(v),
+        StatValue::Int64(v) => Value::I64(v),
+        StatValue::Str(v) => Value::Str(v),
+        StatValue::Ref(r) => Value::Ref(r),
+        StatValue::Bytes(v) => Value::Bytes(v.len()),
     }
-    out.extend_from_slice(&key.key);
-    let mut int = itoa::Buffer::new();
-    match value {
-        StatValue::Double(v) if v.is_finite() => {
-            let _ = write!(out, "{v}");
-        }
-        StatValue::Double(_) => out.extend_from_slice(b"null"),
-        StatValue::Uint64(v) => out.extend_from_slice(int.format(v).as_bytes()),
-        StatValue::Int64(v) => out.extend_from_slice(int.format(v).as_bytes()),
-        StatValue::Str(v) => json_string(out, &String::from_utf8_lossy(v)),
-        StatValue::Ref(r) => match i64::try_from(r).ok().and_then(|r| keys.get(&r)) {
-            Some(k) => out.extend_from_slice(&k.text),
-            None => out.extend_from_slice(b"\"\""),
-        },
-        StatValue::Bytes(v) => {
-            let _ = write!(out, "\"({} bytes)\"", v.len());
-        }
-    }
-    if key.role == StatRole::Correlation {
-        f.correlation = stat_int(value);
-    }
-    Some(key.role)
-}
-
-fn json_string(out: &mut Vec<u8>, s: &str) {
-    // Most stat names and values need no escaping: copied as they are.
-    if s.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\') {
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
-        return;
-    }
-    let _ = serde_json::to_writer(&mut *out, s);
 }
 
 fn stat_int(v: StatValue) -> Option<i64> {

@@ -69,6 +69,8 @@ pub(super) fn translate_two(
     let timing = std::env::var_os("TRACELANE_TIMING").is_some();
     let t0 = std::time::Instant::now();
     let mut other = b.for_part();
+    // Room for both halves: appending the second copies no column twice.
+    b.reserve_events(plane.events_in(&first) + plane.events_in(&second));
     let mut other_counts = Counts::default();
     let (read, other_read) = std::thread::scope(|s| {
         let handle = s.spawn(|| {
