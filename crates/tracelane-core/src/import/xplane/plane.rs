@@ -308,8 +308,6 @@ enum StatRole {
     Other,
 }
 
-/// A plane's stat names as JSON, and which of them the linker or the
-/// categories read.
 /// Each stat metadata id's role: a table indexed by id where ids are
 /// small (they are numbered from 1 in the files seen), a map beyond — a
 /// lookup per stat of every event.
@@ -342,6 +340,8 @@ impl Roles {
     }
 }
 
+/// A plane's stat names as JSON, and which of them the linker or the
+/// categories read.
 fn stat_keys(p: &PlaneView) -> (HashMap<i64, StatName>, Roles) {
     let mut roles = Roles::default();
     let keys = p
