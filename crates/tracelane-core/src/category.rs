@@ -115,9 +115,9 @@ impl Category {
     }
 
     /// Categories that mark their lane as a device lane on their own.
-    pub fn marks_device_lane(cat: &str) -> bool {
+    pub fn marks_device_lane(self) -> bool {
         matches!(
-            Category::from_cat(cat),
+            self,
             Category::Kernel
                 | Category::Memcpy
                 | Category::Memset

@@ -76,7 +76,7 @@ impl PackedArgs {
     }
 
     /// Adds `names` to process `p`'s tables (what is there already stays:
-    /// one plane's two halves name the same ids the same way).
+    /// the pieces of one plane name the same ids the same way).
     pub fn add(&mut self, p: ProcessIdx, names: StatNames) {
         let mine = self.by_process.entry(p.0).or_default();
         for (id, k) in names.keys {

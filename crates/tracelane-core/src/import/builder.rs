@@ -15,6 +15,9 @@ use crate::category::{self, Category};
 use crate::error::{excerpt, Diagnostics, Warning};
 use crate::model::*;
 
+use super::append::{append_slices, Renumber};
+use super::sort::sort_slices;
+
 /// What an event says besides its lane and time: its interned name and
 /// category, its args text (a JSON object), the fields analyses need, its
 /// order in the input and where it sits there.
@@ -228,27 +231,20 @@ impl Builder {
                 },
             );
         } else {
-            let (a, b) = (&mut self.trace.slices, o.trace.slices);
-            a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
-            a.start_ns.extend(b.start_ns);
-            a.dur_ns.extend(b.dur_ns);
-            a.name.extend(b.name.iter().map(|&x| map(x)));
-            a.cat.extend(b.cat.iter().map(|&x| map(x)));
-            a.category.extend(b.category);
-            a.external_id.extend(b.external_id);
-            a.correlation.extend(b.correlation);
-            a.stream.extend(b.stream);
-            a.input_dims.extend(b.input_dims.iter().map(|&x| map(x)));
-            a.input_types.extend(b.input_types.iter().map(|&x| map(x)));
-            a.concrete_inputs
-                .extend(b.concrete_inputs.iter().map(|&x| map(x)));
-            a.sequence_nr.extend(b.sequence_nr);
-            a.device.extend(b.device);
-            a.fwd_thread.extend(b.fwd_thread);
-            a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
-            a.source.extend(b.source);
-            a.file_order
-                .extend(b.file_order.iter().map(|&x| x + order_base));
+            let renumber = Renumber {
+                strings: &ids,
+                tracks: &tracks,
+                arena_base,
+                order_base,
+            };
+            let arena = &mut self.trace.args_arena;
+            append_slices(
+                &mut self.trace.slices,
+                arena,
+                o.trace.slices,
+                std::mem::take(&mut o.trace.args_arena),
+                &renumber,
+            );
             let (a, b) = (&mut self.trace.instants, o.trace.instants);
             a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
             a.ts_ns.extend(b.ts_ns);
@@ -262,7 +258,6 @@ impl Builder {
             a.series.extend(b.series.iter().map(|&x| map(x)));
             a.ts_ns.extend(b.ts_ns);
             a.value.extend(b.value);
-            self.trace.args_arena.extend_from_slice(&o.trace.args_arena);
         }
         self.trace.header.extend(o.trace.header);
         self.flows.extend(o.flows.into_iter().map(|f| FlowEvent {
@@ -474,7 +469,7 @@ impl Builder {
     }
 
     pub(crate) fn push_row(&mut self, track: TrackIdx, r: Row, dur: i64) {
-        if r.category.is_device() && Category::marks_device_lane(self.trace.strings.get(r.cat)) {
+        if r.category.is_device() && self.category(r.cat).marks_device_lane() {
             self.device_marked[track.idx()] = true;
         }
         self.max_ts_ns = self.max_ts_ns.max(r.start_ns.saturating_add(dur));
@@ -830,109 +825,6 @@ impl Builder {
                 s.category[i] = Category::DeviceWindow;
             }
         }
-    }
-}
-
-/// A slice's place on its track: start, longest first, ops before runtime
-/// calls, file order.
-type SliceOrder = (i64, std::cmp::Reverse<i64>, u8, u32);
-
-/// Orders slices by (track, start, longest first, file order) and records
-/// each track's range.
-fn sort_slices(t: &mut Trace) {
-    let s = &mut t.slices;
-    let n = s.len();
-    // Bucket by track (a stable counting sort keeps file order inside each
-    // track), then sort a track only if its events are out of order: most
-    // producers write each thread's events in time order already.
-    let mut offsets = vec![0usize; t.tracks.len() + 1];
-    for tr in &s.track {
-        offsets[tr.idx() + 1] += 1;
-    }
-    for k in 1..offsets.len() {
-        offsets[k] += offsets[k - 1];
-    }
-    let mut perm: Vec<u32> = vec![0; n];
-    let mut next = offsets.clone();
-    for (i, tr) in s.track.iter().enumerate() {
-        perm[next[tr.idx()]] = i as u32;
-        next[tr.idx()] += 1;
-    }
-    let key = |i: u32| {
-        let i = i as usize;
-        (
-            s.start_ns[i],
-            std::cmp::Reverse(s.dur_ns[i]),
-            host_rank(s.category[i]),
-            s.file_order[i],
-        )
-    };
-    let mut keyed: Vec<(SliceOrder, u32)> = Vec::new();
-    for w in offsets.windows(2) {
-        let bucket = &mut perm[w[0]..w[1]];
-        if !bucket.windows(2).all(|p| key(p[0]) <= key(p[1])) {
-            // Keys gathered once into one array: the sort then reads
-            // contiguous memory, not five columns at random.
-            keyed.clear();
-            keyed.extend(bucket.iter().map(|&i| (key(i), i)));
-            keyed.sort_unstable();
-            for (slot, (_, i)) in bucket.iter_mut().zip(&keyed) {
-                *slot = *i;
-            }
-        }
-    }
-    // Only the rows that move are gathered and written back: most files
-    // are nearly in order, and a whole new column per field would touch
-    // (and fault in) as much memory again as the model.
-    let moved: Vec<u32> = (0..n as u32).filter(|&k| perm[k as usize] != k).collect();
-    apply(&mut s.track, &perm, &moved);
-    apply(&mut s.start_ns, &perm, &moved);
-    apply(&mut s.dur_ns, &perm, &moved);
-    apply(&mut s.name, &perm, &moved);
-    apply(&mut s.cat, &perm, &moved);
-    apply(&mut s.category, &perm, &moved);
-    apply(&mut s.external_id, &perm, &moved);
-    apply(&mut s.correlation, &perm, &moved);
-    apply(&mut s.stream, &perm, &moved);
-    apply(&mut s.input_dims, &perm, &moved);
-    apply(&mut s.sequence_nr, &perm, &moved);
-    apply(&mut s.device, &perm, &moved);
-    apply(&mut s.fwd_thread, &perm, &moved);
-    apply(&mut s.args_range, &perm, &moved);
-    apply(&mut s.source, &perm, &moved);
-    apply(&mut s.input_types, &perm, &moved);
-    apply(&mut s.concrete_inputs, &perm, &moved);
-    apply(&mut s.file_order, &perm, &moved);
-    // Tracks are numbered in sort order, so each range starts where the
-    // previous one ended (empty tracks get an empty range there).
-    let mut i = 0usize;
-    for (k, track) in t.tracks.iter_mut().enumerate() {
-        let start = i;
-        while i < n && s.track[i].idx() == k {
-            i += 1;
-        }
-        track.slices = start as u32..i as u32;
-    }
-}
-
-/// Puts `v[perm[k]]` at `k` for the rows `moved` (those with `perm[k] != k`).
-fn apply<T: Copy>(v: &mut [T], perm: &[u32], moved: &[u32]) {
-    let gathered: Vec<T> = moved
-        .iter()
-        .map(|&k| v[perm[k as usize] as usize])
-        .collect();
-    for (&k, x) in moved.iter().zip(gathered) {
-        v[k as usize] = x;
-    }
-}
-
-/// For identical intervals, PyTorch's own order decides the parent: its ops
-/// and annotations (in recording order, which the file keeps) come before the
-/// runtime calls Kineto adds.
-fn host_rank(c: Category) -> u8 {
-    match c {
-        Category::Runtime => 1,
-        _ => 0,
     }
 }
 

@@ -8,6 +8,7 @@
 //! form. This module is the top of the import: it opens archives and file
 //! sets (a run, a device profile) over the readers below it.
 
+mod append;
 pub mod archive;
 mod builder;
 pub mod chrome;
@@ -25,6 +26,7 @@ pub mod run;
 pub mod scan;
 pub mod snapshot;
 pub mod snapshot_stream;
+mod sort;
 mod streamed;
 pub mod table;
 mod unpacked;

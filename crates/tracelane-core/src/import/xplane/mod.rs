@@ -74,8 +74,8 @@ impl XPlaneReader {
                 (1, 2) => {
                     let run: plane::Run = &|plane, parts, counts, b| {
                         #[cfg(not(target_arch = "wasm32"))]
-                        if let Some(halves) = split::halves(plane, &parts, bytes.len()) {
-                            return split::translate_two(plane, halves, counts, b);
+                        if let Some(pieces) = split::pieces(plane, &parts, bytes.len()) {
+                            return split::translate_pieces(plane, pieces, counts, b);
                         }
                         plane.translate(&parts, counts, b).map(|_| ())
                     };

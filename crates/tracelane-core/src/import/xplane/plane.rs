@@ -279,8 +279,8 @@ impl Plane<'_> {
             roles,
             p: self.view,
             kind: self.kind,
-            metas: HashMap::default(),
-            cats: HashMap::default(),
+            metas: ById::default(),
+            cats: Vec::new(),
             args: Vec::new(),
             pid,
             events: 0,
@@ -308,37 +308,48 @@ enum StatRole {
     Other,
 }
 
-/// Each stat metadata id's role: a table indexed by id where ids are
-/// small (they are numbered from 1 in the files seen), a map beyond — a
-/// lookup per stat of every event.
-#[derive(Default)]
-struct Roles {
-    dense: Vec<Option<StatRole>>,
-    sparse: HashMap<i64, StatRole>,
+/// Values by metadata id: a table indexed by id where ids are small (they
+/// are numbered from 1 in the files seen), a map beyond — a lookup per
+/// event and per stat of every event.
+struct ById<T> {
+    dense: Vec<Option<T>>,
+    sparse: HashMap<i64, T>,
+}
+
+impl<T> Default for ById<T> {
+    fn default() -> Self {
+        ById {
+            dense: Vec::new(),
+            sparse: HashMap::default(),
+        }
+    }
 }
 
 const DENSE_IDS: i64 = 1 << 16;
 
-impl Roles {
-    fn set(&mut self, id: i64, role: StatRole) {
+impl<T> ById<T> {
+    fn insert(&mut self, id: i64, value: T) {
         if (0..DENSE_IDS).contains(&id) {
             let k = id as usize;
             if self.dense.len() <= k {
-                self.dense.resize(k + 1, None);
+                self.dense.resize_with(k + 1, || None);
             }
-            self.dense[k] = Some(role);
+            self.dense[k] = Some(value);
         } else {
-            self.sparse.insert(id, role);
+            self.sparse.insert(id, value);
         }
     }
 
-    fn get(&self, id: i64) -> Option<StatRole> {
+    #[inline]
+    fn get(&self, id: i64) -> Option<&T> {
         match usize::try_from(id) {
-            Ok(k) if id < DENSE_IDS => self.dense.get(k).copied().flatten(),
-            _ => self.sparse.get(&id).copied(),
+            Ok(k) if id < DENSE_IDS => self.dense.get(k).and_then(Option::as_ref),
+            _ => self.sparse.get(&id),
         }
     }
 }
+
+type Roles = ById<StatRole>;
 
 /// A plane's stat names as JSON, and which of them the linker or the
 /// categories read.
@@ -353,7 +364,7 @@ fn stat_keys(p: &PlaneView) -> (HashMap<i64, StatName>, Roles) {
                 "memcpy_details" => StatRole::MemcpyDetails,
                 _ => StatRole::Other,
             };
-            roles.set(id, role);
+            roles.insert(id, role);
             (id, StatName::new(&m.name))
         })
         .collect();
@@ -386,9 +397,10 @@ struct PlaneState<'a> {
     kind: PlaneKind,
     names: StatNames,
     roles: Roles,
-    metas: HashMap<i64, EventMeta>,
-    /// Category names interned, by the address of their static text.
-    cats: HashMap<usize, StrId>,
+    metas: ById<EventMeta>,
+    /// Category names interned, by the address of their static text (a
+    /// handful: a list).
+    cats: Vec<(usize, StrId)>,
     args: Vec<u8>,
     pid: LaneId,
     /// Events translated so far (said when the plane breaks off).
@@ -448,8 +460,12 @@ impl PlaneState<'_> {
             counts.out_of_range += 1;
             return;
         };
-        self.ensure_meta(e.metadata_id, counts, b);
-        let m = &self.metas[&e.metadata_id];
+        if self.metas.get(e.metadata_id).is_none() {
+            self.add_meta(e.metadata_id, counts, b);
+        }
+        let Some(m) = self.metas.get(e.metadata_id) else {
+            return;
+        };
         counts.unknown_stats += m.unknown_stats;
         let args = &mut self.args;
         let times = lane.device.map(|_| (e.offset_ps, e.duration_ps));
@@ -458,7 +474,7 @@ impl PlaneState<'_> {
         let mut memcpy = m.memcpy_details;
         let mut stats = 0;
         for &(id, value) in &e.stats {
-            let Some(role) = self.roles.get(id) else {
+            let Some(&role) = self.roles.get(id) else {
                 counts.unknown_stats += 1;
                 continue;
             };
@@ -481,10 +497,14 @@ impl PlaneState<'_> {
             None => "user_annotation",
         });
         let name = m.name;
-        let cat = *self
-            .cats
-            .entry(cat.as_ptr() as usize)
-            .or_insert_with(|| b.trace.strings.intern(cat));
+        let cat = match self.cats.iter().find(|c| c.0 == cat.as_ptr() as usize) {
+            Some(&(_, id)) => id,
+            None => {
+                let id = b.trace.strings.intern(cat);
+                self.cats.push((cat.as_ptr() as usize, id));
+                id
+            }
+        };
         b.count_category(cat);
         let order = b.count_event(b'X');
         let event = EventIn {
@@ -506,10 +526,7 @@ impl PlaneState<'_> {
     }
 
     /// Works out what the events of metadata `id` share, at its first.
-    fn ensure_meta(&mut self, id: i64, counts: &mut Counts, b: &mut Builder) {
-        if self.metas.contains_key(&id) {
-            return;
-        }
+    fn add_meta(&mut self, id: i64, counts: &mut Counts, b: &mut Builder) {
         let metadata = self.p.event_metadata.get(&id);
         // The name xprof shows: the display name, else the name.
         let text = match metadata {
@@ -543,7 +560,7 @@ impl PlaneState<'_> {
             python: text.starts_with('$'),
         };
         for s in metadata.map(|m| m.stats.as_slice()).unwrap_or(&[]) {
-            let Some(role) = self.roles.get(s.metadata_id) else {
+            let Some(&role) = self.roles.get(s.metadata_id) else {
                 m.unknown_stats += 1;
                 continue;
             };

@@ -84,41 +84,99 @@ impl<'a> LineView<'a> {
             bytes,
             ..LineView::default()
         };
-        let mut ok = true;
-        read_fields(bytes, |field, w| match (field, w) {
-            (1, Wire::Varint(v)) => l.id = v as i64,
-            (10, Wire::Varint(v)) => l.display_id = v as i64,
-            (2, Wire::Bytes(b)) => l.name = String::from_utf8_lossy(b),
-            (11, Wire::Bytes(b)) => l.display_name = String::from_utf8_lossy(b),
-            (3, Wire::Varint(v)) => l.timestamp_ns = v as i64,
-            (4, Wire::Bytes(_)) => l.events += 1,
-            (9, Wire::Varint(_)) => {}
-            (1 | 2 | 3 | 4 | 9 | 10 | 11, _) => ok = false,
-            _ => {}
-        })?;
-        ok.then_some(l)
+        // A line is mostly its events: they are counted by a loop of its
+        // own (no closure per field), not decoded.
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let key = next_varint(bytes, &mut pos)?;
+            match key {
+                EVENT_KEY => {
+                    bytes_at(bytes, &mut pos)?;
+                    l.events += 1;
+                }
+                0x08 => l.id = next_varint(bytes, &mut pos)? as i64,
+                0x50 => l.display_id = next_varint(bytes, &mut pos)? as i64,
+                0x18 => l.timestamp_ns = next_varint(bytes, &mut pos)? as i64,
+                0x48 => {
+                    next_varint(bytes, &mut pos)?;
+                }
+                0x12 => l.name = String::from_utf8_lossy(bytes_at(bytes, &mut pos)?),
+                0x5a => l.display_name = String::from_utf8_lossy(bytes_at(bytes, &mut pos)?),
+                // A known field with another wire type: not an XLine.
+                _ if matches!(key >> 3, 1..=4 | 9..=11) => return None,
+                _ => skip(bytes, &mut pos, key & 7)?,
+            }
+        }
+        Some(l)
     }
 
     /// Calls `f` with each event of `range` (a range of the line's bytes
     /// that starts and ends between fields) in order; `None` at the first
     /// event that does not decode (the events before it were given).
+    ///
+    /// Events and their stats are most of a profile's bytes: they are read
+    /// by loops of their own (no closure per field), the other fields
+    /// skipped.
     pub(super) fn events(
         &self,
         range: Range<usize>,
         mut f: impl FnMut(&EventView<'a>),
     ) -> Option<()> {
-        let mut ok = true;
+        let b = &self.bytes[range];
         let mut e = EventView::default();
-        read_fields(&self.bytes[range], |field, w| {
-            if let (4, Wire::Bytes(b), true) = (field, w, ok) {
-                match e.read(b) {
-                    Some(()) => f(&e),
-                    None => ok = false,
-                }
+        let mut pos = 0;
+        while pos < b.len() {
+            let key = next_varint(b, &mut pos)?;
+            if key == EVENT_KEY {
+                e.read(bytes_at(b, &mut pos)?)?;
+                f(&e);
+            } else {
+                skip(b, &mut pos, key & 7)?;
             }
-        })?;
-        ok.then_some(())
+        }
+        Some(())
     }
+}
+
+/// `XLine.events` (field 4, length-delimited) as its key.
+const EVENT_KEY: u64 = 4 << 3 | 2;
+
+/// The varint at `*pos`, `*pos` moved past it (one byte inline: most
+/// keys, ids and lengths).
+#[inline(always)]
+fn next_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let c = *b.get(*pos)?;
+    if c < 0x80 {
+        *pos += 1;
+        return Some(u64::from(c));
+    }
+    let (v, n) = read_varint(&b[*pos..])?;
+    *pos += n;
+    Some(v)
+}
+
+/// The length-delimited value at `*pos`, `*pos` moved past it.
+#[inline(always)]
+fn bytes_at<'a>(b: &'a [u8], pos: &mut usize) -> Option<&'a [u8]> {
+    let len = usize::try_from(next_varint(b, pos)?).ok()?;
+    let value = b.get(*pos..pos.checked_add(len)?)?;
+    *pos += len;
+    Some(value)
+}
+
+/// `*pos` moved past a value of wire type `wire`; `None` when it breaks
+/// off or the wire type is a group's (protobuf 3 writes none).
+fn skip(b: &[u8], pos: &mut usize, wire: u64) -> Option<()> {
+    let len = match wire {
+        0 => return next_varint(b, pos).map(drop),
+        2 => return bytes_at(b, pos).map(drop),
+        1 => 8,
+        5 => 4,
+        _ => return None,
+    };
+    b.get(*pos..pos.checked_add(len)?)?;
+    *pos += len;
+    Some(())
 }
 
 /// Where the first field of `b` that starts at or after `at` starts
@@ -127,24 +185,12 @@ impl<'a> LineView<'a> {
 pub(super) fn field_boundary(b: &[u8], at: usize) -> usize {
     let mut pos = 0;
     while pos < at.min(b.len()) {
-        let Some((key, n)) = read_varint(&b[pos..]) else {
+        let mut next = pos;
+        let field = next_varint(b, &mut next).and_then(|key| skip(b, &mut next, key & 7));
+        if field.is_none() {
             return b.len();
-        };
-        let body = pos + n;
-        let len = match key & 7 {
-            0 => b.get(body..).and_then(read_varint).map(|(_, m)| m),
-            1 => Some(8),
-            5 => Some(4),
-            2 => b
-                .get(body..)
-                .and_then(read_varint)
-                .and_then(|(len, m)| usize::try_from(len).ok()?.checked_add(m)),
-            _ => None,
-        };
-        match len.and_then(|l| body.checked_add(l)) {
-            Some(end) if end <= b.len() => pos = end,
-            _ => return b.len(),
         }
+        pos = next;
     }
     pos.min(b.len())
 }
@@ -167,27 +213,28 @@ impl<'a> EventView<'a> {
         self.num_occurrences = None;
         self.duration_ps = 0;
         self.stats.clear();
-        let mut ok = true;
-        read_fields(b, |field, w| match (field, w) {
-            (1, Wire::Varint(v)) => self.metadata_id = v as i64,
-            // `offset_ps` and `num_occurrences` are a oneof: the last wins.
-            (2, Wire::Varint(v)) => {
-                self.offset_ps = v as i64;
-                self.num_occurrences = None;
+        let mut pos = 0;
+        while pos < b.len() {
+            let key = next_varint(b, &mut pos)?;
+            match key {
+                0x08 => self.metadata_id = next_varint(b, &mut pos)? as i64,
+                // `offset_ps` and `num_occurrences` are a oneof: the last wins.
+                0x10 => {
+                    self.offset_ps = next_varint(b, &mut pos)? as i64;
+                    self.num_occurrences = None;
+                }
+                0x28 => {
+                    self.num_occurrences = Some(next_varint(b, &mut pos)? as i64);
+                    self.offset_ps = 0;
+                }
+                0x18 => self.duration_ps = next_varint(b, &mut pos)? as i64,
+                0x22 => self.stats.push(stat(bytes_at(b, &mut pos)?)?),
+                // A known field with another wire type: not an XEvent.
+                _ if (1..=5).contains(&(key >> 3)) => return None,
+                _ => skip(b, &mut pos, key & 7)?,
             }
-            (5, Wire::Varint(v)) => {
-                self.num_occurrences = Some(v as i64);
-                self.offset_ps = 0;
-            }
-            (3, Wire::Varint(v)) => self.duration_ps = v as i64,
-            (4, Wire::Bytes(s)) => match stat(s) {
-                Some(s) => self.stats.push(s),
-                None => ok = false,
-            },
-            (1..=5, _) => ok = false,
-            _ => {}
-        })?;
-        ok.then_some(())
+        }
+        Some(())
     }
 }
 
@@ -206,19 +253,34 @@ pub(super) enum StatValue<'a> {
 /// A stat's metadata id and value (`None`: no value); `None` when its
 /// bytes do not decode.
 fn stat(b: &[u8]) -> Option<(i64, Option<StatValue<'_>>)> {
-    let (mut id, mut value, mut ok) = (0i64, None, true);
-    read_fields(b, |field, w| match (field, w) {
-        (1, Wire::Varint(v)) => id = v as i64,
-        (2, Wire::Fixed64(v)) => value = Some(StatValue::Double(f64::from_bits(v))),
-        (3, Wire::Varint(v)) => value = Some(StatValue::Uint64(v)),
-        (4, Wire::Varint(v)) => value = Some(StatValue::Int64(v as i64)),
-        (5, Wire::Bytes(s)) => value = Some(StatValue::Str(s)),
-        (6, Wire::Bytes(s)) => value = Some(StatValue::Bytes(s)),
-        (7, Wire::Varint(v)) => value = Some(StatValue::Ref(v)),
-        (1..=7, _) => ok = false,
-        _ => {}
-    })?;
-    ok.then_some((id, value))
+    let (mut id, mut value) = (0i64, None);
+    let mut pos = 0;
+    while pos < b.len() {
+        let key = next_varint(b, &mut pos)?;
+        value = match key {
+            0x08 => {
+                id = next_varint(b, &mut pos)? as i64;
+                continue;
+            }
+            0x11 => {
+                let v = b.get(pos..pos.checked_add(8)?)?;
+                pos += 8;
+                Some(StatValue::Double(f64::from_le_bytes(v.try_into().ok()?)))
+            }
+            0x18 => Some(StatValue::Uint64(next_varint(b, &mut pos)?)),
+            0x20 => Some(StatValue::Int64(next_varint(b, &mut pos)? as i64)),
+            0x2a => Some(StatValue::Str(bytes_at(b, &mut pos)?)),
+            0x32 => Some(StatValue::Bytes(bytes_at(b, &mut pos)?)),
+            0x38 => Some(StatValue::Ref(next_varint(b, &mut pos)?)),
+            // A known field with another wire type: not an XStat.
+            _ if (1..=7).contains(&(key >> 3)) => return None,
+            _ => {
+                skip(b, &mut pos, key & 7)?;
+                continue;
+            }
+        };
+    }
+    Some((id, value))
 }
 
 /// A decoded stat's value, borrowed.

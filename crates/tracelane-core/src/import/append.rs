@@ -1,0 +1,123 @@
+//! A part's slice rows appended to the whole's (a part of the input
+//! translated by a builder of its own, on another thread): each column
+//! copied, its string ids, lanes, args offsets and file order renumbered.
+//! Natively, many rows are copied by two threads, a half of the columns
+//! each: the copy writes memory nothing has touched yet, and its first
+//! touches (page faults) are most of its time.
+
+use crate::model::{Slices, StrId, TrackIdx, NO_STR};
+
+/// How a part's numbers become the whole's.
+pub(super) struct Renumber<'a> {
+    /// The whole's id of each of the part's strings.
+    pub strings: &'a [StrId],
+    /// The whole's lane of each of the part's lanes.
+    pub tracks: &'a [TrackIdx],
+    /// Where the part's args arena starts in the whole's.
+    pub arena_base: u64,
+    /// Events the whole had read before the part's.
+    pub order_base: u32,
+}
+
+impl Renumber<'_> {
+    pub(super) fn string(&self, id: StrId) -> StrId {
+        if id == NO_STR {
+            NO_STR
+        } else {
+            self.strings[id.0 as usize]
+        }
+    }
+
+    pub(super) fn args(&self, r: (u64, u32)) -> (u64, u32) {
+        if r.1 == 0 {
+            r
+        } else {
+            (r.0 + self.arena_base, r.1)
+        }
+    }
+}
+
+/// Below this many rows one thread copies them all.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+const PARALLEL_ROWS: usize = 1 << 20;
+
+/// Appends `b`'s rows to `a` and `b_arena` to `arena`. Each of `b`'s
+/// columns is freed once copied (the whole part is not held to the end).
+pub(super) fn append_slices(
+    a: &mut Slices,
+    arena: &mut Vec<u8>,
+    b: Slices,
+    b_arena: Vec<u8>,
+    r: &Renumber,
+) {
+    let parallel = b.len() >= PARALLEL_ROWS;
+    let s = |id: StrId| r.string(id);
+    let Slices {
+        track,
+        start_ns,
+        dur_ns,
+        name,
+        cat,
+        category,
+        depth: _,
+        parent: _,
+        external_id,
+        correlation,
+        stream,
+        input_dims,
+        sequence_nr,
+        device,
+        fwd_thread,
+        input_types,
+        concrete_inputs,
+        args_range,
+        source,
+        file_order,
+    } = b;
+    // The columns in two groups of about equal bytes per row (~70 each).
+    let first = || {
+        a.track.extend(track.into_iter().map(|t| r.tracks[t.idx()]));
+        a.start_ns.extend(start_ns);
+        a.dur_ns.extend(dur_ns);
+        a.name.extend(name.into_iter().map(s));
+        a.cat.extend(cat.into_iter().map(s));
+        a.category.extend(category);
+        a.external_id.extend(external_id);
+        a.correlation.extend(correlation);
+        a.stream.extend(stream);
+        a.input_dims.extend(input_dims.into_iter().map(s));
+        a.input_types.extend(input_types.into_iter().map(s));
+        a.concrete_inputs.extend(concrete_inputs.into_iter().map(s));
+        a.sequence_nr.extend(sequence_nr);
+    };
+    let (a_device, a_fwd_thread, a_args_range) =
+        (&mut a.device, &mut a.fwd_thread, &mut a.args_range);
+    let (a_source, a_file_order) = (&mut a.source, &mut a.file_order);
+    let second = || {
+        a_device.extend(device);
+        a_fwd_thread.extend(fwd_thread);
+        a_args_range.extend(args_range.into_iter().map(|x| r.args(x)));
+        a_source.extend(source);
+        a_file_order.extend(file_order.into_iter().map(|x| x + r.order_base));
+        arena.extend(b_arena);
+    };
+    both(first, second, parallel);
+}
+
+/// Runs `f` and `g`, on two threads natively when `parallel`.
+fn both(f: impl FnOnce() + Send, g: impl FnOnce() + Send, parallel: bool) {
+    #[cfg(not(target_arch = "wasm32"))]
+    if parallel {
+        std::thread::scope(|scope| {
+            let other = scope.spawn(g);
+            f();
+            if let Err(panic) = other.join() {
+                std::panic::resume_unwind(panic);
+            }
+        });
+        return;
+    }
+    let _ = parallel;
+    f();
+    g();
+}
