@@ -5,21 +5,11 @@
 //! each: the copy writes memory nothing has touched yet, and its first
 //! touches (page faults) are most of its time.
 
-use crate::model::{Slices, StrId, TrackIdx, NO_STR};
+use super::builder::Remap;
+use crate::model::{Slices, StrId, NO_STR};
 
-/// How a part's numbers become the whole's.
-pub(super) struct Renumber<'a> {
-    /// The whole's id of each of the part's strings.
-    pub strings: &'a [StrId],
-    /// The whole's lane of each of the part's lanes.
-    pub tracks: &'a [TrackIdx],
-    /// Where the part's args arena starts in the whole's.
-    pub arena_base: u64,
-    /// Events the whole had read before the part's.
-    pub order_base: u32,
-}
-
-impl Renumber<'_> {
+impl Remap<'_> {
+    /// A part's string id as the whole's.
     pub(super) fn string(&self, id: StrId) -> StrId {
         if id == NO_STR {
             NO_STR
@@ -28,7 +18,8 @@ impl Renumber<'_> {
         }
     }
 
-    pub(super) fn args(&self, r: (u64, u32)) -> (u64, u32) {
+    /// A part's args range as a range of the whole's arena.
+    pub(super) fn arena_range(&self, r: (u64, u32)) -> (u64, u32) {
         if r.1 == 0 {
             r
         } else {
@@ -48,7 +39,7 @@ pub(super) fn append_slices(
     arena: &mut Vec<u8>,
     b: Slices,
     b_arena: Vec<u8>,
-    r: &Renumber,
+    r: &Remap,
 ) {
     let parallel = b.len() >= PARALLEL_ROWS;
     let s = |id: StrId| r.string(id);
@@ -96,7 +87,7 @@ pub(super) fn append_slices(
     let second = || {
         a_device.extend(device);
         a_fwd_thread.extend(fwd_thread);
-        a_args_range.extend(args_range.into_iter().map(|x| r.args(x)));
+        a_args_range.extend(args_range.into_iter().map(|x| r.arena_range(x)));
         a_source.extend(source);
         a_file_order.extend(file_order.into_iter().map(|x| x + r.order_base));
         arena.extend(b_arena);

@@ -15,7 +15,7 @@ use crate::category::{self, Category};
 use crate::error::{excerpt, Diagnostics, Warning};
 use crate::model::*;
 
-use super::append::{append_slices, Renumber};
+use super::append::append_slices;
 use super::sort::sort_slices;
 
 /// What an event says besides its lane and time: its interned name and
@@ -218,39 +218,31 @@ impl Builder {
             .collect();
         let order_base = self.events_seen as u32;
         let arena_base = self.trace.args_arena.len() as u64;
-        let shift = |r: (u64, u32)| if r.1 == 0 { r } else { (r.0 + arena_base, r.1) };
+        let remap = Remap {
+            strings: &ids,
+            tracks: &tracks,
+            processes: &procs,
+            arena_base,
+            order_base,
+        };
         if let Some(raw) = raw {
-            raw.append_to(
-                &mut self.trace,
-                &Remap {
-                    strings: &ids,
-                    tracks: &tracks,
-                    processes: &procs,
-                    arena_base,
-                    order_base,
-                },
-            );
+            raw.append_to(&mut self.trace, &remap);
         } else {
-            let renumber = Renumber {
-                strings: &ids,
-                tracks: &tracks,
-                arena_base,
-                order_base,
-            };
             let arena = &mut self.trace.args_arena;
             append_slices(
                 &mut self.trace.slices,
                 arena,
                 o.trace.slices,
                 std::mem::take(&mut o.trace.args_arena),
-                &renumber,
+                &remap,
             );
             let (a, b) = (&mut self.trace.instants, o.trace.instants);
             a.track.extend(b.track.iter().map(|t| tracks[t.idx()]));
             a.ts_ns.extend(b.ts_ns);
             a.name.extend(b.name.iter().map(|&x| map(x)));
             a.cat.extend(b.cat.iter().map(|&x| map(x)));
-            a.args_range.extend(b.args_range.iter().map(|&r| shift(r)));
+            a.args_range
+                .extend(b.args_range.iter().map(|&r| remap.arena_range(r)));
             a.source.extend(b.source);
             let (a, b) = (&mut self.trace.counters, o.trace.counters);
             a.process
@@ -278,7 +270,7 @@ impl Builder {
                 dims: map(r.dims),
                 types: map(r.types),
                 concrete: map(r.concrete),
-                args: shift(r.args),
+                args: remap.arena_range(r.args),
                 order: r.order + order_base,
                 ..r
             }));
