@@ -5,8 +5,16 @@
 //! each: the copy writes memory nothing has touched yet, and its first
 //! touches (page faults) are most of its time.
 
-use super::builder::Remap;
-use crate::model::{Slices, StrId, NO_STR};
+use crate::model::{ProcessIdx, Slices, StrId, TrackIdx, NO_STR};
+
+/// How a later part's ids become the merged model's (`Builder::absorb`).
+pub(super) struct Remap<'a> {
+    pub(super) strings: &'a [StrId],
+    pub(super) tracks: &'a [TrackIdx],
+    pub(super) processes: &'a [ProcessIdx],
+    pub(super) arena_base: u64,
+    pub(super) order_base: u32,
+}
 
 impl Remap<'_> {
     /// A part's string id as the whole's.

@@ -15,7 +15,7 @@ use crate::category::{self, Category};
 use crate::error::{excerpt, Diagnostics, Warning};
 use crate::model::*;
 
-use super::append::append_slices;
+use super::append::{append_slices, Remap};
 use super::sort::sort_slices;
 
 /// What an event says besides its lane and time: its interned name and
@@ -148,15 +148,6 @@ pub(crate) struct Builder {
     pub(crate) args_in_source: bool,
     /// A Neuron system profile's tables, moved to the trace at the end.
     pub(crate) neuron_system: Option<crate::neuron_system::NeuronSystemInfo>,
-}
-
-/// How a later part's ids become the merged model's ([`Builder::absorb`]).
-pub(super) struct Remap<'a> {
-    pub(super) strings: &'a [StrId],
-    pub(super) tracks: &'a [TrackIdx],
-    pub(super) processes: &'a [ProcessIdx],
-    pub(super) arena_base: u64,
-    pub(super) order_base: u32,
 }
 
 /// A later part's rows kept in another form than a builder's columns (the

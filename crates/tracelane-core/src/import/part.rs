@@ -13,7 +13,8 @@
 //! tracelane (both ends are the same wasm); anything unreadable decodes to
 //! `None`, and the caller then parses those bytes itself.
 
-use super::builder::{Builder, FlowEvent, PartRows, Remap, Row};
+use super::append::Remap;
+use super::builder::{Builder, FlowEvent, PartRows, Row};
 use super::chrome::Position;
 use crate::category::Category;
 use crate::error::Warning;
