@@ -73,6 +73,8 @@ awk '/^# pass/ { p = $3 } /^# fail/ { f = $3 } END { printf "test result: ok. %d
 
 step "CLI smoke test on a real trace"
 cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz --top 3
+cargo run -q --release --locked -p tracelane-cli -- diff tests/fixtures/torch-diff/rmsnorm_naive.pt.trace.json.gz \
+  tests/fixtures/torch-diff/rmsnorm_fused.pt.trace.json.gz --region rmsnorm --top 3
 if cargo run -q --release --locked -p tracelane-cli -- ops tests/fixtures/edge/image.png 2>/tmp/tracelane-err.txt; then
   echo "expected the CLI to refuse a PNG" >&2
   exit 1

@@ -39,6 +39,12 @@ pub(crate) const USAGE: &str = "usage:
                      the CI gate: step time, device time and launches of two traces of one
                      workload; what got slower, new findings; exit 1 when a gated metric
                      grew more than PCT %, 2 on bad input
+  tracelane diff A B [--step N | --region NAME [--region NAME_IN_B]] [--metric device|host]
+                     [--top N] [--format table|md|json]
+                     two traces of one workload (two machines, eager and compiled, a changed
+                     kernel) aligned op by op by their framework structure: what differs, each
+                     node's contribution to the difference (they add up, with the remainder),
+                     why, and kernel families side by side across vendors
   tracelane regions FILE [--format table|md|json]
                      regions found without annotations: steps, record_function labels, compiled
                      regions, spans between collectives, nn.Module layers (with_stack); each
@@ -95,6 +101,10 @@ pub(crate) struct Flags {
     pub(crate) fail_on_regression: Option<f64>,
     /// `tracelane memory --at`: `peak` or µs from the trace's start.
     pub(crate) at: Option<String>,
+    /// `tracelane diff --step N`.
+    pub(crate) step: Option<u64>,
+    /// `tracelane diff --metric device|host`.
+    pub(crate) metric: Option<String>,
 }
 
 pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -118,6 +128,8 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
         baseline: None,
         fail_on_regression: None,
         at: None,
+        step: None,
+        metric: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -140,6 +152,14 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
             "--region" => f.regions.push(value("--region")?),
             "--scope" => f.scope = Some(value("--scope")?),
             "--at" => f.at = Some(value("--at")?),
+            "--metric" => f.metric = Some(value("--metric")?),
+            "--step" => {
+                f.step = Some(
+                    value("--step")?
+                        .parse()
+                        .map_err(|_| "--step takes a whole number (N of ProfilerStep#N)")?,
+                )
+            }
             "--hta" => f.hta = f.hta.or(Some(Mode::Hta)),
             "--hta-version" => {
                 f.hta = Some(match value("--hta-version")?.as_str() {

@@ -10,6 +10,7 @@
 //! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
 //! tracelane insights FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--scope whole|region:NAME] [--format table|md|json]
 //! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
+//! tracelane diff A B [--step N|--region NAME] [--metric device|host] [--format table|md|json]
 //! tracelane regions FILE [--format table|md|json]
 //! tracelane memory FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--at peak|TIME_US] [--top N] [--format table|md|json]
 //! tracelane memory BASELINE_SNAPSHOT OTHER_SNAPSHOT [--top N] [--format table|md|json]
@@ -30,7 +31,7 @@ use std::process::ExitCode;
 
 use args::{parse_flags, REGRESSION, USAGE};
 use commands::{
-    analyze, bench, compare, engines, export, info, insights, memory, ops, ranks, regions,
+    analyze, bench, compare, diff, engines, export, info, insights, memory, ops, ranks, regions,
     roofline, synth,
 };
 
@@ -61,6 +62,7 @@ fn run(args: &[String]) -> Result<(), String> {
         "ranks" => ranks::run(&flags),
         "insights" => insights::run(&flags),
         "regions" => regions::run(&flags),
+        "diff" => diff::run(&flags),
         "memory" => memory::run(&flags),
         "export" => export::run(&flags),
         "synth" => synth::run(&flags),

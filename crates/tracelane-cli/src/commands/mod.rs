@@ -3,6 +3,7 @@
 pub(crate) mod analyze;
 pub(crate) mod bench;
 pub(crate) mod compare;
+pub(crate) mod diff;
 pub(crate) mod engines;
 pub(crate) mod export;
 pub(crate) mod gate;

@@ -5,6 +5,7 @@
 //! | module | what it answers |
 //! |---|---|
 //! | [`ops`] | PyTorch's `key_averages()` table: CPU and device time per op |
+//! | [`align`] | two traces of one workload lined up op by op, the difference explained node by node |
 //! | [`chain`] | what a slice launched or was launched by, with launch delays |
 //! | [`collectives`] | a rank's collective calls from the CPU side, tied to their kernels, every kind |
 //! | [`compare`] | variants (traces × scopes) side by side against a baseline |
@@ -30,6 +31,7 @@
 //! rules documented at the top of the module and where a reference tool
 //! defines a number, which one.
 
+pub mod align;
 pub mod chain;
 pub mod collectives;
 pub mod compare;

@@ -6,6 +6,7 @@
 
 pub mod device_time;
 pub mod devices;
+pub mod diff;
 pub mod insights;
 pub mod memory;
 pub mod memory_snapshot;
@@ -19,6 +20,7 @@ pub mod xla_ops;
 pub use crate::numbers::{fmt_count, fmt_ns, fmt_si, pct};
 pub use device_time::*;
 pub use devices::*;
+pub use diff::*;
 pub use insights::*;
 pub use memory::*;
 pub use ops::*;

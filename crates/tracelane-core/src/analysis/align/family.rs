@@ -1,0 +1,230 @@
+//! Kernel families across vendors: the same work has different kernel
+//! names on NVIDIA (cuBLAS `sm90_xmma_gemm_*`, `nvjet_*`, CUTLASS), AMD
+//! (Tensile `Cijk_*`, MIOpen, CK) and XLA (`dot.3`, `fusion.12`); a family
+//! names what the kernel does so the two sides can be set side by side.
+//!
+//! By category first (copies and sets), then by name, the first rule that
+//! matches: collectives (as the device-time breakdown names them),
+//! attention, convolution, GEMM, reduction and normalisation, elementwise;
+//! anything else is "other".
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::frame::is_collective_name;
+use crate::category::Category;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    Gemm,
+    Attention,
+    Convolution,
+    Elementwise,
+    Reduction,
+    Communication,
+    Memcpy,
+    Memset,
+    Other,
+}
+
+impl Family {
+    pub const ALL: [Family; 9] = [
+        Family::Gemm,
+        Family::Attention,
+        Family::Convolution,
+        Family::Elementwise,
+        Family::Reduction,
+        Family::Communication,
+        Family::Memcpy,
+        Family::Memset,
+        Family::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Gemm => "GEMM",
+            Family::Attention => "attention",
+            Family::Convolution => "convolution",
+            Family::Elementwise => "elementwise",
+            Family::Reduction => "reduction",
+            Family::Communication => "communication",
+            Family::Memcpy => "memcpy",
+            Family::Memset => "memset",
+            Family::Other => "other",
+        }
+    }
+}
+
+const ATTENTION: &[&str] = &[
+    "flash",
+    "fmha",
+    "attention",
+    "attn_fwd",
+    "attn_bwd",
+    "mha_fwd",
+    "mha_bwd",
+];
+const CONVOLUTION: &[&str] = &[
+    "convolve",
+    "conv2d",
+    "conv1d",
+    "conv3d",
+    "fprop",
+    "dgrad",
+    "wgrad",
+    "winograd",
+    "igemm",
+    "miopenconv",
+    "naive_conv",
+];
+const GEMM: &[&str] = &[
+    "gemm",
+    "cijk_",
+    "xmma",
+    "cutlass",
+    "cublas",
+    "matmul",
+    "gemv",
+    "nvjet",
+    "triton_tem",
+    "triton_mm",
+    "bmm",
+    "mfma",
+    "wmma",
+];
+const REDUCTION: &[&str] = &[
+    "reduce",
+    "softmax",
+    "norm",
+    "moments",
+    "welford",
+    "triton_red",
+    "triton_per",
+    "argmax",
+    "argmin",
+    "scan",
+    "cumsum",
+    "topk",
+];
+const ELEMENTWISE: &[&str] = &[
+    "elementwise",
+    "triton_poi",
+    "pointwise",
+    "fill",
+    "copy",
+    "index",
+    "gather",
+    "scatter",
+    "catarray",
+];
+
+/// The family of a device event.
+pub fn family(category: Category, name: &str) -> Family {
+    match category {
+        Category::Memcpy => return Family::Memcpy,
+        Category::Memset => return Family::Memset,
+        _ => {}
+    }
+    if name.starts_with("Memcpy") || name.starts_with("hipMemcpy") {
+        return Family::Memcpy;
+    }
+    if name.starts_with("Memset") || name.starts_with("hipMemset") {
+        return Family::Memset;
+    }
+    if is_collective_name(name) {
+        return Family::Communication;
+    }
+    let lower = name.to_ascii_lowercase();
+    let any = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    // XLA names an op by its HLO: `dot.3`, `convolution.1`, `reduce.7`.
+    let hlo = lower.split(['.', ' ']).next().unwrap_or("");
+    if any(ATTENTION) {
+        Family::Attention
+    } else if any(CONVOLUTION) || hlo == "convolution" {
+        Family::Convolution
+    } else if any(GEMM) || hlo == "dot" {
+        Family::Gemm
+    } else if any(REDUCTION) {
+        Family::Reduction
+    } else if any(ELEMENTWISE) {
+        Family::Elementwise
+    } else {
+        Family::Other
+    }
+}
+
+/// Families by event name, each name classified once (a trace has a few
+/// hundred kernel names and millions of kernels).
+pub(super) struct ByName<'t> {
+    trace: &'t crate::model::Trace,
+    memo: std::cell::RefCell<Vec<Option<Family>>>,
+}
+
+impl<'t> ByName<'t> {
+    pub(super) fn new(trace: &'t crate::model::Trace) -> Self {
+        ByName {
+            trace,
+            memo: std::cell::RefCell::new(vec![None; trace.strings.len()]),
+        }
+    }
+
+    /// The family of slice `d` (a device event).
+    pub(super) fn of(&self, d: usize) -> Family {
+        let s = &self.trace.slices;
+        let id = s.name[d].0 as usize;
+        if let Some(Some(f)) = self.memo.borrow().get(id) {
+            if !matches!(s.category[d], Category::Memcpy | Category::Memset) {
+                return *f;
+            }
+        }
+        let f = family(s.category[d], self.trace.slice_name(d));
+        if let Some(slot) = self.memo.borrow_mut().get_mut(id) {
+            if !matches!(s.category[d], Category::Memcpy | Category::Memset) {
+                *slot = Some(f);
+            }
+        }
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_work_on_two_vendors_is_one_family() {
+        let k = |n| family(Category::Kernel, n);
+        assert_eq!(
+            k("sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64"),
+            Family::Gemm
+        );
+        assert_eq!(
+            k("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0"),
+            Family::Gemm
+        );
+        assert_eq!(k("nvjet_hsh_128x256_64x4_1x2_h_bz_coopA_NTT"), Family::Gemm);
+        assert_eq!(k("dot.3"), Family::Gemm);
+        assert_eq!(
+            k("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128>>"),
+            Family::Attention
+        );
+        assert_eq!(
+            k("sm80_xmma_fprop_implicit_gemm_indexed_f32f32_tf32f32"),
+            Family::Convolution
+        );
+        assert_eq!(
+            k("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+            Family::Communication
+        );
+        assert_eq!(
+            k("void at::native::(anonymous namespace)::cunn_SoftMaxForward<4>"),
+            Family::Reduction
+        );
+        assert_eq!(k("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>"), Family::Elementwise);
+        assert_eq!(
+            family(Category::Memcpy, "Memcpy HtoD (Pageable -> Device)"),
+            Family::Memcpy
+        );
+        assert_eq!(k("convert_fp8_kernel"), Family::Other);
+    }
+}

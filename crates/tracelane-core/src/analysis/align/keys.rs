@@ -1,0 +1,154 @@
+//! The names two op trees are aligned by, one table for both traces: two
+//! ops have the same name when their keys are the same integer.
+//!
+//! A key is the op's name, except that digit runs in an annotation's or a
+//! module scope's name read as `#` (`ProfilerStep#3` and `ProfilerStep#7`,
+//! `nn.Module: Linear_0` and `_2` are one key: numbering differs between
+//! runs, the structure does not).
+
+use rustc_hash::FxHashMap;
+
+use crate::category::Category;
+
+/// A pair of ops with the same name scores this in the alignment…
+const SCORE_SAME: u32 = 8;
+/// …an op PyTorch's dispatch adds or drops between backends and versions
+/// (views, dtype and device conversions, allocations) scores less, so that
+/// it never outweighs a real op when the two disagree on where it goes…
+const SCORE_NOISE: u32 = 2;
+/// …and two annotations with different names at the same place
+/// (`rmsnorm_naive` against `rmsnorm_fused`) pair, but below any same-name
+/// pair.
+pub(super) const SCORE_RENAMED: u32 = 3;
+
+/// ATen ops that move no data of their own or only convert: metadata views,
+/// allocations, conjugate/negative-bit resolution, dtype/device conversion
+/// wrappers (their copies, `aten::copy_`, stay real ops).
+const NOISE: &[&str] = &[
+    "aten::view",
+    "aten::_unsafe_view",
+    "aten::view_as",
+    "aten::reshape",
+    "aten::_reshape_alias",
+    "aten::t",
+    "aten::transpose",
+    "aten::permute",
+    "aten::expand",
+    "aten::expand_as",
+    "aten::as_strided",
+    "aten::unsqueeze",
+    "aten::squeeze",
+    "aten::flatten",
+    "aten::unflatten",
+    "aten::contiguous",
+    "aten::detach",
+    "aten::detach_",
+    "detach",
+    "detach_",
+    "aten::alias",
+    "aten::slice",
+    "aten::select",
+    "aten::narrow",
+    "aten::split",
+    "aten::split_with_sizes",
+    "aten::chunk",
+    "aten::unbind",
+    "aten::empty",
+    "aten::empty_like",
+    "aten::empty_strided",
+    "aten::resolve_conj",
+    "aten::resolve_neg",
+    "aten::lift_fresh",
+    "aten::to",
+    "aten::_to_copy",
+    "aten::result_type",
+    "aten::numpy_T",
+    "aten::matrix_H",
+];
+
+/// Keys and what each one scores.
+#[derive(Default)]
+pub(super) struct Keys {
+    ids: FxHashMap<String, u32>,
+    pub(super) names: Vec<String>,
+    /// What a pair of this key scores.
+    pub(super) score: Vec<u32>,
+    /// An annotation: pairs with another annotation of another name.
+    pub(super) renamable: Vec<bool>,
+    /// A dispatch-noise op ([`NOISE`]).
+    pub(super) noise: Vec<bool>,
+}
+
+impl Keys {
+    /// The key of a node with this name and category.
+    pub(super) fn of(&mut self, name: &str, category: Category) -> u32 {
+        let renamable = category == Category::UserAnnotation;
+        let key = if renamable || category == Category::PythonFunction {
+            digits_as_hash(name)
+        } else {
+            name.to_string()
+        };
+        if let Some(&k) = self.ids.get(&key) {
+            return k;
+        }
+        let noise = NOISE.contains(&key.as_str());
+        let k = self.names.len() as u32;
+        self.ids.insert(key.clone(), k);
+        self.names.push(key);
+        self.score
+            .push(if noise { SCORE_NOISE } else { SCORE_SAME });
+        self.renamable.push(renamable);
+        self.noise.push(noise);
+        k
+    }
+
+    /// What pairing `a` with `b` scores (0: they do not pair).
+    pub(super) fn pair_score(&self, a: u32, b: u32) -> u32 {
+        if a == b {
+            self.score[a as usize]
+        } else if self.renamable[a as usize] && self.renamable[b as usize] {
+            SCORE_RENAMED
+        } else {
+            0
+        }
+    }
+}
+
+fn digits_as_hash(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut in_digits = false;
+    for c in name.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_annotations_share_a_key_and_ops_do_not_lose_digits() {
+        let mut k = Keys::default();
+        let s3 = k.of("ProfilerStep#3", Category::UserAnnotation);
+        assert_eq!(s3, k.of("ProfilerStep#12", Category::UserAnnotation));
+        assert_ne!(
+            k.of("aten::conv1d", Category::CpuOp),
+            k.of("aten::conv2d", Category::CpuOp)
+        );
+        let view = k.of("aten::view", Category::CpuOp);
+        let mm = k.of("aten::mm", Category::CpuOp);
+        assert!(k.pair_score(mm, mm) > k.pair_score(view, view));
+        let other = k.of("fwd", Category::UserAnnotation);
+        assert_eq!(k.pair_score(s3, other), SCORE_RENAMED);
+        assert_eq!(k.pair_score(mm, view), 0);
+    }
+}

@@ -1,0 +1,115 @@
+//! Two op trees lined up node by node, top down.
+//!
+//! The roots (the two scopes) pair. The children of every pair are lined
+//! up ([`super::sequence::align`]); children that pair are a pair and their
+//! own children are lined up in turn. Between two consecutive pairs, the
+//! children left over on each side form one segment at the lowest common
+//! pair above them: on both sides it is a replacement (`aten::rms_norm`
+//! against pow/mean/add/rsqrt/mul; a compiled region against the eager
+//! ops), on one side only an addition or a removal. A segment is not
+//! looked into: what differs is the whole of it.
+
+use super::keys::Keys;
+use super::sequence;
+use super::tree::OpTree;
+
+/// What an aligned node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    /// The same op (or annotation) on both sides.
+    Matched,
+    /// Annotations at the same place under different names.
+    Renamed,
+    /// Ops on both sides between the same pairs, different ones.
+    Replaced,
+    /// Ops only on A.
+    OnlyA,
+    /// Ops only on B.
+    OnlyB,
+}
+
+/// The aligned tree: node 0 pairs the roots; a node's parent comes before
+/// it. A pair holds one node per side, a segment a run of siblings.
+pub(super) struct Aligned {
+    pub(super) kind: Vec<NodeKind>,
+    pub(super) parent: Vec<u32>,
+    /// Aligned node `k`'s A-side tree nodes are `a[a_first[k] .. a_first[k + 1]]`.
+    pub(super) a_first: Vec<u32>,
+    pub(super) a: Vec<u32>,
+    pub(super) b_first: Vec<u32>,
+    pub(super) b: Vec<u32>,
+}
+
+impl Aligned {
+    pub(super) fn len(&self) -> usize {
+        self.kind.len()
+    }
+    pub(super) fn a_nodes(&self, k: usize) -> &[u32] {
+        &self.a[self.a_first[k] as usize..self.a_first[k + 1] as usize]
+    }
+    pub(super) fn b_nodes(&self, k: usize) -> &[u32] {
+        &self.b[self.b_first[k] as usize..self.b_first[k + 1] as usize]
+    }
+    fn push(&mut self, kind: NodeKind, parent: u32, a: &[u32], b: &[u32]) -> u32 {
+        let k = self.kind.len() as u32;
+        self.kind.push(kind);
+        self.parent.push(parent);
+        self.a.extend_from_slice(a);
+        self.a_first.push(self.a.len() as u32);
+        self.b.extend_from_slice(b);
+        self.b_first.push(self.b.len() as u32);
+        k
+    }
+}
+
+pub(super) fn align_trees(ta: &OpTree, tb: &OpTree, keys: &Keys) -> Aligned {
+    let mut al = Aligned {
+        kind: Vec::new(),
+        parent: Vec::new(),
+        a_first: vec![0],
+        a: Vec::new(),
+        b_first: vec![0],
+        b: Vec::new(),
+    };
+    let root = al.push(NodeKind::Matched, u32::MAX, &[0], &[0]);
+    // Breadth first: the pairs of an earlier occurrence are numbered
+    // before a later one's (a report names the first).
+    let mut queue = std::collections::VecDeque::from([(0u32, 0u32, root)]);
+    let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    while let Some((x, y, me)) = queue.pop_front() {
+        let (ca, cb) = (ta.children(x), tb.children(y));
+        ka.clear();
+        ka.extend(ca.iter().map(|&c| ta.key[c as usize]));
+        kb.clear();
+        kb.extend(cb.iter().map(|&c| tb.key[c as usize]));
+        let pairs = sequence::align(&ka, &kb, keys);
+        let (mut i0, mut j0) = (0usize, 0usize);
+        let ends = pairs.iter().map(|p| (p.i as usize, p.j as usize, true));
+        for (i, j, is_pair) in ends.chain(std::iter::once((ca.len(), cb.len(), false))) {
+            let (ga, gb) = (&ca[i0..i], &cb[j0..j]);
+            let kind = match (ga.is_empty(), gb.is_empty()) {
+                (true, true) => None,
+                (false, false) => Some(NodeKind::Replaced),
+                (false, true) => Some(NodeKind::OnlyA),
+                (true, false) => Some(NodeKind::OnlyB),
+            };
+            if let Some(kind) = kind {
+                al.push(kind, me, ga, gb);
+            }
+            if is_pair {
+                let (x2, y2) = (ca[i], cb[j]);
+                let kind = if ta.key[x2 as usize] == tb.key[y2 as usize] {
+                    NodeKind::Matched
+                } else {
+                    NodeKind::Renamed
+                };
+                let k = al.push(kind, me, &[x2], &[y2]);
+                queue.push_back((x2, y2, k));
+                i0 = i + 1;
+                j0 = j + 1;
+            }
+        }
+    }
+    al
+}

@@ -1,0 +1,132 @@
+//! `tracelane diff`'s report as sections: the totals, the ranked nodes,
+//! why each differs, and the kernel families side by side.
+
+use super::section::Section;
+use crate::analysis::align::{DiffReport, Metric, NodeKind};
+use crate::analysis::compare::fmt_us;
+
+fn us(x: f64) -> String {
+    fmt_us(x * 1e3)
+}
+
+fn signed(x: f64) -> String {
+    if x >= 0.0 {
+        format!("+{}", us(x))
+    } else {
+        format!("−{}", us(-x))
+    }
+}
+
+fn kind(k: Option<NodeKind>) -> &'static str {
+    match k {
+        Some(NodeKind::Matched) => "same op",
+        Some(NodeKind::Renamed) => "renamed",
+        Some(NodeKind::Replaced) => "replaced",
+        Some(NodeKind::OnlyA) => "A only",
+        Some(NodeKind::OnlyB) => "B only",
+        None => "unlinked",
+    }
+}
+
+/// The report as sections (the printer clips table cells; the reasons are
+/// a section of prose, never clipped).
+pub fn diff_sections(r: &DiffReport) -> Vec<Section> {
+    let metric = match r.metric {
+        Metric::Device => "device time",
+        Metric::Host => "host (CPU) time",
+    };
+    let mut head = Section::new("Difference", &[("", false), ("A", true), ("B", true)]);
+    // The first column names the row; its header says nothing.
+    head.rows
+        .push(vec!["scope".into(), r.scope[0].clone(), r.scope[1].clone()]);
+    head.rows
+        .push(vec![metric.into(), us(r.total_us[0]), us(r.total_us[1])]);
+    head.rows.push(vec![
+        "share in paired ops".into(),
+        format!("{:.0}%", 100.0 * r.aligned_share[0]),
+        format!("{:.0}%", 100.0 * r.aligned_share[1]),
+    ]);
+    head.rows
+        .push(vec!["B − A".into(), String::new(), signed(r.delta_us)]);
+    head.rows.push(vec![
+        "explained by the nodes below".into(),
+        String::new(),
+        signed(r.explained_us),
+    ]);
+    head.rows.push(vec![
+        "remainder".into(),
+        String::new(),
+        signed(r.remainder_us),
+    ]);
+    let c = &r.counts;
+    head.rows.push(vec![
+        "ops paired / in differing runs".into(),
+        format!("{} / {}", c.ops_paired, c.a_ops_in_segments),
+        format!("{} / {}", c.ops_paired, c.b_ops_in_segments),
+    ]);
+
+    let mut nodes = Section::new(
+        "Largest differences (B − A)",
+        &[
+            ("#", true),
+            ("node", false),
+            ("kind", false),
+            ("times", true),
+            ("A", true),
+            ("B", true),
+            ("B − A", true),
+            ("events A", true),
+            ("events B", true),
+        ],
+    );
+    let mut why = Section::new("Why", &[("reason", false)]);
+    for (k, n) in r.nodes.iter().enumerate() {
+        let last = n.path.rsplit(" › ").next().unwrap_or(&n.path).to_string();
+        nodes.rows.push(vec![
+            (k + 1).to_string(),
+            last,
+            kind(n.kind).into(),
+            n.occurrences.to_string(),
+            us(n.a_us),
+            us(n.b_us),
+            signed(n.delta_us),
+            n.a_events.to_string(),
+            n.b_events.to_string(),
+        ]);
+        why.rows
+            .push(vec![format!("{}. {}: {}", k + 1, n.path, n.why)]);
+    }
+    let mut out = vec![head, nodes, why];
+    if !r.families.is_empty() {
+        let mut fam = Section::new(
+            "Kernel families",
+            &[
+                ("family", false),
+                ("A events", true),
+                ("A", true),
+                ("B events", true),
+                ("B", true),
+                ("B − A", true),
+                ("A's top kernel", false),
+                ("B's top kernel", false),
+            ],
+        );
+        for f in &r.families {
+            fam.rows.push(vec![
+                f.family.as_str().into(),
+                f.a_events.to_string(),
+                us(f.a_us),
+                f.b_events.to_string(),
+                us(f.b_us),
+                signed(f.b_us - f.a_us),
+                f.a_top.first().cloned().unwrap_or_default(),
+                f.b_top.first().cloned().unwrap_or_default(),
+            ]);
+        }
+        out.push(fam);
+    }
+    let mut notes = Section::new("Notes", &[("note", false)]);
+    notes.rows = r.notes.iter().map(|n| vec![n.clone()]).collect();
+    out.push(notes);
+    out
+}

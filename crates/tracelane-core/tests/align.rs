@@ -1,0 +1,223 @@
+//! `tracelane diff`'s alignment on real pairs of one workload done two
+//! ways (`tests/fixtures/torch-diff/`, recorded by `gen_diff_pairs.py`
+//! beside them, PyTorch 2.15 on CPU): every unchanged op pairs, and the
+//! segments found are exactly the changes the script made — written in
+//! `pairs.expected.json` from the script's code, not from a run.
+
+mod common;
+
+use serde_json::Value;
+use tracelane_core::analysis::align::{diff, AlignedOps, Alignment, DiffOptions, NodeKind};
+use tracelane_core::analysis::Scope;
+
+const DIR: &str = "torch-diff";
+
+fn pair(a: &str, b: &str) -> (tracelane_core::Trace, tracelane_core::Trace) {
+    let load = |n: &str| common::load(&format!("{DIR}/{n}.pt.trace.json.gz"));
+    (load(a), load(b))
+}
+
+/// The whole traces' difference, with the default options.
+fn whole(
+    a: &tracelane_core::Trace,
+    b: &tracelane_core::Trace,
+) -> tracelane_core::analysis::align::DiffReport {
+    diff(a, &Scope::Whole, b, &Scope::Whole, &DiffOptions::default()).unwrap()
+}
+
+fn expected(name: &str) -> Value {
+    common::expected(&format!("{DIR}/pairs.expected.json"))["pairs"][name].clone()
+}
+
+fn names(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn segments(nodes: &[AlignedOps]) -> Vec<&AlignedOps> {
+    nodes
+        .iter()
+        .filter(|n| !matches!(n.kind, NodeKind::Matched | NodeKind::Renamed))
+        .collect()
+}
+
+/// Each segment's ops as `A names | B names`, for a readable failure.
+fn show(segs: &[&AlignedOps]) -> String {
+    segs.iter()
+        .map(|s| format!("{:?}: {:?} | {:?}", s.kind, s.a, s.b))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_fused_rmsnorm_is_the_one_difference_and_every_other_op_pairs() {
+    let e = expected("rmsnorm");
+    let (a, b) = pair("rmsnorm_naive", "rmsnorm_fused");
+    let al = Alignment::new(&a, &Scope::Whole, &b, &Scope::Whole).unwrap();
+    let nodes = al.nodes();
+    let segs = segments(&nodes);
+    // One replacement per recorded step (three), nothing else.
+    assert_eq!(segs.len(), 3, "{}", show(&segs));
+    for s in &segs {
+        assert_eq!(s.kind, NodeKind::Replaced);
+        assert_eq!(s.a, names(&e["a_only"]));
+        assert_eq!(s.b, names(&e["b_only"]));
+    }
+    // Every step, linear, relu and the region paired by name.
+    let paired = |name: &str| {
+        nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Matched && n.a[0] == name)
+            .count()
+    };
+    assert_eq!(paired("aten::linear"), 6);
+    assert_eq!(paired("aten::relu"), 3);
+    assert_eq!(paired("rmsnorm"), 3);
+}
+
+#[test]
+fn a_changed_attention_is_found_inside_its_region_and_its_layout_change_outside() {
+    let e = expected("attn");
+    let (a, b) = pair("attn_manual", "attn_sdpa");
+    let region = Scope::named(e["region"].as_str().unwrap());
+    let al = Alignment::new(&a, &region, &b, &region).unwrap();
+    let nodes = al.nodes();
+    let segs = segments(&nodes);
+    assert_eq!(segs.len(), 3, "{}", show(&segs));
+    for s in &segs {
+        assert_eq!((s.kind, s.depth), (NodeKind::Replaced, 2));
+        assert_eq!(s.a, names(&e["a_only"]));
+        assert_eq!(s.b, names(&e["b_only"]));
+    }
+    // The whole trace: the same three, and outside the region only what
+    // the new attention's output layout changes (`reshape` copies on A,
+    // views on B) — no op of the block is unpaired.
+    let al = Alignment::new(&a, &Scope::Whole, &b, &Scope::Whole).unwrap();
+    let nodes = al.nodes();
+    let outside: Vec<&AlignedOps> = segments(&nodes)
+        .into_iter()
+        .filter(|s| s.a != names(&e["a_only"]))
+        .collect();
+    for s in &outside {
+        let ok = |ops: &[String]| {
+            ops.iter().all(|o| {
+                [
+                    "aten::clone",
+                    "aten::view",
+                    "aten::_unsafe_view",
+                    "aten::empty_like",
+                    "aten::copy_",
+                ]
+                .contains(&o.as_str())
+            })
+        };
+        assert!(ok(&s.a) && ok(&s.b), "{}", show(&outside));
+    }
+}
+
+#[test]
+fn contributions_add_up_to_the_difference_of_the_totals() {
+    for (x, y) in [
+        ("rmsnorm_naive", "rmsnorm_fused"),
+        ("attn_manual", "attn_sdpa"),
+        ("mlp_eager", "mlp_compiled"),
+    ] {
+        let (a, b) = pair(x, y);
+        let all = DiffOptions {
+            top: usize::MAX,
+            ..DiffOptions::default()
+        };
+        let r = diff(&a, &Scope::Whole, &b, &Scope::Whole, &all).unwrap();
+        let sum: f64 = r.nodes.iter().map(|n| n.delta_us).sum();
+        assert!(
+            (sum - r.delta_us).abs() < 1e-6,
+            "{x}: {sum} vs {}",
+            r.delta_us
+        );
+        assert!(r.remainder_us.abs() < 1e-6);
+        let top = whole(&a, &b);
+        assert!((top.explained_us + top.remainder_us - top.delta_us).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn unrelated_traces_are_said_to_align_poorly() {
+    // An RMSNorm MLP against a transformer block: the linears pair, the
+    // block's attention and MLP are B's alone — the report says so.
+    let (a, b) = pair("rmsnorm_naive", "attn_sdpa");
+    let r = whole(&a, &b);
+    assert!(r.aligned_share[1] < 0.8, "{:?}", r.aligned_share);
+    assert!(
+        r.notes.iter().any(|n| n.contains("align poorly")),
+        "{:?}",
+        r.notes
+    );
+    // One workload two ways: no such note.
+    for (x, y) in [
+        ("rmsnorm_naive", "rmsnorm_fused"),
+        ("attn_manual", "attn_sdpa"),
+    ] {
+        let (a, b) = pair(x, y);
+        let r = whole(&a, &b);
+        assert!(
+            r.aligned_share.iter().all(|&s| s >= 0.8),
+            "{x}: {:?}",
+            r.aligned_share
+        );
+        assert!(!r.notes.iter().any(|n| n.contains("align poorly")));
+    }
+}
+
+#[test]
+fn on_a_gpu_the_fused_norm_is_the_top_node_by_device_time() {
+    // PyTorch on CUDA (tests/fixtures/torch-cuda, gen_torch_traces.py
+    // --cuda): five naive RMSNorms against five torch.rms_norm calls, each
+    // in a record_function named after its variant (the two names pair as
+    // renamed annotations). By inspection of the traces: the naive norm
+    // launches 6 kernels (5 elementwise, 1 reduce), the fused one 1.
+    let a = common::load("torch-cuda/rmsnorm_naive_cuda.pt.trace.json.gz");
+    let b = common::load("torch-cuda/rmsnorm_fused_cuda.pt.trace.json.gz");
+    let r = whole(&a, &b);
+    assert_eq!(r.metric, tracelane_core::analysis::align::Metric::Device);
+    let top = &r.nodes[0];
+    assert_eq!(top.kind, Some(NodeKind::Replaced));
+    assert_eq!(top.occurrences, 5);
+    assert_eq!(top.b_ops, ["aten::rms_norm"]);
+    assert_eq!((top.a_events, top.b_events), (30, 5));
+    assert!(top.delta_us < 0.0 && top.why.contains("5 elementwise, 1 reduction"));
+    // All of the device time is in the norms: the top node explains it.
+    assert!((top.delta_us - r.delta_us).abs() < 1e-6);
+    let elementwise = r
+        .families
+        .iter()
+        .find(|f| f.family == tracelane_core::analysis::align::family::Family::Elementwise)
+        .unwrap();
+    assert_eq!((elementwise.a_events, elementwise.b_events), (25, 0));
+}
+
+#[test]
+fn the_same_model_on_cpu_and_cuda_pairs_its_ops_and_keeps_backend_internals_inside_them() {
+    // RMSNorm on CPU against CUDA: the ops pair one for one; on the CPU
+    // aten::mean runs sum and div_ under it (and one op an aten::to) — a
+    // difference inside a paired op (depth 3: region › op › these), not a
+    // change of the model.
+    let a = common::load("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let b = common::load("torch-cuda/rmsnorm_naive_cuda.pt.trace.json.gz");
+    let al = Alignment::new(&a, &Scope::Whole, &b, &Scope::Whole).unwrap();
+    let nodes = al.nodes();
+    for s in segments(&nodes) {
+        assert_eq!(s.kind, NodeKind::OnlyA, "{s:?}");
+        assert_eq!(s.depth, 3, "{s:?}");
+        assert!(
+            s.a == ["aten::sum", "aten::div_"] || s.a == ["aten::to"],
+            "{s:?}"
+        );
+    }
+    let r = whole(&a, &b);
+    assert_eq!(r.metric, tracelane_core::analysis::align::Metric::Host);
+    assert!(r.notes[0].contains("A has no device work"), "{:?}", r.notes);
+    assert!(r.aligned_share.iter().all(|&s| s >= 0.8));
+}
