@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 
+use super::alignment::Alignment;
 use super::family::{ByName, Family};
 use super::matcher::NodeKind;
-use super::{
-    Alignment, DiffNode, DiffOptions, DiffReport, FamilyRow, KindCounts, Metric, POOR_ALIGNMENT,
+use super::report::{
+    DiffNode, DiffOptions, DiffReport, FamilyRow, KindCounts, Metric, POOR_ALIGNMENT,
 };
 use crate::analysis::compare::fmt_us;
 

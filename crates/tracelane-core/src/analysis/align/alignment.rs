@@ -1,0 +1,80 @@
+//! Two op trees, their alignment and each side's work, built once.
+
+use super::attribute::{attribute, Work};
+use super::keys::Keys;
+use super::matcher::{align_trees, Aligned, NodeKind};
+use super::tree::{build, has_module_scopes, OpTree};
+use crate::analysis::scope::{Scope, ScopeError};
+use crate::model::Trace;
+
+/// Two op trees, their alignment and each side's work: what [`super::diff`]
+/// reports from (tests read it to see which ops paired).
+pub struct Alignment<'t> {
+    pub(super) traces: [&'t Trace; 2],
+    pub(super) scopes: [String; 2],
+    pub(super) keys: Keys,
+    pub(super) trees: [OpTree; 2],
+    pub(super) work: [Work; 2],
+    pub(super) aligned: Aligned,
+}
+
+/// One aligned node as names: its kind, its depth and each side's ops.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlignedOps {
+    pub kind: NodeKind,
+    pub depth: usize,
+    pub a: Vec<String>,
+    pub b: Vec<String>,
+}
+
+impl<'t> Alignment<'t> {
+    pub fn new(a: &'t Trace, sa: &Scope, b: &'t Trace, sb: &Scope) -> Result<Self, ScopeError> {
+        let modules = has_module_scopes(a) && has_module_scopes(b);
+        let mut keys = Keys::default();
+        let ta = build(a, sa, &mut keys, modules)?;
+        let tb = build(b, sb, &mut keys, modules)?;
+        let aligned = align_trees(&ta, &tb, &keys);
+        let work = [attribute(a, &ta), attribute(b, &tb)];
+        Ok(Alignment {
+            traces: [a, b],
+            scopes: [sa.label(), sb.label()],
+            keys,
+            trees: [ta, tb],
+            work,
+            aligned,
+        })
+    }
+
+    /// The name of side `side`'s tree node `n` (the root: its scope).
+    pub(super) fn name(&self, side: usize, n: u32) -> &str {
+        match self.trees[side].slice[n as usize] {
+            crate::model::NO_SLICE => &self.scopes[side],
+            s => self.traces[side].slice_name(s as usize),
+        }
+    }
+
+    /// Every aligned node below the root, parents before children.
+    pub fn nodes(&self) -> Vec<AlignedOps> {
+        let al = &self.aligned;
+        let mut depth = vec![0usize; al.len()];
+        (1..al.len())
+            .map(|k| {
+                depth[k] = depth[al.parent[k] as usize] + 1;
+                AlignedOps {
+                    kind: al.kind[k],
+                    depth: depth[k],
+                    a: al
+                        .a_nodes(k)
+                        .iter()
+                        .map(|&n| self.name(0, n).to_string())
+                        .collect(),
+                    b: al
+                        .b_nodes(k)
+                        .iter()
+                        .map(|&n| self.name(1, n).to_string())
+                        .collect(),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,115 @@
+//! What `tracelane diff` reports: plain data, serialisable.
+
+use serde::{Deserialize, Serialize};
+
+use super::matcher::NodeKind;
+
+/// The time a diff compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Device events' durations (kernels, copies, sets, device windows).
+    Device,
+    /// Host slices' durations.
+    Host,
+}
+
+/// What to compare and how much to list.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    /// `None`: device time when both scopes have device work, else host.
+    pub metric: Option<Metric>,
+    /// How many nodes the report lists.
+    pub top: usize,
+}
+
+impl Default for DiffOptions {
+    fn default() -> Self {
+        DiffOptions {
+            metric: None,
+            top: 20,
+        }
+    }
+}
+
+/// One node of the difference: a pair's own work, a segment's, or the
+/// unattributed device work.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiffNode {
+    /// The aligned ancestors' names and the node's, ` › `-separated.
+    pub path: String,
+    /// How many places it sums: the same difference in every step or
+    /// region occurrence is one node (`path` names the first).
+    pub occurrences: u64,
+    /// `None` for the unattributed device work.
+    pub kind: Option<NodeKind>,
+    pub a_us: f64,
+    pub b_us: f64,
+    /// `b_us - a_us`: positive where B takes longer.
+    pub delta_us: f64,
+    pub a_events: u64,
+    pub b_events: u64,
+    pub a_launches: u64,
+    pub b_launches: u64,
+    /// The ops on each side (a pair: its op; a segment: its run of ops).
+    pub a_ops: Vec<String>,
+    pub b_ops: Vec<String>,
+    pub why: String,
+}
+
+/// One kernel family on both sides of the scope.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FamilyRow {
+    pub family: super::family::Family,
+    pub a_events: u64,
+    pub a_us: f64,
+    pub b_events: u64,
+    pub b_us: f64,
+    /// Each side's longest-running kernel names in the family (three).
+    pub a_top: Vec<String>,
+    pub b_top: Vec<String>,
+}
+
+/// How many aligned nodes of each kind, and the ops in them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct KindCounts {
+    pub matched: u64,
+    pub renamed: u64,
+    pub replaced: u64,
+    pub only_a: u64,
+    pub only_b: u64,
+    /// Ops (nodes) on each side inside segments, and paired.
+    pub a_ops_in_segments: u64,
+    pub b_ops_in_segments: u64,
+    pub ops_paired: u64,
+}
+
+/// `tracelane diff`: two traces aligned and their difference explained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DiffReport {
+    pub scope: [String; 2],
+    pub metric: Metric,
+    pub total_us: [f64; 2],
+    /// `total_us[1] - total_us[0]`.
+    pub delta_us: f64,
+    /// The listed nodes' deltas summed.
+    pub explained_us: f64,
+    /// `delta_us - explained_us`: what no listed node explains.
+    pub remainder_us: f64,
+    /// Each side's share of its time (linked to an op) that is aligned: in
+    /// paired ops' own work, in segments under a paired op (its other
+    /// implementation), or in short replacements (at most 8 ops a side) —
+    /// not on one side only at the model's level, not in long unmatched
+    /// runs. Low when the traces are not of one workload.
+    pub aligned_share: [f64; 2],
+    pub counts: KindCounts,
+    /// The largest contributions first.
+    pub nodes: Vec<DiffNode>,
+    /// Kernel families side by side (device time only).
+    pub families: Vec<FamilyRow>,
+    pub notes: Vec<String>,
+}
+
+/// Below this share of either side's time aligned (in paired ops' own work
+/// or short replacements), the report says the traces align poorly.
+pub const POOR_ALIGNMENT: f64 = 0.8;
