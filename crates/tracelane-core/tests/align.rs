@@ -331,3 +331,36 @@ fn a_convolution_lowered_differently_is_one_replacement_at_the_lowest_common_op(
     let sum: f64 = r.nodes.iter().map(|n| n.delta_us).sum();
     assert!((sum - r.delta_us).abs() < 1e-6);
 }
+
+#[test]
+fn torchneuron_against_cpu_compares_one_occurrence_each_and_finds_the_host_waiting() {
+    // The same naive RMSNorm on CPU (five calls) and on TorchNeuron (one,
+    // the provisional fixture): by inspection of the Neuron file, its
+    // region lasts 2,413 µs, its six ops 40 µs each on the host, and the
+    // host waits out the rest (2,173 µs) while the device runs the
+    // executions one after another — the largest difference.
+    let a = common::load("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let b = common::load("neuron-provisional/torchneuron_rmsnorm.json");
+    let region = Scope::named("rmsnorm_naive");
+    let r = diff(&a, &region, &b, &region, &DiffOptions::default()).unwrap();
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("5 times on A and 1 on B")),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(r.total_us[1], 2413.0);
+    let top = &r.nodes[0];
+    assert_eq!(
+        (top.path.as_str(), top.kind),
+        ("rmsnorm_naive", Some(NodeKind::Matched))
+    );
+    assert_eq!(top.b_us, 2413.0 - 6.0 * 40.0);
+    assert!(
+        top.why.starts_with("time in this region outside its ops"),
+        "{}",
+        top.why
+    );
+    assert!((r.explained_us + r.remainder_us - r.delta_us).abs() < 1e-6);
+}

@@ -16,6 +16,24 @@ pub struct Alignment<'t> {
     pub(super) trees: [OpTree; 2],
     pub(super) work: [Work; 2],
     pub(super) aligned: Aligned,
+    /// When the scopes occur a different number of times on the two
+    /// sides, the occurrence each side compares: (its index in start
+    /// order, how many there are).
+    pub(super) picked: [Option<(usize, usize)>; 2],
+}
+
+/// Keeps the occurrence of median duration (the lower of two middles) —
+/// a steady one, not a warm-up outlier — and says which it was.
+fn pick_median(occ: &mut Vec<crate::analysis::scope::Occurrence>) -> Option<(usize, usize)> {
+    if occ.len() < 2 {
+        return (occ.len() == 1).then_some((0, 1));
+    }
+    let mut order: Vec<usize> = (0..occ.len()).collect();
+    order.sort_by_key(|&k| (occ[k].dur_ns(), k));
+    let k = order[(occ.len() - 1) / 2];
+    let n = occ.len();
+    *occ = vec![occ[k]];
+    Some((k, n))
 }
 
 /// One aligned node as names: its kind, its depth and each side's ops.
@@ -31,8 +49,13 @@ impl<'t> Alignment<'t> {
     pub fn new(a: &'t Trace, sa: &Scope, b: &'t Trace, sb: &Scope) -> Result<Self, ScopeError> {
         let modules = has_module_scopes(a) && has_module_scopes(b);
         let mut keys = Keys::default();
-        let ta = build(a, sa, &mut keys, modules)?;
-        let tb = build(b, sb, &mut keys, modules)?;
+        let (mut oa, mut ob) = (sa.occurrences(a)?, sb.occurrences(b)?);
+        let mut picked = [None, None];
+        if oa.len() != ob.len() {
+            picked = [pick_median(&mut oa), pick_median(&mut ob)];
+        }
+        let ta = build(a, sa, oa, &mut keys, modules);
+        let tb = build(b, sb, ob, &mut keys, modules);
         let aligned = align_trees(&ta, &tb, &keys);
         let work = [attribute(a, &ta), attribute(b, &tb)];
         Ok(Alignment {
@@ -42,6 +65,7 @@ impl<'t> Alignment<'t> {
             trees: [ta, tb],
             work,
             aligned,
+            picked,
         })
     }
 

@@ -90,6 +90,17 @@ impl Alignment<'_> {
         !self.is_pair(k) && (under_op || short)
     }
 
+    /// Is aligned node `k` an annotation (a region, a step) on A?
+    fn is_annotation(&self, k: usize) -> bool {
+        match self.trees[0].slice[self.aligned.a_nodes(k)[0] as usize] {
+            crate::model::NO_SLICE => false,
+            s => {
+                self.traces[0].slices.category[s as usize]
+                    == crate::category::Category::UserAnnotation
+            }
+        }
+    }
+
     fn is_pair(&self, k: usize) -> bool {
         matches!(self.aligned.kind[k], NodeKind::Matched | NodeKind::Renamed)
     }
@@ -254,6 +265,11 @@ fn why(al: &Alignment, item: &Item, metric: Metric) -> String {
             time(0),
             time(1)
         ),
+        NodeKind::Matched if al.is_annotation(k) => format!(
+            "time in this region outside its ops: A {}, B {}: {delta}",
+            time(0),
+            time(1)
+        ),
         NodeKind::Matched => format!(
             "the same op on both; its own work: A {}, B {}: {delta}",
             time(0),
@@ -405,6 +421,13 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
             )
         }
     });
+    if let [Some((ka, na)), Some((kb, nb))] = al.picked {
+        notes.push(format!(
+            "the scope occurs {na} times on A and {nb} on B: each side's occurrence of median duration is compared (A's #{} of {na}, B's #{} of {nb}, in start order)",
+            ka + 1,
+            kb + 1
+        ));
+    }
     if aligned_share[0].min(aligned_share[1]) < POOR_ALIGNMENT {
         notes.push(format!(
             "these traces align poorly: only {:.0}% of A's and {:.0}% of B's time is in ops paired across the two, inside paired ops, or in short replacements (at most {LOCAL_SEGMENT_OPS} ops a side) — the rest is on one side only or in long unmatched runs: they may not be one workload, and the differences below are not op for op",

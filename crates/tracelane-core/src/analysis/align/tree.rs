@@ -14,7 +14,7 @@
 //! with its own children: on one machine backward runs on the step's
 //! thread, on another on its own.
 
-use crate::analysis::scope::{Scope, ScopeError};
+use crate::analysis::scope::{Occurrence, Scope};
 use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
 
@@ -79,15 +79,16 @@ fn is_node(t: &Trace, s: usize, modules: bool) -> bool {
         }
 }
 
-/// The op tree of `t` inside `scope`, its keys interned in `keys`.
+/// The op tree of `t` inside `occurrences` (of `scope`), its keys
+/// interned in `keys`.
 pub(super) fn build(
     t: &Trace,
     scope: &Scope,
+    occurrences: Vec<Occurrence>,
     keys: &mut Keys,
     modules: bool,
-) -> Result<OpTree, ScopeError> {
+) -> OpTree {
     let n = t.slices.len();
-    let occurrences = scope.occurrences(t)?;
     let mut kept: Vec<bool> = (0..n).map(|s| is_node(t, s, modules)).collect();
     for o in &occurrences {
         if o.slice != NO_SLICE {
@@ -214,7 +215,7 @@ pub(super) fn build(
         stack.extend(children.iter().rev().map(|&c| (c, node)));
     }
     finish(&mut tree);
-    Ok(tree)
+    tree
 }
 
 /// Top-level nodes of other threads that start inside a container (an
