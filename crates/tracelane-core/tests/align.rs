@@ -196,6 +196,11 @@ fn on_a_gpu_the_fused_norm_is_the_top_node_by_device_time() {
     assert_eq!(top.b_ops, ["aten::rms_norm"]);
     assert_eq!((top.a_events, top.b_events), (30, 5));
     assert!(top.delta_us < 0.0 && top.why.contains("5 elementwise, 1 reduction"));
+    // Idle between the naive norm's kernels, from the raw JSON (each
+    // region's runtime calls → their kernels by correlation; span less
+    // busy, summed): 390.689 + 151.967 + 113.760 + 115.903 + 125.120 µs.
+    assert!((top.a_idle_us - 897.439).abs() < 0.01, "{}", top.a_idle_us);
+    assert_eq!(top.b_idle_us, 0.0);
     // All of the device time is in the norms: the top node explains it.
     assert!((top.delta_us - r.delta_us).abs() < 1e-6);
     let elementwise = r

@@ -18,6 +18,8 @@ struct Item {
     ns: [i64; 2],
     /// Device events and launches on each side.
     events: [u64; 2],
+    /// Device idle inside it on each side (summed over occurrences).
+    idle: [i64; 2],
     launches: [u64; 2],
     /// How many aligned nodes of the same place it sums (one per step or
     /// region occurrence): the first of them is `node`.
@@ -118,21 +120,40 @@ impl Alignment<'_> {
         }
     }
 
-    /// Side `side`'s device events in aligned node `k` (a pair: its own;
-    /// a segment: every event under it).
-    fn events_of(&self, side: usize, k: usize) -> Vec<u32> {
+    /// Calls `f` with side `side`'s device events in aligned node `k` (a
+    /// pair: its own; a segment: every event under it).
+    fn each_event(&self, side: usize, k: usize, mut f: impl FnMut(u32)) {
         let (tree, w) = (&self.trees[side], &self.work[side]);
         let nodes = self.nodes_of(side, k);
         if self.is_pair(k) {
-            return w.own_dev(nodes[0]).to_vec();
+            w.own_dev(nodes[0]).iter().for_each(|&d| f(d));
+            return;
         }
-        let mut out = Vec::new();
         for &n in nodes {
             for m in n..n + tree.size[n as usize] {
-                out.extend_from_slice(w.own_dev(m));
+                w.own_dev(m).iter().for_each(|&d| f(d));
             }
         }
+    }
+
+    fn events_of(&self, side: usize, k: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.each_event(side, k, |d| out.push(d));
         out
+    }
+
+    /// Device idle inside aligned node `k` on `side`: from its first
+    /// device event's start to its last's end, the time none of them runs.
+    fn idle_ns(&self, side: usize, k: usize, buf: &mut Vec<(i64, i64)>) -> i64 {
+        let s = &self.traces[side].slices;
+        buf.clear();
+        self.each_event(side, k, |d| {
+            let d = d as usize;
+            buf.push((s.start_ns[d], s.end_ns(d)));
+        });
+        let lo = buf.iter().map(|x| x.0).min().unwrap_or(0);
+        let hi = buf.iter().map(|x| x.1).max().unwrap_or(0);
+        (hi - lo) - crate::analysis::intervals::union_len(buf)
     }
 
     fn event_count(&self, side: usize, k: usize) -> u64 {
@@ -254,8 +275,17 @@ fn why(al: &Alignment, item: &Item, metric: Metric) -> String {
         ""
     };
     let ev = |side| describe_events(al, side, &al.events_of(side, k)) + each;
+    let idle = |side: usize| match item.idle[side] {
+        0 => String::new(),
+        ns => format!(", idle {} between them", fmt_us(ns as f64)),
+    };
     let time = |side: usize| match metric {
-        Metric::Device => format!("{} in {}", fmt_us(item.ns[side] as f64), ev(side)),
+        Metric::Device => format!(
+            "{} in {}{}",
+            fmt_us(item.ns[side] as f64),
+            ev(side),
+            idle(side)
+        ),
         Metric::Host => format!("{} of CPU", fmt_us(item.ns[side] as f64)),
     };
     let (na, nb) = (al.names(0, k), al.names(1, k));
@@ -333,8 +363,10 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
         Metric::Host
     });
     let totals = [al.total_ns(0, metric), al.total_ns(1, metric)];
+    let mut buf = Vec::new();
     let mut items: Vec<Item> = (0..al.aligned.len())
         .map(|k| Item {
+            idle: [al.idle_ns(0, k, &mut buf), al.idle_ns(1, k, &mut buf)],
             node: Some(k),
             ns: [al.item_ns(0, k, metric), al.item_ns(1, k, metric)],
             events: [al.event_count(0, k), al.event_count(1, k)],
@@ -347,6 +379,7 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
             node: None,
             ns: [al.work[0].unattributed_ns, al.work[1].unattributed_ns],
             events: [0, 1].map(|s| al.work[s].unattributed.len() as u64),
+            idle: [0, 0],
             launches: [0, 0],
             occurrences: 1,
         });
@@ -484,6 +517,8 @@ fn node(al: &Alignment, it: &Item, metric: Metric) -> DiffNode {
         b_events: it.events[1],
         a_launches: it.launches[0],
         b_launches: it.launches[1],
+        a_idle_us: us(it.idle[0]),
+        b_idle_us: us(it.idle[1]),
         a_ops,
         b_ops,
         why: why(al, it, metric),
@@ -585,6 +620,7 @@ fn group(al: &Alignment, items: Vec<Item>) -> Vec<Item> {
                 for side in 0..2 {
                     out[j].ns[side] += it.ns[side];
                     out[j].events[side] += it.events[side];
+                    out[j].idle[side] += it.idle[side];
                     out[j].launches[side] += it.launches[side];
                 }
                 out[j].occurrences += 1;

@@ -51,6 +51,10 @@ pub struct DiffNode {
     pub b_events: u64,
     pub a_launches: u64,
     pub b_launches: u64,
+    /// Device idle inside the node on each side: from its first device
+    /// event's start to its last's end, the time none of them runs.
+    pub a_idle_us: f64,
+    pub b_idle_us: f64,
     /// The ops on each side (a pair: its op; a segment: its run of ops).
     pub a_ops: Vec<String>,
     pub b_ops: Vec<String>,
