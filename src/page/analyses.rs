@@ -357,32 +357,9 @@ fn XlaOps(s: tracelane_core::analysis::xla_ops::XlaOpStats) -> impl IntoView {
             data-framework-rows=s.framework_ops.len().to_string()
             data-device-total-ps=s.device_total_ps.to_string()
             data-device-idle-ps=s.device_idle_ps.to_string()>
-            {section_tables(sections)}
+            {crate::page::widgets::section_tables(sections)}
         </div>
     }
-}
-
-/// Sections as titled tables, numbers right-aligned.
-fn section_tables(sections: Vec<tracelane_core::export::Section>) -> impl IntoView {
-    sections
-        .into_iter()
-        .map(|s| {
-            let numeric = s.numeric.clone();
-            view! {
-                <h3>{s.title.clone()}</h3>
-                <table class="neuron-section">
-                    <thead><tr>{s.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
-                    <tbody>
-                        {s.rows.into_iter().map(|row| view! {
-                            <tr>{row.into_iter().zip(numeric.clone()).map(|(cell, num)| view! {
-                                <td class=if num { "num" } else { "name" }>{cell}</td>
-                            }).collect_view()}</tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            }
-        })
-        .collect_view()
 }
 
 /// What the Neuron runtime's events say: the core's sections, each a table
@@ -397,7 +374,7 @@ fn NeuronRuntime(
     view! {
         <div class="neuron-runtime" id="neuron-runtime" data-executions=r.executions.to_string()
             data-families=families>
-            {section_tables(sections)}
+            {crate::page::widgets::section_tables(sections)}
         </div>
     }
 }

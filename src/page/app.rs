@@ -188,6 +188,7 @@ fn new_ui() -> Ui {
         origins: RwSignal::new(Vec::new()),
         states: RwSignal::new(Vec::new()),
         variants: RwSignal::new(Vec::new()),
+        align: RwSignal::new(None),
         remount: RwSignal::new(0),
         link_note: RwSignal::new(None),
         library: RwSignal::new(None),

@@ -29,10 +29,15 @@ struct Slot {
     waker: Option<Waker>,
 }
 
+/// Hears `(stage, done)`: how far a question has come.
+pub type OnProgress = Rc<dyn Fn(String, f64)>;
+
 thread_local! {
     static PRIMARY: RefCell<Option<Worker>> = const { RefCell::new(None) };
     static NEXT_REQUEST: Cell<u32> = const { Cell::new(0) };
     static PENDING: RefCell<HashMap<u32, Rc<RefCell<Slot>>>> = RefCell::new(HashMap::new());
+    /// Who hears how far a pending question has come.
+    static PROGRESS: RefCell<HashMap<u32, OnProgress>> = RefCell::new(HashMap::new());
 }
 
 /// The worker that imports and keeps the models (replaced when it dies:
@@ -88,10 +93,19 @@ impl Future for Answered {
 
 /// Asks the primary worker a question; the future resolves with its answer.
 pub fn ask(ask: Ask) -> Answered {
+    ask_with_progress(ask, None)
+}
+
+/// [`ask`], with `on_progress(stage, done)` called as the worker says how
+/// far it has come (a long question: an alignment).
+pub fn ask_with_progress(ask: Ask, on_progress: Option<OnProgress>) -> Answered {
     let request = NEXT_REQUEST.with(|n| {
         n.set(n.get() + 1);
         n.get()
     });
+    if let Some(f) = on_progress {
+        PROGRESS.with(|p| p.borrow_mut().insert(request, f));
+    }
     let slot = Rc::new(RefCell::new(Slot::default()));
     PENDING.with(|p| p.borrow_mut().insert(request, slot.clone()));
     if let Err(e) = post(&ToWorker::Ask { request, ask }) {
@@ -103,6 +117,7 @@ pub fn ask(ask: Ask) -> Answered {
 /// Delivers the worker's answer to question `request` (from the page's
 /// message handler).
 pub fn answered(request: u32, answer: Result<Answer, String>) {
+    PROGRESS.with(|p| p.borrow_mut().remove(&request));
     let Some(slot) = PENDING.with(|p| p.borrow_mut().remove(&request)) else {
         return;
     };
@@ -110,6 +125,14 @@ pub fn answered(request: u32, answer: Result<Answer, String>) {
     slot.answer = Some(answer);
     if let Some(w) = slot.waker.take() {
         w.wake();
+    }
+}
+
+/// Tells whoever waits on question `request` how far it has come (from
+/// the page's message handler).
+pub fn progressed(request: u32, stage: String, done: f64) {
+    if let Some(f) = PROGRESS.with(|p| p.borrow().get(&request).cloned()) {
+        f(stage, done);
     }
 }
 
@@ -126,9 +149,25 @@ impl Latest {
     /// Asks, and calls `then` with the answer unless another question was
     /// asked through this `Latest` meanwhile.
     pub fn ask(self, question: Ask, then: impl FnOnce(Result<Answer, String>) + 'static) {
+        self.ask_with_progress(question, |_, _| {}, then)
+    }
+
+    /// [`Latest::ask`], with `progress(stage, done)` called as the worker
+    /// says how far it has come (unless another question was asked since).
+    pub fn ask_with_progress(
+        self,
+        question: Ask,
+        progress: impl Fn(String, f64) + 'static,
+        then: impl FnOnce(Result<Answer, String>) + 'static,
+    ) {
         let generation = self.0.get_value() + 1;
         self.0.set_value(generation);
-        let pending = ask(question);
+        let on_progress: OnProgress = Rc::new(move |stage, done| {
+            if self.0.try_get_value() == Some(generation) {
+                progress(stage, done)
+            }
+        });
+        let pending = ask_with_progress(question, Some(on_progress));
         leptos::task::spawn_local(async move {
             let answer = pending.await;
             if self.0.try_get_value() == Some(generation) {

@@ -6,10 +6,12 @@
 use leptos::prelude::*;
 
 use crate::page::client;
+use crate::page::compare_align::AlignedPanel;
 use crate::page::compare_snapshots::SnapshotsCompared;
 use crate::page::dom::{download, window};
 use crate::page::state::Ui;
 use crate::shared::compare_view::{default_variants, VariantSpec};
+use crate::shared::link::AlignState;
 use crate::shared::protocol::{Answer, Ask};
 use crate::shared::table;
 use tracelane_core::analysis::compare::{AgainstBaseline, Comparison, DiffRow, Variant};
@@ -84,7 +86,8 @@ pub fn ComparePanel() -> impl IntoView {
             ui.variants.set(variants.clone());
         }
         compared.set(None);
-        if variants.len() < 2 {
+        // Aligned by structure, the side-by-side measures wait.
+        if variants.len() < 2 || ui.align.with(Option::is_some) {
             latest.forget();
             return;
         }
@@ -172,7 +175,18 @@ pub fn ComparePanel() -> impl IntoView {
             </p>
             <div class="variant-specs">{rows}</div>
             <button id="add-variant" on:click=add>"Add variant"</button>
-            {move || match result() {
+            <div class="view-switch compare-mode" role="group" aria-label="compare">
+                <button id="compare-side-by-side" class:active=move || ui.align.with(Option::is_none)
+                    aria-pressed=move || ui.align.with(Option::is_none).to_string()
+                    on:click=move |_| ui.align.set(None)>"side by side"</button>
+                <button id="compare-align" class:active=move || ui.align.with(Option::is_some)
+                    aria-pressed=move || ui.align.with(Option::is_some).to_string()
+                    on:click=move |_| if ui.align.with_untracked(Option::is_none) {
+                        ui.align.set(Some(AlignState { candidate: 1, node: None }))
+                    }>"align by structure"</button>
+            </div>
+            {move || ui.align.with(Option::is_some).then(|| view! { <AlignedPanel specs=specs/> })}
+            {move || if ui.align.with(Option::is_some) { ().into_any() } else { match result() {
                 None if specs.with(|s| s.len() < 2) => view! { <p class="muted">"Pick at least two variants."</p> }.into_any(),
                 None => view! { <p class="muted">"Measuring…"</p> }.into_any(),
                 Some(Err(message)) => view! { <p class="error-text" id="compare-error">{message}</p> }.into_any(),
@@ -182,7 +196,7 @@ pub fn ComparePanel() -> impl IntoView {
                     <p class="muted" id="compare-no-ops">"These traces have no ops and no device events to compare (allocator snapshots alone have none)."</p>
                 }.into_any(),
                 Some(Ok(c)) => view! { <ComparisonResult c=c/> }.into_any(),
-            }}
+            } }}
             <SnapshotsCompared specs=specs/>
         </section>
     }

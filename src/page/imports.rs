@@ -383,6 +383,11 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
         } => crate::page::frames::on_painted(frame, frame_ms, layout_ms, paint_ms, &renderer),
         FromWorker::Shown { frame } => crate::page::frames::on_shown(frame),
         FromWorker::Answer { request, answer } => client::answered(request, answer),
+        FromWorker::AskProgress {
+            request,
+            stage,
+            done,
+        } => client::progressed(request, stage, done),
         FromWorker::Failed { id, message } => fail_current(ui, id, message),
         FromWorker::Closed {
             id,

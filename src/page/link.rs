@@ -105,6 +105,11 @@ fn current(ui: Ui) -> Option<Link> {
         } else {
             Vec::new()
         },
+        align: if view == View::Compare {
+            ui.align.get()
+        } else {
+            None
+        },
     })
 }
 
@@ -187,6 +192,7 @@ pub(crate) fn keep_in_url(ui: Ui) {
         ui.ranks_open.track();
         ui.states.track();
         ui.variants.track();
+        ui.align.track();
         if !LINK.with(|l| l.borrow().ready) {
             return;
         }
@@ -389,6 +395,7 @@ fn apply(ui: Ui, link: &Link, ids: &[Option<u32>]) {
     if !variants.is_empty() {
         ui.variants.set(variants);
     }
+    ui.align.set(link.align);
     if let Some(v) = VIEWS.iter().position(|v| *v == link.view) {
         ui.view.set(v as u8);
     }

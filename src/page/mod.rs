@@ -21,6 +21,7 @@ pub mod analyses;
 pub mod app;
 pub mod client;
 pub mod compare;
+pub mod compare_align;
 pub mod compare_snapshots;
 pub mod device;
 pub mod dom;

@@ -63,6 +63,9 @@ pub struct Ui {
     pub states: RwSignal<Vec<(u32, TraceState)>>,
     /// The comparison's variants as last chosen (the baseline first).
     pub variants: RwSignal<Vec<crate::shared::compare_view::VariantSpec>>,
+    /// The comparison aligned by structure, and the node chosen (`None`:
+    /// side by side).
+    pub align: RwSignal<Option<crate::shared::link::AlignState>>,
     /// Bumped to mount the views again from `states` (a link applied).
     pub remount: RwSignal<u32>,
     /// A link that waits for files, or what a link could not reopen.

@@ -125,3 +125,26 @@ pub(crate) fn share(part: i64, whole: i64) -> f64 {
         100.0 * part as f64 / whole as f64
     }
 }
+
+/// Sections as titled tables, numbers right-aligned.
+pub(crate) fn section_tables(sections: Vec<tracelane_core::export::Section>) -> impl IntoView {
+    sections
+        .into_iter()
+        .map(|s| {
+            let numeric = s.numeric.clone();
+            view! {
+                <h3>{s.title.clone()}</h3>
+                <table class="neuron-section">
+                    <thead><tr>{s.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {s.rows.into_iter().map(|row| view! {
+                            <tr>{row.into_iter().zip(numeric.clone()).map(|(cell, num)| view! {
+                                <td class=if num { "num" } else { "name" }>{cell}</td>
+                            }).collect_view()}</tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }
+        })
+        .collect_view()
+}

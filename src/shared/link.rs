@@ -155,6 +155,18 @@ pub struct Link {
     /// The comparison's variants, the baseline first: (index into
     /// `traces`, region).
     pub variants: Vec<(usize, Scope)>,
+    /// The comparison aligned by structure (`None`: side by side).
+    pub align: Option<AlignState>,
+}
+
+/// The comparison's "align by structure": which candidate is aligned
+/// against the baseline, and the aligned node selected.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AlignState {
+    /// An index into the variants (1: the first candidate).
+    pub candidate: usize,
+    /// The aligned node (`tracelane diff`'s node id).
+    pub node: Option<u32>,
 }
 
 /// A link read back, with what could not be kept from it.
@@ -259,6 +271,12 @@ impl Link {
         for (k, scope) in &self.variants {
             out.append_pair("cmp", &format!("{k}~{}", scope_key(scope)));
         }
+        if let Some(a) = self.align {
+            out.append_pair("align", &a.candidate.to_string());
+            if let Some(n) = a.node {
+                out.append_pair("anode", &n.to_string());
+            }
+        }
         format!("#{}", out.finish())
     }
 
@@ -347,6 +365,14 @@ impl Link {
                     .and_then(|(k, scope)| Some((k.parse().ok()?, scope_from_key(scope)?)))
                     .map(|x| link.variants.push(x))
                     .is_some(),
+                "align" => v
+                    .parse()
+                    .map(|k| link.align.get_or_insert_with(Default::default).candidate = k)
+                    .is_ok(),
+                "anode" => v
+                    .parse()
+                    .map(|n| link.align.get_or_insert_with(Default::default).node = Some(n))
+                    .is_ok(),
                 // A newer version's key: said once above.
                 _ => true,
             };
@@ -369,6 +395,19 @@ impl Link {
         link.variants.retain(|(k, _)| *k < n);
         if link.variants.len() < before {
             dropped.push("comparison variants naming no trace of the link".into());
+        }
+        if let Some(a) = link.align {
+            if a.candidate == 0 || a.candidate >= link.variants.len().max(2) {
+                dropped.push(format!(
+                    "the aligned candidate {} of {} variants: aligning the first",
+                    a.candidate,
+                    link.variants.len()
+                ));
+                link.align = Some(AlignState {
+                    candidate: 1,
+                    node: a.node,
+                });
+            }
         }
         Some(Read {
             link,
@@ -438,6 +477,10 @@ mod tests {
                 ),
                 (1, Scope::Whole),
             ],
+            align: Some(AlignState {
+                candidate: 2,
+                node: Some(17),
+            }),
         }
     }
 
@@ -521,6 +564,25 @@ mod tests {
         // t=zz, view=flame, win=9_3 (end before start), sort=-nope, the tab,
         // the variant.
         assert_eq!(read.dropped.len(), 6, "{:?}", read.dropped);
+    }
+
+    #[test]
+    fn an_aligned_candidate_naming_no_variant_aligns_the_first() {
+        let read = Link::parse(
+            "#v=1&t=d%3Aa.json&t=d%3Ab.json&view=compare&cmp=0~whole&cmp=1~whole&align=5&anode=3",
+            "",
+        )
+        .unwrap();
+        assert_eq!(
+            read.link.align,
+            Some(AlignState {
+                candidate: 1,
+                node: Some(3)
+            })
+        );
+        assert_eq!(read.dropped.len(), 1, "{:?}", read.dropped);
+        let bad = Link::parse("#v=1&t=d%3Aa.json&anode=x", "").unwrap();
+        assert_eq!(bad.dropped, ["could not read anode=x"]);
     }
 
     #[test]

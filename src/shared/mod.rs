@@ -2,6 +2,7 @@
 //! of a trace, the op table's presentation, the timeline's model and row
 //! layout, the comparison's variants. Tested natively with `cargo test`.
 
+pub mod align_view;
 pub mod bands_view;
 pub mod compare_view;
 pub mod library;

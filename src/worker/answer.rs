@@ -11,6 +11,45 @@ use crate::shared::timeline_view::{kept_args, TimelineModel};
 
 use super::kept::{ExactAnalysis, Kept, Models};
 
+/// Lines two variants up by structure ([`Ask::Align`]).
+pub(super) fn align(
+    models: &Models,
+    a: &crate::shared::compare_view::VariantSpec,
+    b: &crate::shared::compare_view::VariantSpec,
+    progress: &mut dyn FnMut(&'static str, f64),
+) -> Result<Answer, String> {
+    let models = models.borrow();
+    let trace_of = |id: u32| models.iter().find(|k| k.id == id).map(|k| &k.trace);
+    let view = crate::shared::align_view::align_traces(a, b, trace_of, progress)?;
+    Ok(Answer::Aligned {
+        view: Box::new(view),
+    })
+}
+
+/// Two aligned variants on their rooflines ([`Ask::AlignRoofline`]).
+fn align_roofline(
+    models: &Models,
+    specs: [&crate::shared::compare_view::VariantSpec; 2],
+    device_ns: [i64; 2],
+) -> Result<Answer, String> {
+    let models = models.borrow();
+    let side = |k: usize| {
+        let spec = specs[k];
+        let m = models
+            .iter()
+            .find(|m| m.id == spec.trace)
+            .ok_or_else(gone)?;
+        // The args the roofline reads, read from the file at once (as the
+        // Roofline view's).
+        let read = tracelane_core::analysis::roofline::args_read_by_roofline(&m.trace);
+        let at = tracelane_core::analysis::align::position;
+        Ok::<_, String>(m.with_args_of(read, |args| at(&m.trace, &spec.region, args, device_ns[k])))
+    };
+    Ok(Answer::AlignRoofline {
+        sides: Box::new([side(0)?, side(1)?]),
+    })
+}
+
 /// Answers a question about the kept models.
 pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
     let model = |id: u32| -> Result<std::cell::Ref<'_, Kept>, String> {
@@ -65,6 +104,8 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                 slice,
             }
         }
+        Ask::Align { a, b } => align(models, &a, &b, &mut |_, _| {})?,
+        Ask::AlignRoofline { a, b, device_ns } => align_roofline(models, [&a, &b], device_ns)?,
         Ask::Compare { variants } => {
             let models = models.borrow();
             let comparison = compare_traces(&variants, |id| {

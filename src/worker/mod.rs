@@ -308,6 +308,27 @@ fn on_request(sh: &Rc<Shared>, request: ToWorker) {
                     height,
                 } => bands::paint(sh.bands_context(), id, device, range, view, (width, height)),
                 Ask::MemoryBandAt { id, x, y } => bands::at(sh.bands_context(), id, x, y),
+                Ask::Align { a, b } => {
+                    // A new stage is said at once, its progress at most
+                    // every PROGRESS_EVERY_MS.
+                    let (mut said, mut at_ms) = ("", f64::MIN);
+                    let mut tell = |stage: &'static str, done: f64| {
+                        let now = now_ms(&sh.scope);
+                        if stage != said || now - at_ms >= PROGRESS_EVERY_MS {
+                            (said, at_ms) = (stage, now);
+                            let stage = stage.into();
+                            post(
+                                &sh.scope,
+                                &FromWorker::AskProgress {
+                                    request,
+                                    stage,
+                                    done,
+                                },
+                            );
+                        }
+                    };
+                    answer::align(&sh.models, &a, &b, &mut tell)
+                }
                 ask => answer(&sh.models, ask),
             };
             post(&sh.scope, &FromWorker::Answer { request, answer });

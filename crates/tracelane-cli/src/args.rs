@@ -40,11 +40,12 @@ pub(crate) const USAGE: &str = "usage:
                      workload; what got slower, new findings; exit 1 when a gated metric
                      grew more than PCT %, 2 on bad input
   tracelane diff A B [--step N | --region NAME [--region NAME_IN_B]] [--metric device|host]
-                     [--top N] [--format table|md|json]
+                     [--roofline] [--top N] [--format table|md|json]
                      two traces of one workload (two machines, eager and compiled, a changed
                      kernel) aligned op by op by their framework structure: what differs, each
                      node's contribution to the difference (they add up, with the remainder),
-                     why, and kernel families side by side across vendors
+                     why, and kernel families side by side across vendors; --roofline: each
+                     side's position on its own roofline (the roofline's work on both)
   tracelane regions FILE [--format table|md|json]
                      regions found without annotations: steps, record_function labels, compiled
                      regions, spans between collectives, nn.Module layers (with_stack); each
@@ -105,6 +106,8 @@ pub(crate) struct Flags {
     pub(crate) step: Option<u64>,
     /// `tracelane diff --metric device|host`.
     pub(crate) metric: Option<String>,
+    /// `tracelane diff --roofline`.
+    pub(crate) roofline: bool,
 }
 
 pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -130,6 +133,7 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
         at: None,
         step: None,
         metric: None,
+        roofline: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -161,6 +165,7 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
                 )
             }
             "--hta" => f.hta = f.hta.or(Some(Mode::Hta)),
+            "--roofline" => f.roofline = true,
             "--hta-version" => {
                 f.hta = Some(match value("--hta-version")?.as_str() {
                     "0.6" | "0.6.1" => Mode::Hta,

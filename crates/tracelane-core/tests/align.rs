@@ -369,3 +369,131 @@ fn torchneuron_against_cpu_compares_one_occurrence_each_and_finds_the_host_waiti
     );
     assert!((r.explained_us + r.remainder_us - r.delta_us).abs() < 1e-6);
 }
+
+#[test]
+fn the_aligned_tree_rows_nest_add_up_and_point_at_each_sides_slices() {
+    // What the page draws: rows in preorder, each with its ancestors; a
+    // pair whose children are all shown differs by its own contribution
+    // plus its children's differences; the ranked nodes are rows; a row's
+    // slices are its ops in each trace.
+    let [fa, fb] = tracelens_pair("gaunernst_bert-small-uncased__1016001");
+    let (a, b) = (common::load(&fa), common::load(&fb));
+    for rows in [40, 5000] {
+        let opts = DiffOptions {
+            tree_rows: rows,
+            ..DiffOptions::default()
+        };
+        let r = diff(&a, &Scope::Whole, &b, &Scope::Whole, &opts).unwrap();
+        let t = &r.tree;
+        // The ranked nodes' chains are rows even past the cap.
+        assert!(
+            t.len() > 10 && (rows < 100 || t.len() <= rows + 1),
+            "{}",
+            t.len()
+        );
+        assert_eq!((t[0].id, t[0].depth), (Some(0), 0));
+        // The root and the unlinked device work make the totals.
+        let unlinked: [f64; 2] = t
+            .iter()
+            .find(|x| x.id.is_none())
+            .map_or([0.0; 2], |x| [x.a_us, x.b_us]);
+        assert!((t[0].a_us + unlinked[0] - r.total_us[0]).abs() < 1e-6);
+        assert!((t[0].b_us + unlinked[1] - r.total_us[1]).abs() < 1e-6);
+        for w in t.windows(2) {
+            assert!(w[1].depth <= w[0].depth + 1);
+        }
+        for n in &r.nodes {
+            assert!(t.iter().any(|x| x.id == n.id), "{} not a row", n.path);
+        }
+        let mut shown_all = 0;
+        for (k, row) in t.iter().enumerate() {
+            let pair = matches!(row.kind, Some(NodeKind::Matched | NodeKind::Renamed));
+            if !pair || row.hidden_children > 0 || row.id.is_none() {
+                continue;
+            }
+            let kids: Vec<_> = t[k + 1..]
+                .iter()
+                .take_while(|x| x.depth > row.depth)
+                .filter(|x| x.depth == row.depth + 1 && x.id.is_some())
+                .collect();
+            let sum: f64 = kids.iter().map(|x| x.b_us - x.a_us).sum();
+            let d = (row.b_us - row.a_us) - (row.own_delta_us + sum);
+            assert!(d.abs() < 1e-6, "{}: {d}", row.label);
+            shown_all += 1;
+        }
+        assert!(shown_all > 0);
+        let attention = t
+            .iter()
+            .find(|x| x.label == "aten::_flash_attention_forward")
+            .expect("the attention op is a row");
+        let (sa, sb) = (attention.a_slice.unwrap(), attention.b_slice.unwrap());
+        assert_eq!(a.slice_name(sa as usize), "aten::_flash_attention_forward");
+        assert_eq!(b.slice_name(sb as usize), "aten::_flash_attention_forward");
+        let [lo, hi] = attention.a_span_ns.unwrap();
+        assert!(lo <= a.slices.start_ns[sa as usize] && hi >= a.slices.end_ns(sa as usize));
+        assert!(attention.a_events >= 1 && attention.b_events >= 1);
+    }
+}
+
+#[test]
+fn a_diff_says_how_far_it_has_come_in_order() {
+    let [fa, fb] = tracelens_pair("gaunernst_bert-small-uncased__1016001");
+    let (a, b) = (common::load(&fa), common::load(&fb));
+    let mut seen: Vec<(&str, f64)> = Vec::new();
+    let r = tracelane_core::analysis::align::diff_with_progress(
+        &a,
+        &Scope::Whole,
+        &b,
+        &Scope::Whole,
+        &DiffOptions::default(),
+        &mut |stage, done| seen.push((stage, done)),
+    )
+    .unwrap();
+    assert_eq!(r, whole(&a, &b));
+    assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1), "{seen:?}");
+    assert_eq!(seen.first().unwrap().1, 0.0);
+    assert_eq!(*seen.last().unwrap(), ("done", 1.0));
+}
+
+#[test]
+fn each_side_sits_on_its_own_roofline_with_the_rooflines_own_numbers() {
+    // The same model on an H100 and an MI300X: the same kernels placed
+    // (the same FLOPs and bytes, from the same shapes), each against its
+    // own device's roofs; the MI300X's point sits further below its roof.
+    let [fa, fb] = tracelens_pair("gaunernst_bert-small-uncased__1016001");
+    let (a, b) = (common::load(&fa), common::load(&fb));
+    let opts = DiffOptions {
+        roofline: true,
+        ..DiffOptions::default()
+    };
+    let r = diff(&a, &Scope::Whole, &b, &Scope::Whole, &opts).unwrap();
+    let [Some(pa), Some(pb)] = &r.roofline else {
+        panic!("{:?}", r.roofline)
+    };
+    assert_eq!(pa.device.as_deref(), Some("NVIDIA H100 80GB HBM3"));
+    assert_eq!(pb.device.as_deref(), Some("AMD Instinct MI300X VF"));
+    assert_eq!(pa.peak.as_ref().unwrap().dtype, "bf16");
+    assert_eq!(pb.peak.as_ref().unwrap().flops_per_s, 1307.4e12);
+    assert_eq!(pa.point.flops, pb.point.flops);
+    assert_eq!(pa.point.bytes, pb.point.bytes);
+    for (t, p, total) in [(&a, pa, r.total_us[0]), (&b, pb, r.total_us[1])] {
+        // The roofline's kernel points, summed.
+        let rl = tracelane_core::analysis::roofline::roofline(
+            t,
+            &Scope::Whole,
+            Default::default(),
+            &|s| t.slice_args_json(s).to_string(),
+        )
+        .unwrap();
+        let placed: Vec<_> = rl.kernel_points.iter().filter(|k| k.flops > 0.0).collect();
+        let time: i64 = placed.iter().map(|k| k.time_ns).sum();
+        assert_eq!(p.point.time_ns, time);
+        assert_eq!(p.point.flops, placed.iter().map(|k| k.flops).sum::<f64>());
+        assert!((p.share_of_device_time - time as f64 / (total * 1e3)).abs() < 1e-9);
+        let achieved = p.point.flops * 1e9 / time as f64;
+        assert_eq!(p.point.achieved_flops_per_s, Some(achieved));
+    }
+    assert!(pb.point.headroom.unwrap() > pa.point.headroom.unwrap());
+    // Off unless asked: the alignment alone stays fast on large traces.
+    assert_eq!(whole(&a, &b).roofline, [None, None]);
+}

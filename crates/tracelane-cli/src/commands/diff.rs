@@ -44,6 +44,8 @@ pub(crate) fn run(flags: &Flags) -> Result<(), String> {
     let opts = DiffOptions {
         metric,
         top: flags.top.unwrap_or(20),
+        roofline: flags.roofline,
+        ..DiffOptions::default()
     };
     let side = |name: &str, e: tracelane_core::analysis::ScopeError| format!("{name}: {e}");
     let report = diff(&a, &sa, &b, &sb, &opts).map_err(|e| {

@@ -361,7 +361,7 @@ pub fn device_name(t: &Trace) -> Option<String> {
         .find_map(|d| d.get("name")?.as_str().map(str::to_string))
 }
 
-fn place(p: &mut Point, peak: Option<&Peak>) {
+pub(crate) fn place(p: &mut Point, peak: Option<&Peak>) {
     p.achieved_flops_per_s = (p.time_ns > 0).then(|| p.flops * 1e9 / p.time_ns as f64);
     p.intensity = p
         .bytes
@@ -593,7 +593,11 @@ fn kernel_flops<'t>(
 
 /// The roof for a dtype: the device's known peak (overridden where the
 /// user gave numbers), else the user's numbers alone.
-fn peak_for(device: Option<&str>, over: PeakOverride, dtype: Option<&str>) -> Option<Peak> {
+pub(crate) fn peak_for(
+    device: Option<&str>,
+    over: PeakOverride,
+    dtype: Option<&str>,
+) -> Option<Peak> {
     let base = device.and_then(|d| known_peak(d, dtype.unwrap_or("float")));
     match base {
         Some(p) => Some(overridden(p, over)),

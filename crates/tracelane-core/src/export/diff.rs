@@ -2,7 +2,7 @@
 //! why each differs, and the kernel families side by side.
 
 use super::section::Section;
-use crate::analysis::align::{DiffReport, Metric, NodeKind};
+use crate::analysis::align::{kind_words as kind, DiffReport, Metric, RooflinePosition};
 use crate::analysis::compare::fmt_us;
 
 fn us(x: f64) -> String {
@@ -14,17 +14,6 @@ fn signed(x: f64) -> String {
         format!("+{}", us(x))
     } else {
         format!("−{}", us(-x))
-    }
-}
-
-fn kind(k: Option<NodeKind>) -> &'static str {
-    match k {
-        Some(NodeKind::Matched) => "same op",
-        Some(NodeKind::Renamed) => "renamed",
-        Some(NodeKind::Replaced) => "replaced",
-        Some(NodeKind::OnlyA) => "A only",
-        Some(NodeKind::OnlyB) => "B only",
-        None => "unlinked",
     }
 }
 
@@ -125,8 +114,67 @@ pub fn diff_sections(r: &DiffReport) -> Vec<Section> {
         }
         out.push(fam);
     }
+    if r.roofline.iter().any(Option::is_some) {
+        out.push(diff_roofline_section(&r.roofline));
+    }
     let mut notes = Section::new("Notes", &[("note", false)]);
     notes.rows = r.notes.iter().map(|n| vec![n.clone()]).collect();
     out.push(notes);
     out
+}
+
+/// Each side on its own roofline, side by side.
+pub fn diff_roofline_section(sides: &[Option<RooflinePosition>; 2]) -> Section {
+    use crate::numbers::fmt_si;
+    let mut sec = Section::new(
+        "Each side on its roofline (the placed device work as one point)",
+        &[("", false), ("A", true), ("B", true)],
+    );
+    type Cell = fn(&RooflinePosition) -> String;
+    let rows: [(&str, Cell); 9] = [
+        ("device", |s| {
+            s.device.clone().unwrap_or_else(|| "not stated".into())
+        }),
+        ("roofs", |s| match &s.peak {
+            Some(p) => format!(
+                "{} {}FLOP/s, {}B/s",
+                p.dtype,
+                fmt_si(p.flops_per_s),
+                fmt_si(p.bytes_per_s)
+            ),
+            None => "unknown".into(),
+        }),
+        ("placed work", |s| {
+            format!(
+                "{} calls, {} ({:.0}% of device time)",
+                s.point.calls,
+                fmt_us(s.point.time_ns as f64),
+                100.0 * s.share_of_device_time
+            )
+        }),
+        ("FLOPs", |s| fmt_si(s.point.flops)),
+        ("bytes", |s| s.point.bytes.map_or("—".into(), fmt_si)),
+        ("achieved", |s| {
+            s.point
+                .achieved_flops_per_s
+                .map_or("—".into(), |f| format!("{}FLOP/s", fmt_si(f)))
+        }),
+        ("intensity (FLOP/B)", |s| {
+            s.point.intensity.map_or("—".into(), |i| format!("{i:.1}"))
+        }),
+        ("bound", |s| match s.point.bound {
+            Some(crate::analysis::roofline::Bound::Memory) => "memory".into(),
+            Some(crate::analysis::roofline::Bound::Compute) => "compute".into(),
+            None => "—".into(),
+        }),
+        ("below its roof", |s| {
+            s.point.headroom.map_or("—".into(), |h| format!("{h:.1}×"))
+        }),
+    ];
+    for (name, cell) in rows {
+        let side = |x: &Option<RooflinePosition>| x.as_ref().map_or("nothing placed".into(), cell);
+        sec.rows
+            .push(vec![name.into(), side(&sides[0]), side(&sides[1])]);
+    }
+    sec
 }

@@ -47,6 +47,19 @@ pub struct AlignedOps {
 
 impl<'t> Alignment<'t> {
     pub fn new(a: &'t Trace, sa: &Scope, b: &'t Trace, sb: &Scope) -> Result<Self, ScopeError> {
+        Self::with_progress(a, sa, b, sb, &mut |_, _| {})
+    }
+
+    /// [`Alignment::new`], calling `progress(stage, done)` as it goes
+    /// (`done`: the share of a whole diff, up to 0.9).
+    pub fn with_progress(
+        a: &'t Trace,
+        sa: &Scope,
+        b: &'t Trace,
+        sb: &Scope,
+        progress: &mut dyn FnMut(&'static str, f64),
+    ) -> Result<Self, ScopeError> {
+        progress("building A's op tree", 0.0);
         let modules = has_module_scopes(a) && has_module_scopes(b);
         let mut keys = Keys::default();
         let (mut oa, mut ob) = (sa.occurrences(a)?, sb.occurrences(b)?);
@@ -55,8 +68,13 @@ impl<'t> Alignment<'t> {
             picked = [pick_median(&mut oa), pick_median(&mut ob)];
         }
         let ta = build(a, sa, oa, &mut keys, modules);
+        progress("building B's op tree", 0.2);
         let tb = build(b, sb, ob, &mut keys, modules);
-        let aligned = align_trees(&ta, &tb, &keys);
+        progress("aligning the op trees", 0.4);
+        let aligned = align_trees(&ta, &tb, &keys, &mut |x| {
+            progress("aligning the op trees", 0.4 + 0.3 * x)
+        });
+        progress("attributing the device work", 0.7);
         let work = [attribute(a, &ta), attribute(b, &tb)];
         Ok(Alignment {
             traces: [a, b],

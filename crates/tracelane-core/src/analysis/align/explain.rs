@@ -33,7 +33,7 @@ struct Item {
 const LOCAL_SEGMENT_OPS: usize = 8;
 
 impl Alignment<'_> {
-    fn nodes_of(&self, side: usize, k: usize) -> &[u32] {
+    pub(super) fn nodes_of(&self, side: usize, k: usize) -> &[u32] {
         if side == 0 {
             self.aligned.a_nodes(k)
         } else {
@@ -108,7 +108,7 @@ impl Alignment<'_> {
     }
 
     /// Side `side`'s time in aligned node `k`: a pair's own, a segment's all.
-    fn item_ns(&self, side: usize, k: usize, metric: Metric) -> i64 {
+    pub(super) fn item_ns(&self, side: usize, k: usize, metric: Metric) -> i64 {
         let nodes = self.nodes_of(side, k);
         if self.is_pair(k) {
             self.own_ns(side, nodes[0], metric)
@@ -177,7 +177,7 @@ impl Alignment<'_> {
     }
 
     /// What aligned node `k` is called: its op, or both sides' when they differ.
-    fn label(&self, k: usize) -> String {
+    pub(super) fn label(&self, k: usize) -> String {
         let ops = |side| list(&self.names(side, k), 4);
         match self.aligned.kind[k] {
             NodeKind::Matched | NodeKind::Renamed => {
@@ -421,6 +421,15 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
     items.truncate(opts.top);
     let us = |ns: i64| ns as f64 / 1e3;
     let nodes: Vec<DiffNode> = items.iter().map(|it| node(al, it, metric)).collect();
+    let ranked: Vec<usize> = items.iter().filter_map(|it| it.node).collect();
+    let tree = super::tree_rows::tree_rows(
+        al,
+        metric,
+        &|k| [al.item_ns(0, k, metric), al.item_ns(1, k, metric)],
+        &ranked,
+        (metric == Metric::Device).then(|| [0, 1].map(|s| al.work[s].unattributed_ns)),
+        opts.tree_rows,
+    );
     let delta_ns = totals[1] - totals[0];
     let explained_ns: i64 = items.iter().map(|it| it.ns[1] - it.ns[0]).sum();
     // Over the work that reaches an op: unlinked device work is neither.
@@ -484,6 +493,8 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
             Vec::new()
         },
         notes,
+        tree,
+        roofline: [None, None],
     }
 }
 
@@ -507,6 +518,7 @@ fn node(al: &Alignment, it: &Item, metric: Metric) -> DiffNode {
         ),
     };
     DiffNode {
+        id: it.node.map(|k| k as u32),
         path,
         occurrences: it.occurrences,
         kind,

@@ -118,6 +118,123 @@ const ELEMENTWISE: &[&str] = &[
     "catarray",
 ];
 
+/// ATen ops by family, for device work named after the op that ran it (a
+/// runtime's device window, as in TorchNeuron's traces: `aten::mul`).
+const ATEN_GEMM: &[&str] = &[
+    "mm", "bmm", "addmm", "addbmm", "baddbmm", "matmul", "linear", "dot", "mv", "addmv", "einsum",
+];
+const ATEN_CONVOLUTION: &[&str] = &["convolution", "_convolution", "conv1d", "conv2d", "conv3d"];
+const ATEN_REDUCTION: &[&str] = &[
+    "mean",
+    "sum",
+    "prod",
+    "amax",
+    "amin",
+    "max",
+    "min",
+    "var",
+    "std",
+    "var_mean",
+    "norm",
+    "softmax",
+    "_softmax",
+    "log_softmax",
+    "_log_softmax",
+    "logsumexp",
+    "cumsum",
+    "argmax",
+    "argmin",
+    "topk",
+    "sort",
+    "rms_norm",
+    "layer_norm",
+    "native_layer_norm",
+    "group_norm",
+    "native_group_norm",
+    "batch_norm",
+    "native_batch_norm",
+];
+const ATEN_ELEMENTWISE: &[&str] = &[
+    "add",
+    "sub",
+    "rsub",
+    "mul",
+    "div",
+    "pow",
+    "rsqrt",
+    "sqrt",
+    "exp",
+    "log",
+    "neg",
+    "abs",
+    "relu",
+    "gelu",
+    "silu",
+    "sigmoid",
+    "tanh",
+    "erf",
+    "clamp",
+    "where",
+    "masked_fill",
+    "copy",
+    "to",
+    "_to_copy",
+    "fill",
+    "zero",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "eq",
+    "ne",
+    "reciprocal",
+    "sin",
+    "cos",
+    "floor",
+    "ceil",
+    "round",
+    "maximum",
+    "minimum",
+    "dropout",
+    "embedding",
+    "index_select",
+    "gather",
+    "scatter",
+    "cat",
+    "contiguous",
+    "clone",
+];
+
+/// The family of an ATen op by its name (`aten::add_` → elementwise).
+fn aten_family(op: &str) -> Option<Family> {
+    let op = op.split('.').next().unwrap_or(op).trim_end_matches('_');
+    let op = op
+        .strip_prefix('_')
+        .filter(|o| !o.is_empty())
+        .map_or(op, |o| {
+            // `_softmax`, `_to_copy` are listed with their underscore.
+            if ATEN_REDUCTION.contains(&op) || ATEN_ELEMENTWISE.contains(&op) {
+                op
+            } else {
+                o
+            }
+        });
+    let is = |list: &[&str]| list.contains(&op);
+    if op.contains("attention") {
+        Some(Family::Attention)
+    } else if is(ATEN_CONVOLUTION) {
+        Some(Family::Convolution)
+    } else if is(ATEN_GEMM) {
+        Some(Family::Gemm)
+    } else if is(ATEN_REDUCTION) {
+        Some(Family::Reduction)
+    } else if is(ATEN_ELEMENTWISE) {
+        Some(Family::Elementwise)
+    } else {
+        None
+    }
+}
+
 /// The family of a device event.
 pub fn family(category: Category, name: &str) -> Family {
     match category {
@@ -133,6 +250,9 @@ pub fn family(category: Category, name: &str) -> Family {
     }
     if is_collective_name(name) {
         return Family::Communication;
+    }
+    if let Some(f) = name.strip_prefix("aten::").and_then(aten_family) {
+        return f;
     }
     let lower = name.to_ascii_lowercase();
     let any = |words: &[&str]| words.iter().any(|w| lower.contains(w));
@@ -226,5 +346,18 @@ mod tests {
             Family::Memcpy
         );
         assert_eq!(k("convert_fp8_kernel"), Family::Other);
+        // Device windows named after their op (TorchNeuron).
+        assert_eq!(k("aten::mul"), Family::Elementwise);
+        assert_eq!(k("aten::add_"), Family::Elementwise);
+        assert_eq!(k("aten::mean"), Family::Reduction);
+        assert_eq!(k("aten::rms_norm"), Family::Reduction);
+        assert_eq!(k("aten::_softmax"), Family::Reduction);
+        assert_eq!(k("aten::addmm"), Family::Gemm);
+        assert_eq!(
+            k("aten::_scaled_dot_product_flash_attention"),
+            Family::Attention
+        );
+        assert_eq!(k("aten::_to_copy"), Family::Elementwise);
+        assert_eq!(k("aten::unknown_op"), Family::Other);
     }
 }

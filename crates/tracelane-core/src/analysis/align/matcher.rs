@@ -63,7 +63,14 @@ impl Aligned {
     }
 }
 
-pub(super) fn align_trees(ta: &OpTree, tb: &OpTree, keys: &Keys) -> Aligned {
+/// Lines `ta` and `tb` up; `progress(x)` says the share of A's nodes
+/// visited (at most 32 times).
+pub(super) fn align_trees(
+    ta: &OpTree,
+    tb: &OpTree,
+    keys: &Keys,
+    progress: &mut dyn FnMut(f64),
+) -> Aligned {
     let mut al = Aligned {
         kind: Vec::new(),
         parent: Vec::new(),
@@ -77,7 +84,14 @@ pub(super) fn align_trees(ta: &OpTree, tb: &OpTree, keys: &Keys) -> Aligned {
     // before a later one's (a report names the first).
     let mut queue = std::collections::VecDeque::from([(0u32, 0u32, root)]);
     let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    let step = (ta.len() / 32).max(4096);
+    let (mut visited, mut told) = (0usize, 0usize);
     while let Some((x, y, me)) = queue.pop_front() {
+        visited += ta.children(x).len() + 1;
+        if visited >= told + step {
+            told = visited;
+            progress((visited as f64 / ta.len() as f64).min(1.0));
+        }
         let (ca, cb) = (ta.children(x), tb.children(y));
         ka.clear();
         ka.extend(ca.iter().map(|&c| ta.key[c as usize]));

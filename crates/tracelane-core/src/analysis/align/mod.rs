@@ -31,8 +31,10 @@ pub mod family;
 mod keys;
 mod matcher;
 mod report;
+mod roofline_side;
 mod sequence;
 mod tree;
+mod tree_rows;
 
 use super::scope::{Scope, ScopeError};
 use crate::model::Trace;
@@ -40,6 +42,7 @@ use crate::model::Trace;
 pub use alignment::{AlignedOps, Alignment};
 pub use matcher::NodeKind;
 pub use report::*;
+pub use roofline_side::{position, RooflinePosition};
 
 /// The difference between `a` in `sa` and `b` in `sb`.
 pub fn diff(
@@ -49,6 +52,46 @@ pub fn diff(
     sb: &Scope,
     opts: &DiffOptions,
 ) -> Result<DiffReport, ScopeError> {
-    let aligned = Alignment::new(a, sa, b, sb)?;
-    Ok(explain::report(&aligned, opts))
+    diff_with_progress(a, sa, b, sb, opts, &mut |_, _| {})
+}
+
+/// [`diff`], saying how far it has come: `progress(stage, done)`, `done`
+/// the share of the whole (0 to 1), called a few dozen times at most.
+pub fn diff_with_progress(
+    a: &Trace,
+    sa: &Scope,
+    b: &Trace,
+    sb: &Scope,
+    opts: &DiffOptions,
+    progress: &mut dyn FnMut(&'static str, f64),
+) -> Result<DiffReport, ScopeError> {
+    let args_a = |s: usize| a.slice_args_json(s).to_string();
+    let args_b = |s: usize| b.slice_args_json(s).to_string();
+    diff_with_args(a, sa, b, sb, opts, [&args_a, &args_b], progress)
+}
+
+/// [`diff_with_progress`], each side's slice args read by `args` (the
+/// roofline reads FLOP counts there; a page keeps them in the file).
+pub fn diff_with_args(
+    a: &Trace,
+    sa: &Scope,
+    b: &Trace,
+    sb: &Scope,
+    opts: &DiffOptions,
+    args: [&dyn Fn(usize) -> String; 2],
+    progress: &mut dyn FnMut(&'static str, f64),
+) -> Result<DiffReport, ScopeError> {
+    let aligned = Alignment::with_progress(a, sa, b, sb, progress)?;
+    progress("explaining the difference", 0.85);
+    let mut report = explain::report(&aligned, opts);
+    if opts.roofline && report.metric == Metric::Device {
+        progress("placing each side on its roofline", 0.92);
+        let ns = |us: f64| (us * 1e3).round() as i64;
+        report.roofline = [
+            position(a, sa, args[0], ns(report.total_us[0])),
+            position(b, sb, args[1], ns(report.total_us[1])),
+        ];
+    }
+    progress("done", 1.0);
+    Ok(report)
 }

@@ -21,6 +21,13 @@ pub struct DiffOptions {
     pub metric: Option<Metric>,
     /// How many nodes the report lists.
     pub top: usize,
+    /// How many rows of the aligned tree the report carries (0: none; the
+    /// page draws them).
+    pub tree_rows: usize,
+    /// Each side's position on its own roofline (device time only). Off
+    /// by default: it costs the roofline's work on both sides (seconds on
+    /// a 1 GB trace, where the alignment takes a fraction of one).
+    pub roofline: bool,
 }
 
 impl Default for DiffOptions {
@@ -28,6 +35,8 @@ impl Default for DiffOptions {
         DiffOptions {
             metric: None,
             top: 20,
+            tree_rows: 0,
+            roofline: false,
         }
     }
 }
@@ -36,6 +45,9 @@ impl Default for DiffOptions {
 /// unattributed device work.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DiffNode {
+    /// The aligned node ([`TreeRow::id`]; the first of the places it
+    /// sums); `None` for the unattributed device work.
+    pub id: Option<u32>,
     /// The aligned ancestors' names and the node's, ` › `-separated.
     pub path: String,
     /// How many places it sums: the same difference in every step or
@@ -112,8 +124,61 @@ pub struct DiffReport {
     /// Kernel families side by side (device time only).
     pub families: Vec<FamilyRow>,
     pub notes: Vec<String>,
+    /// The aligned tree's largest nodes, in tree order (preorder, children
+    /// in sequence order): every listed node's ancestors are in it, and so
+    /// are the ranked nodes'. Empty unless [`DiffOptions::tree_rows`] asks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tree: Vec<TreeRow>,
+    /// Each side's position on its own roofline (when asked, by device
+    /// time; `None` where no device work has a FLOP count).
+    #[serde(default)]
+    pub roofline: [Option<super::RooflinePosition>; 2],
+}
+
+/// One row of the aligned tree: a pair or a segment, with each side's
+/// inclusive time, and where it is in each trace.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreeRow {
+    /// The aligned node (0: the two scopes); `None`: the device work in
+    /// the scope that reaches no op (a child of the root).
+    pub id: Option<u32>,
+    pub depth: u32,
+    pub kind: Option<NodeKind>,
+    /// Its op, or each side's (`A ↔ B`) where they differ.
+    pub label: String,
+    /// Inclusive time on each side (its subtree's; a segment: all of it).
+    pub a_us: f64,
+    pub b_us: f64,
+    /// Its own contribution to the difference (as a ranked node counts
+    /// it: a pair's own work, a segment's all), B − A.
+    pub own_delta_us: f64,
+    /// Device events under it on each side.
+    pub a_events: u64,
+    pub b_events: u64,
+    /// Each side's first slice (the model's slice index): what the
+    /// timeline selects; `None` for the root and on a side it is absent.
+    pub a_slice: Option<u32>,
+    pub b_slice: Option<u32>,
+    /// Each side's extent in its trace (ns): its host slices and the device
+    /// work under them.
+    pub a_span_ns: Option<[i64; 2]>,
+    pub b_span_ns: Option<[i64; 2]>,
+    /// Children left out of the tree (smaller than every row kept).
+    pub hidden_children: u32,
 }
 
 /// Below this share of either side's time aligned (in paired ops' own work
 /// or short replacements), the report says the traces align poorly.
 pub const POOR_ALIGNMENT: f64 = 0.8;
+
+/// What a node is, in words (`None`: the device work linked to no op).
+pub fn kind_words(k: Option<NodeKind>) -> &'static str {
+    match k {
+        Some(NodeKind::Matched) => "same op",
+        Some(NodeKind::Renamed) => "renamed",
+        Some(NodeKind::Replaced) => "replaced",
+        Some(NodeKind::OnlyA) => "A only",
+        Some(NodeKind::OnlyB) => "B only",
+        None => "unlinked",
+    }
+}
