@@ -52,13 +52,17 @@ trunk build --release --offline --locked --public-url ./
 # dist/demo/, fetched by the page; reported beside). The Parquet decoder
 # (decoder*) is fetched only when a device profile is opened, the ranks
 # workers (ranks*) when a run of many ranks is; each is reported on its own.
+# 1,536 KiB until 2026-12-07; the Compare view's alignment by structure (its
+# view in the page, the alignment in the import worker, which holds both
+# traces' models) took the download from 1,499 to 1,601 KiB: README, "The
+# first download".
 gz() { cat "$@" | gzip -9 | wc -c; }
 initial=$(gz $(ls dist/*.wasm dist/*.js | grep -v -e '/decoder' -e '/ranks'))
 decoder=$(gz dist/decoder*.wasm dist/decoder*.js)
 ranks=$(gz dist/ranks*.wasm dist/ranks*.js)
 demo=$(cat dist/demo/* | wc -c)
-echo "initial download: wasm+js $(( initial / 1024 )) KiB gzipped (budget 1536 KiB), then the demo's traces $(( demo / 1024 )) KiB; Parquet decoder on first profile: $(( decoder / 1024 )) KiB; ranks workers on first run: $(( ranks / 1024 )) KiB"
-if (( initial > 1536 * 1024 )); then
+echo "initial download: wasm+js $(( initial / 1024 )) KiB gzipped (budget 1664 KiB), then the demo's traces $(( demo / 1024 )) KiB; Parquet decoder on first profile: $(( decoder / 1024 )) KiB; ranks workers on first run: $(( ranks / 1024 )) KiB"
+if (( initial > 1664 * 1024 )); then
   echo "the initial download is over its budget" >&2
   exit 1
 fi
