@@ -104,7 +104,10 @@ test('align: two traces (CPU naive against fused RMSNorm): the node chosen is se
     ['rmsnorm_naive_cpu.pt.trace.json.gz', 'name:rmsnorm_naive'],
     ['rmsnorm_fused_cpu.pt.trace.json.gz', 'name:rmsnorm_fused'],
   ]);
-  await page.waitForFunction(() => document.querySelector('#align-summary dl')?.textContent.includes('rmsnorm_fused_cpu'), null, { timeout: 30000 });
+  await page.waitForFunction(() => {
+    const dl = document.querySelector('#align-summary dl')?.textContent || '';
+    return dl.includes('rmsnorm_naive_cpu.pt.trace.json.gz · rmsnorm_naive') && dl.includes('rmsnorm_fused_cpu.pt.trace.json.gz · rmsnorm_fused');
+  }, null, { timeout: 30000 });
   const s = await aligned(page);
   const want = cliDiff([demo('naive'), demo('fused'), '--region', 'rmsnorm_naive', '--region', 'rmsnorm_fused']);
   assert.ok(close(s.deltaUs, want.delta_us), `${s.deltaUs} vs ${want.delta_us}`);
@@ -138,6 +141,12 @@ test('align: the candidate can be changed; two unrelated traces are said to alig
   assert.ok(close(compiled.deltaUs, wantCompiled.delta_us));
   // The CPU RMSNorm against the MI250 training step: whole traces.
   await setVariants(page, [['rmsnorm_naive_cpu.pt.trace.json.gz', 'whole'], ['hta_amd_mi250_rocm.json.gz', 'whole']]);
+  // The answer for these two (an earlier pair's, while the rows were being
+  // set, is replaced: the summary names the pair its numbers are of).
+  await page.waitForFunction(() => {
+    const dl = document.querySelector('#align-summary dl')?.textContent || '';
+    return dl.includes('rmsnorm_naive_cpu.pt.trace.json.gz · whole trace') && dl.includes('hta_amd_mi250_rocm.json.gz · whole trace');
+  }, null, { timeout: 30000 });
   await page.waitForSelector('#align-poor', { timeout: 30000 });
   const s = await aligned(page);
   const want = cliDiff([demo('naive'), path.join(fixtures, 'public/hta_amd_mi250_rocm.json.gz')]);
