@@ -19,7 +19,7 @@ use crate::shared::protocol::{Answer, Ask};
 use tracelane_core::analysis::align::{
     kind_words as kind_word, DiffReport, Metric, NodeKind, RooflinePosition, TreeRow,
 };
-use tracelane_core::analysis::compare::fmt_us;
+use tracelane_core::export::{signed, us};
 
 /// The tree's rows are this tall (CSS: `.align-row`), its box shows this
 /// many, and this many more are drawn either side of the view.
@@ -36,18 +36,6 @@ enum Aligning {
     Ready(Box<AlignedView>),
 }
 
-fn signed(us: f64) -> String {
-    if us >= 0.0 {
-        format!("+{}", fmt_us(us * 1e3))
-    } else {
-        format!("−{}", fmt_us(-us * 1e3))
-    }
-}
-
-fn us(x: f64) -> String {
-    fmt_us(x * 1e3)
-}
-
 /// B slower (red) or faster (green) than A.
 fn delta_class(delta_us: f64) -> &'static str {
     if delta_us > 0.0 {
@@ -60,14 +48,7 @@ fn delta_class(delta_us: f64) -> &'static str {
 }
 
 fn kind_class(k: Option<NodeKind>) -> &'static str {
-    match k {
-        Some(NodeKind::Matched) => "matched",
-        Some(NodeKind::Renamed) => "renamed",
-        Some(NodeKind::Replaced) => "replaced",
-        Some(NodeKind::OnlyA) => "only-a",
-        Some(NodeKind::OnlyB) => "only-b",
-        None => "unlinked",
-    }
+    k.map_or("unlinked", NodeKind::name)
 }
 
 /// The candidate aligned against the baseline (an index into `specs`).

@@ -155,12 +155,7 @@ fn samples() -> (Vec<ToWorker>, Vec<FromWorker>) {
         },
         Answer::AlignRoofline {
             sides: Box::new([
-                tracelane_core::analysis::align::position(
-                    &t,
-                    &Scope::Whole,
-                    &|s| t.slice_args_json(s).to_string(),
-                    1,
-                ),
+                tracelane_core::analysis::align::position(&t, &Scope::Whole, 1),
                 None,
             ]),
         },

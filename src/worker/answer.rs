@@ -39,11 +39,8 @@ fn align_roofline(
             .iter()
             .find(|m| m.id == spec.trace)
             .ok_or_else(gone)?;
-        // The args the roofline reads, read from the file at once (as the
-        // Roofline view's).
-        let read = tracelane_core::analysis::roofline::args_read_by_roofline(&m.trace);
         let at = tracelane_core::analysis::align::position;
-        Ok::<_, String>(m.with_args_of(read, |args| at(&m.trace, &spec.region, args, device_ns[k])))
+        Ok::<_, String>(at(&m.trace, &spec.region, device_ns[k]))
     };
     Ok(Answer::AlignRoofline {
         sides: Box::new([side(0)?, side(1)?]),

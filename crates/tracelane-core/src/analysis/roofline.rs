@@ -211,16 +211,7 @@ pub fn kernel_efficiency(
     scope: &Scope,
     args: &dyn Fn(usize) -> String,
 ) -> Result<Vec<KernelEfficiency>, ScopeError> {
-    let windows: Option<Vec<(i64, i64)>> = match scope {
-        Scope::Whole => None,
-        _ => Some(
-            scope
-                .occurrences(t)?
-                .iter()
-                .map(|o| (o.start_ns, o.end_ns))
-                .collect(),
-        ),
-    };
+    let windows = scope_windows(t, scope)?;
     #[derive(Default)]
     struct Acc {
         count: u64,
@@ -241,13 +232,8 @@ pub fn kernel_efficiency(
         if s.category[i] != Category::Kernel || t.on_host(i) {
             continue;
         }
-        if let Some(w) = &windows {
-            if !w
-                .iter()
-                .any(|&(a, b)| s.start_ns[i] >= a && s.start_ns[i] < b)
-            {
-                continue;
-            }
+        if !inside_windows(windows.as_deref(), s.start_ns[i]) {
+            continue;
         }
         let a = by_name.entry(t.slice_name(i)).or_default();
         a.count += 1;
@@ -414,21 +400,8 @@ pub fn roofline(
     // Each op's device time once: not PyTorch's second count under
     // profiler overhead.
     let table = op_table_counting(t, scope, true, DeviceCount::Once)?;
-    let windows: Option<Vec<(i64, i64)>> = match scope {
-        Scope::Whole => None,
-        _ => Some(
-            scope
-                .occurrences(t)?
-                .iter()
-                .map(|o| (o.start_ns, o.end_ns))
-                .collect(),
-        ),
-    };
-    let inside = |ts: i64| {
-        windows
-            .as_ref()
-            .is_none_or(|w| w.iter().any(|&(a, b)| ts >= a && ts < b))
-    };
+    let windows = scope_windows(t, scope)?;
+    let inside = |ts: i64| inside_windows(windows.as_deref(), ts);
     let any_device = table.rows.iter().any(|r| r.device_total_ns > 0);
     let (acc, op_counts) = op_flops(t, &inside);
     let by_kernel = kernel_flops(t, &inside, &op_counts);
@@ -471,6 +444,53 @@ pub fn roofline(
         kernels: kernel_efficiency(t, scope, args)?,
         notes,
     })
+}
+
+/// The device work the roofline places, alone (no op table, no kernel
+/// efficiency — what makes [`roofline`] slow on a big trace): the HLO ops
+/// of a device profile (`level` "hlo"), else the kernels launched alone by
+/// an op with a FLOP count (`level` "kernels"), each placed against the
+/// device's roofs — the same points as the report's `points` or
+/// `kernel_points`. With the device the trace names.
+pub fn placed_device_work(
+    t: &Trace,
+    scope: &Scope,
+    over: PeakOverride,
+) -> Result<(&'static str, Option<String>, Vec<Point>), ScopeError> {
+    if super::engines::has_engines(t) {
+        let r = hlo_roofline(t, scope, over)?;
+        return Ok(("hlo", r.device, r.points));
+    }
+    if let Some(stats) = super::xla_ops::xla_op_stats(t) {
+        let r = xla_roofline(&stats, scope, over);
+        return Ok(("hlo", r.device, r.points));
+    }
+    let device = device_name(t);
+    let windows = scope_windows(t, scope)?;
+    let inside = |ts: i64| inside_windows(windows.as_deref(), ts);
+    let (_, op_counts) = op_flops(t, &inside);
+    let by_kernel = kernel_flops(t, &inside, &op_counts);
+    let peak_of = |dtype: Option<&str>| peak_for(device.as_deref(), over, dtype);
+    let points = kernel_points(t, by_kernel, &peak_of);
+    Ok(("kernels", device, points))
+}
+
+/// The scope's windows (`None`: the whole trace).
+fn scope_windows(t: &Trace, scope: &Scope) -> Result<Option<Vec<(i64, i64)>>, ScopeError> {
+    Ok(match scope {
+        Scope::Whole => None,
+        _ => Some(
+            scope
+                .occurrences(t)?
+                .iter()
+                .map(|o| (o.start_ns, o.end_ns))
+                .collect(),
+        ),
+    })
+}
+
+fn inside_windows(windows: Option<&[(i64, i64)]>, ts: i64) -> bool {
+    windows.is_none_or(|w| w.iter().any(|&(a, b)| ts >= a && ts < b))
 }
 
 /// FLOPs, bytes and dtype summed over one (name, shapes) row, or one

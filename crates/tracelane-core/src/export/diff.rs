@@ -5,11 +5,13 @@ use super::section::Section;
 use crate::analysis::align::{kind_words as kind, DiffReport, Metric, RooflinePosition};
 use crate::analysis::compare::fmt_us;
 
-fn us(x: f64) -> String {
+/// Microseconds as the report writes them.
+pub fn us(x: f64) -> String {
     fmt_us(x * 1e3)
 }
 
-fn signed(x: f64) -> String {
+/// A difference in microseconds with its sign (`+`, or `−` U+2212).
+pub fn signed(x: f64) -> String {
     if x >= 0.0 {
         format!("+{}", us(x))
     } else {

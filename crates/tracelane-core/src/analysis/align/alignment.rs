@@ -29,7 +29,7 @@ fn pick_median(occ: &mut Vec<crate::analysis::scope::Occurrence>) -> Option<(usi
         return (occ.len() == 1).then_some((0, 1));
     }
     let mut order: Vec<usize> = (0..occ.len()).collect();
-    order.sort_by_key(|&k| (occ[k].dur_ns(), k));
+    crate::sort::by_key(&mut order, &|&k| (occ[k].dur_ns(), k));
     let k = order[(occ.len() - 1) / 2];
     let n = occ.len();
     *occ = vec![occ[k]];
@@ -93,6 +93,27 @@ impl<'t> Alignment<'t> {
             crate::model::NO_SLICE => &self.scopes[side],
             s => self.traces[side].slice_name(s as usize),
         }
+    }
+
+    /// Side `side`'s device events attributed to an aligned node, each
+    /// with the name of its lowest common op: the op it is under when that
+    /// op pairs, else the pair above its segment (TraceLens' TraceDiff's
+    /// `lowest_common_ancestor_name`). In start order.
+    pub fn device_event_lcas(&self, side: usize) -> Vec<(u32, &str)> {
+        let al = &self.aligned;
+        let mut out = Vec::new();
+        for k in 0..al.len() {
+            let lca = if self.is_pair(k) {
+                k
+            } else {
+                al.parent[k] as usize
+            };
+            let name = self.name(side, self.nodes_of(side, lca)[0]);
+            self.each_event(side, k, |d| out.push((d, name)));
+        }
+        let start = &self.traces[side].slices.start_ns;
+        crate::sort::by_key(&mut out, &|x| (start[x.0 as usize], x.0));
+        out
     }
 
     /// Every aligned node below the root, parents before children.

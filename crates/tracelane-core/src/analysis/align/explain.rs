@@ -41,6 +41,22 @@ impl Alignment<'_> {
         }
     }
 
+    /// Tree nodes under aligned node `k` (a segment) paired out of it.
+    pub(super) fn carved_of(&self, side: usize, k: usize) -> &[u32] {
+        self.aligned.carved(side, k)
+    }
+
+    /// A segment's sum of `f` over its nodes' subtrees (`f` inclusive),
+    /// less its carved subtrees'.
+    pub(super) fn segment_sum<T>(&self, side: usize, k: usize, f: impl Fn(u32) -> T) -> T
+    where
+        T: std::iter::Sum<T> + std::ops::Sub<Output = T>,
+    {
+        let all: T = self.nodes_of(side, k).iter().map(|&n| f(n)).sum();
+        let carved: T = self.carved_of(side, k).iter().map(|&n| f(n)).sum();
+        all - carved
+    }
+
     fn total_ns(&self, side: usize, metric: Metric) -> i64 {
         let w = &self.work[side];
         match metric {
@@ -103,7 +119,7 @@ impl Alignment<'_> {
         }
     }
 
-    fn is_pair(&self, k: usize) -> bool {
+    pub(super) fn is_pair(&self, k: usize) -> bool {
         matches!(self.aligned.kind[k], NodeKind::Matched | NodeKind::Renamed)
     }
 
@@ -113,25 +129,29 @@ impl Alignment<'_> {
         if self.is_pair(k) {
             self.own_ns(side, nodes[0], metric)
         } else {
-            nodes
-                .iter()
-                .map(|&n| self.inclusive_ns(side, n, metric))
-                .sum()
+            self.segment_sum(side, k, |n| self.inclusive_ns(side, n, metric))
         }
     }
 
     /// Calls `f` with side `side`'s device events in aligned node `k` (a
     /// pair: its own; a segment: every event under it).
-    fn each_event(&self, side: usize, k: usize, mut f: impl FnMut(u32)) {
+    pub(super) fn each_event(&self, side: usize, k: usize, mut f: impl FnMut(u32)) {
         let (tree, w) = (&self.trees[side], &self.work[side]);
         let nodes = self.nodes_of(side, k);
         if self.is_pair(k) {
             w.own_dev(nodes[0]).iter().for_each(|&d| f(d));
             return;
         }
+        let carved = self.carved_of(side, k);
         for &n in nodes {
-            for m in n..n + tree.size[n as usize] {
+            let mut m = n;
+            while m < n + tree.size[n as usize] {
+                if carved.contains(&m) {
+                    m += tree.size[m as usize];
+                    continue;
+                }
                 w.own_dev(m).iter().for_each(|&d| f(d));
+                m += 1;
             }
         }
     }
@@ -162,7 +182,7 @@ impl Alignment<'_> {
         if self.is_pair(k) {
             w.own_dev(nodes[0]).len() as u64
         } else {
-            nodes.iter().map(|&n| w.events[n as usize]).sum()
+            self.segment_sum(side, k, |n| w.events[n as usize])
         }
     }
 
@@ -172,7 +192,7 @@ impl Alignment<'_> {
         if self.is_pair(k) {
             w.own_launches[nodes[0] as usize] as u64
         } else {
-            nodes.iter().map(|&n| w.launches[n as usize]).sum()
+            self.segment_sum(side, k, |n| w.launches[n as usize])
         }
     }
 
@@ -392,12 +412,8 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
             paired[0] += it.ns[0];
             paired[1] += it.ns[1];
         }
-        let seg = |side| -> u64 {
-            al.nodes_of(side, k)
-                .iter()
-                .map(|&n| al.trees[side].size[n as usize] as u64)
-                .sum()
-        };
+        let seg =
+            |side| -> u64 { al.segment_sum(side, k, |n| al.trees[side].size[n as usize] as u64) };
         match al.aligned.kind[k] {
             NodeKind::Matched => counts.matched += 1,
             NodeKind::Renamed => counts.renamed += 1,
@@ -576,7 +592,7 @@ fn families(al: &Alignment) -> Vec<FamilyRow> {
                 .filter(|((g, _), _)| *g == f)
                 .map(|((_, n), ns)| (t.str(*n), *ns))
                 .collect();
-            names.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
+            crate::sort::by(&mut names, &|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
             let top: Vec<String> = names.iter().take(3).map(|x| x.0.to_string()).collect();
             if side == 0 {
                 row.a_top = top;
@@ -586,7 +602,7 @@ fn families(al: &Alignment) -> Vec<FamilyRow> {
         }
     }
     let mut out: Vec<FamilyRow> = rows.into_values().collect();
-    out.sort_by(|x, y| {
+    crate::sort::by(&mut out, &|x, y| {
         let d = |r: &FamilyRow| (r.b_us - r.a_us).abs();
         d(y).total_cmp(&d(x)).then(x.family.cmp(&y.family))
     });

@@ -6,10 +6,13 @@
 //! children left over on each side form one segment at the lowest common
 //! pair above them: on both sides it is a replacement (`aten::rms_norm`
 //! against pow/mean/add/rsqrt/mul; a compiled region against the eager
-//! ops), on one side only an addition or a removal. A segment is not
-//! looked into: what differs is the whole of it.
+//! ops), on one side only an addition or a removal. Inside a replacement,
+//! ops that pair across nesting (an op beside on one side, inside on the
+//! other) are paired out of it (`reconcile.rs`); the rest of it is what
+//! differs, as a whole.
 
 use super::keys::Keys;
+use super::reconcile::reconcile;
 use super::sequence;
 use super::tree::OpTree;
 
@@ -29,6 +32,19 @@ pub enum NodeKind {
     OnlyB,
 }
 
+impl NodeKind {
+    /// The name the JSON writes (serde's), for a class or an attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeKind::Matched => "matched",
+            NodeKind::Renamed => "renamed",
+            NodeKind::Replaced => "replaced",
+            NodeKind::OnlyA => "only_a",
+            NodeKind::OnlyB => "only_b",
+        }
+    }
+}
+
 /// The aligned tree: node 0 pairs the roots; a node's parent comes before
 /// it. A pair holds one node per side, a segment a run of siblings.
 pub(super) struct Aligned {
@@ -39,6 +55,11 @@ pub(super) struct Aligned {
     pub(super) a: Vec<u32>,
     pub(super) b_first: Vec<u32>,
     pub(super) b: Vec<u32>,
+    /// A segment's tree nodes whose subtrees are not its work: ops paired
+    /// out of it (`reconcile.rs`), each under one of its nodes. Side `s`'s
+    /// for node `k`: `carved[s][carved_first[s][k] .. carved_first[s][k + 1]]`.
+    pub(super) carved_first: [Vec<u32>; 2],
+    pub(super) carved: [Vec<u32>; 2],
 }
 
 impl Aligned {
@@ -51,7 +72,20 @@ impl Aligned {
     pub(super) fn b_nodes(&self, k: usize) -> &[u32] {
         &self.b[self.b_first[k] as usize..self.b_first[k + 1] as usize]
     }
+    pub(super) fn carved(&self, side: usize, k: usize) -> &[u32] {
+        let f = &self.carved_first[side];
+        &self.carved[side][f[k] as usize..f[k + 1] as usize]
+    }
     fn push(&mut self, kind: NodeKind, parent: u32, a: &[u32], b: &[u32]) -> u32 {
+        self.push_carved(kind, parent, [a, b], [&[], &[]])
+    }
+    fn push_carved(
+        &mut self,
+        kind: NodeKind,
+        parent: u32,
+        [a, b]: [&[u32]; 2],
+        carved: [&[u32]; 2],
+    ) -> u32 {
         let k = self.kind.len() as u32;
         self.kind.push(kind);
         self.parent.push(parent);
@@ -59,7 +93,66 @@ impl Aligned {
         self.a_first.push(self.a.len() as u32);
         self.b.extend_from_slice(b);
         self.b_first.push(self.b.len() as u32);
+        for ((all, first), these) in self
+            .carved
+            .iter_mut()
+            .zip(&mut self.carved_first)
+            .zip(carved)
+        {
+            all.extend_from_slice(these);
+            first.push(all.len() as u32);
+        }
         k
+    }
+
+    /// A pair of `x2` (A) and `y2` (B) under `me`: the same op, or
+    /// annotations renamed.
+    fn push_pair(&mut self, ta: &OpTree, tb: &OpTree, me: u32, x2: u32, y2: u32) -> u32 {
+        let kind = if ta.key[x2 as usize] == tb.key[y2 as usize] {
+            NodeKind::Matched
+        } else {
+            NodeKind::Renamed
+        };
+        self.push(kind, me, &[x2], &[y2])
+    }
+
+    /// The run `ga` ↔ `gb` between two pairs under `me`: a segment (a
+    /// replacement, an addition, a removal), and the pairs reconciliation
+    /// finds across nesting inside a replacement, each queued.
+    fn push_run(
+        &mut self,
+        trees: [&OpTree; 2],
+        keys: &Keys,
+        me: u32,
+        [ga, gb]: [&[u32]; 2],
+        queue: &mut std::collections::VecDeque<(u32, u32, u32)>,
+    ) {
+        let r = if ga.is_empty() || gb.is_empty() {
+            None
+        } else {
+            reconcile(trees, keys, ga, gb)
+        };
+        let (seg, carved, pairs) = match &r {
+            Some(r) => (
+                [&r.seg[0][..], &r.seg[1][..]],
+                [&r.carved[0][..], &r.carved[1][..]],
+                &r.pairs[..],
+            ),
+            None => ([ga, gb], [&[][..], &[][..]], &[][..]),
+        };
+        let kind = match (seg[0].is_empty(), seg[1].is_empty()) {
+            (true, true) => None,
+            (false, false) => Some(NodeKind::Replaced),
+            (false, true) => Some(NodeKind::OnlyA),
+            (true, false) => Some(NodeKind::OnlyB),
+        };
+        if let Some(kind) = kind {
+            self.push_carved(kind, me, seg, carved);
+        }
+        for &(x, y) in pairs {
+            let k = self.push_pair(trees[0], trees[1], me, x, y);
+            queue.push_back((x, y, k));
+        }
     }
 }
 
@@ -78,6 +171,8 @@ pub(super) fn align_trees(
         a: Vec::new(),
         b_first: vec![0],
         b: Vec::new(),
+        carved_first: [vec![0], vec![0]],
+        carved: [Vec::new(), Vec::new()],
     };
     let root = al.push(NodeKind::Matched, u32::MAX, &[0], &[0]);
     // Breadth first: the pairs of an earlier occurrence are numbered
@@ -101,24 +196,10 @@ pub(super) fn align_trees(
         let (mut i0, mut j0) = (0usize, 0usize);
         let ends = pairs.iter().map(|p| (p.i as usize, p.j as usize, true));
         for (i, j, is_pair) in ends.chain(std::iter::once((ca.len(), cb.len(), false))) {
-            let (ga, gb) = (&ca[i0..i], &cb[j0..j]);
-            let kind = match (ga.is_empty(), gb.is_empty()) {
-                (true, true) => None,
-                (false, false) => Some(NodeKind::Replaced),
-                (false, true) => Some(NodeKind::OnlyA),
-                (true, false) => Some(NodeKind::OnlyB),
-            };
-            if let Some(kind) = kind {
-                al.push(kind, me, ga, gb);
-            }
+            al.push_run([ta, tb], keys, me, [&ca[i0..i], &cb[j0..j]], &mut queue);
             if is_pair {
                 let (x2, y2) = (ca[i], cb[j]);
-                let kind = if ta.key[x2 as usize] == tb.key[y2 as usize] {
-                    NodeKind::Matched
-                } else {
-                    NodeKind::Renamed
-                };
-                let k = al.push(kind, me, &[x2], &[y2]);
+                let k = al.push_pair(ta, tb, me, x2, y2);
                 queue.push_back((x2, y2, k));
                 i0 = i + 1;
                 j0 = j + 1;
@@ -126,4 +207,23 @@ pub(super) fn align_trees(
         }
     }
     al
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NodeKind;
+
+    #[test]
+    fn a_kinds_name_is_the_one_the_json_writes() {
+        for k in [
+            NodeKind::Matched,
+            NodeKind::Renamed,
+            NodeKind::Replaced,
+            NodeKind::OnlyA,
+            NodeKind::OnlyB,
+        ] {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json.trim_matches('"'), k.name());
+        }
+    }
 }

@@ -7,7 +7,9 @@
 //! 2. The two trees aligned top down (`matcher.rs`): children of a pair are
 //!    lined up by name (`sequence.rs`); what is left between two pairs is
 //!    one segment at their lowest common pair — a replacement (a fused op
-//!    against its pieces), an addition or a removal. Dispatch noise
+//!    against its pieces), an addition or a removal; ops inside a
+//!    replacement that pair across nesting are paired out of it
+//!    (`reconcile.rs`, TraceLens' rule). Dispatch noise
 //!    (views, conversions) weighs less than real ops, so an extra
 //!    `aten::to` never displaces one.
 //! 3. Each side's work attributed to its nodes through the links made at
@@ -30,6 +32,7 @@ mod explain;
 pub mod family;
 mod keys;
 mod matcher;
+mod reconcile;
 mod report;
 mod roofline_side;
 mod sequence;
@@ -65,22 +68,6 @@ pub fn diff_with_progress(
     opts: &DiffOptions,
     progress: &mut dyn FnMut(&'static str, f64),
 ) -> Result<DiffReport, ScopeError> {
-    let args_a = |s: usize| a.slice_args_json(s).to_string();
-    let args_b = |s: usize| b.slice_args_json(s).to_string();
-    diff_with_args(a, sa, b, sb, opts, [&args_a, &args_b], progress)
-}
-
-/// [`diff_with_progress`], each side's slice args read by `args` (the
-/// roofline reads FLOP counts there; a page keeps them in the file).
-pub fn diff_with_args(
-    a: &Trace,
-    sa: &Scope,
-    b: &Trace,
-    sb: &Scope,
-    opts: &DiffOptions,
-    args: [&dyn Fn(usize) -> String; 2],
-    progress: &mut dyn FnMut(&'static str, f64),
-) -> Result<DiffReport, ScopeError> {
     let aligned = Alignment::with_progress(a, sa, b, sb, progress)?;
     progress("explaining the difference", 0.85);
     let mut report = explain::report(&aligned, opts);
@@ -88,8 +75,8 @@ pub fn diff_with_args(
         progress("placing each side on its roofline", 0.92);
         let ns = |us: f64| (us * 1e3).round() as i64;
         report.roofline = [
-            position(a, sa, args[0], ns(report.total_us[0])),
-            position(b, sb, args[1], ns(report.total_us[1])),
+            position(a, sa, ns(report.total_us[0])),
+            position(b, sb, ns(report.total_us[1])),
         ];
     }
     progress("done", 1.0);

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::roofline::{peak_for, place, roofline, Peak, PeakOverride, Point};
+use crate::analysis::roofline::{peak_for, place, placed_device_work, Peak, PeakOverride, Point};
 use crate::analysis::scope::Scope;
 use crate::model::Trace;
 
@@ -25,20 +25,10 @@ pub struct RooflinePosition {
 
 /// Side `t`'s position in `scope` (`None`: nothing placed — no device
 /// work with a FLOP count). `device_ns`: its device time in the scope.
-pub fn position(
-    t: &Trace,
-    scope: &Scope,
-    args: &dyn Fn(usize) -> String,
-    device_ns: i64,
-) -> Option<RooflinePosition> {
-    let report = roofline(t, scope, PeakOverride::default(), args).ok()?;
+pub fn position(t: &Trace, scope: &Scope, device_ns: i64) -> Option<RooflinePosition> {
     // Kernels and HLO ops do not nest; ops (a PyTorch op and the ops
     // under it) do, so only the kernels of a PyTorch trace are summed.
-    let placed = if report.level == "hlo" {
-        &report.points
-    } else {
-        &report.kernel_points
-    };
+    let (_, device, placed) = placed_device_work(t, scope, PeakOverride::default()).ok()?;
     let placed: Vec<&Point> = placed.iter().filter(|p| p.flops > 0.0).collect();
     let first = *placed.first()?;
     let mut sum = Point {
@@ -73,13 +63,13 @@ pub fn position(
         .max_by(|x, y| x.1.total_cmp(&y.1))
         .and_then(|x| x.0);
     let peak = peak_for(
-        report.device.as_deref(),
+        device.as_deref(),
         PeakOverride::default(),
         sum.dtype.as_deref(),
     );
     place(&mut sum, peak.as_ref());
     Some(RooflinePosition {
-        device: report.device,
+        device,
         peak,
         share_of_device_time: if device_ns > 0 {
             sum.time_ns as f64 / device_ns as f64

@@ -65,7 +65,7 @@ pub(super) fn align(a: &[u32], b: &[u32], keys: &Keys) -> Vec<Pair> {
             work.push((pa, a1, pb, b1));
         }
     }
-    out.sort_unstable_by_key(|p| p.i);
+    crate::sort::unstable_by_key(&mut out, &|p| p.i);
     out
 }
 
@@ -142,7 +142,7 @@ fn anchors(a: &[u32], b: &[u32]) -> Vec<(usize, usize)> {
         .map(|e| (e.2, e.3))
         .collect();
     if !unique.is_empty() {
-        unique.sort_unstable();
+        crate::sort::unstable_by_key(&mut unique, &|&p| p);
         return longest_increasing(&unique);
     }
     let Some((&rare, _)) = seen

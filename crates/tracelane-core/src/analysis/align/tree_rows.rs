@@ -45,13 +45,10 @@ impl Alignment<'_> {
     /// Side `side`'s inclusive time in aligned node `k`.
     fn inclusive_of(&self, side: usize, k: usize, metric: Metric) -> i64 {
         let w = &self.work[side];
-        self.nodes_of(side, k)
-            .iter()
-            .map(|&n| match metric {
-                Metric::Device => w.device_ns[n as usize],
-                Metric::Host => w.host_ns[n as usize],
-            })
-            .sum()
+        self.segment_sum(side, k, |n| match metric {
+            Metric::Device => w.device_ns[n as usize],
+            Metric::Host => w.host_ns[n as usize],
+        })
     }
 
     /// Side `side`'s first slice and extent in aligned node `k`.
@@ -174,12 +171,8 @@ pub(super) fn tree_rows(
             let (sb, pb) = al.place(1, k, &spans[1]);
             ([sa, sb], [pa, pb])
         };
-        let events = |side: usize| -> u64 {
-            al.nodes_of(side, k)
-                .iter()
-                .map(|&m| al.work[side].events[m as usize])
-                .sum()
-        };
+        let events =
+            |side: usize| -> u64 { al.segment_sum(side, k, |m| al.work[side].events[m as usize]) };
         rows.push(TreeRow {
             id: Some(k as u32),
             depth,
