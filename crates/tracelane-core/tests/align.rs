@@ -342,6 +342,20 @@ fn a_convolution_lowered_differently_is_one_replacement_at_the_lowest_common_op(
         .unwrap();
     assert_eq!(add.kind, Some(NodeKind::Matched));
     assert!((add.a_us - 3.968).abs() < 1e-6 && (add.b_us - 6.775).abs() < 1e-6);
+    // Their layout changes side by side: cuDNN's NCHW ⇄ NHWC kernels
+    // (10.464 + 10.400 + 2.208 µs) against MIOpen's batched transposes
+    // (4.730 + 3.768 + 3.728 µs), the raw JSON's durations.
+    let layout = r
+        .families
+        .iter()
+        .find(|f| f.family == tracelane_core::analysis::align::family::Family::Layout)
+        .unwrap();
+    assert_eq!((layout.a_events, layout.b_events), (3, 3));
+    assert!((layout.a_us - 23.072).abs() < 1e-6 && (layout.b_us - 12.226).abs() < 1e-6);
+    assert!(layout
+        .b_top
+        .iter()
+        .all(|n| n.starts_with("batched_transpose_")));
     let sum: f64 = r.nodes.iter().map(|n| n.delta_us).sum();
     assert!((sum - r.delta_us).abs() < 1e-6);
 }

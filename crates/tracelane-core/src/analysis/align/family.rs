@@ -5,7 +5,9 @@
 //!
 //! By category first (copies and sets), then by name, the first rule that
 //! matches: collectives (as the device-time breakdown names them),
-//! attention, convolution, GEMM, reduction and normalisation, elementwise;
+//! attention, convolution, GEMM, reduction and normalisation, layout
+//! (transposes between memory layouts: cuDNN's `nchwToNhwcKernel`,
+//! MIOpen's `batched_transpose_*`, XLA's `transpose.N`), elementwise;
 //! anything else is "other".
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +23,7 @@ pub enum Family {
     Convolution,
     Elementwise,
     Reduction,
+    Layout,
     Communication,
     Memcpy,
     Memset,
@@ -28,12 +31,13 @@ pub enum Family {
 }
 
 impl Family {
-    pub const ALL: [Family; 9] = [
+    pub const ALL: [Family; 10] = [
         Family::Gemm,
         Family::Attention,
         Family::Convolution,
         Family::Elementwise,
         Family::Reduction,
+        Family::Layout,
         Family::Communication,
         Family::Memcpy,
         Family::Memset,
@@ -47,6 +51,7 @@ impl Family {
             Family::Convolution => "convolution",
             Family::Elementwise => "elementwise",
             Family::Reduction => "reduction",
+            Family::Layout => "layout",
             Family::Communication => "communication",
             Family::Memcpy => "memcpy",
             Family::Memset => "memset",
@@ -106,6 +111,7 @@ const REDUCTION: &[&str] = &[
     "cumsum",
     "topk",
 ];
+const LAYOUT: &[&str] = &["transpose", "nchwtonhwc", "nhwctonchw", "permute"];
 const ELEMENTWISE: &[&str] = &[
     "elementwise",
     "triton_poi",
@@ -266,6 +272,8 @@ pub fn family(category: Category, name: &str) -> Family {
         Family::Gemm
     } else if any(REDUCTION) {
         Family::Reduction
+    } else if any(LAYOUT) || hlo == "transpose" {
+        Family::Layout
     } else if any(ELEMENTWISE) {
         Family::Elementwise
     } else {
@@ -345,6 +353,13 @@ mod tests {
             family(Category::Memcpy, "Memcpy HtoD (Pageable -> Device)"),
             Family::Memcpy
         );
+        // cuDNN's and MIOpen's layout changes around a convolution.
+        assert_eq!(
+            k("void cudnn::engines_precompiled::nchwToNhwcKernel<__nv_bfloat16, __nv_bfloat16, float, false, true, (cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, __nv_bfloat16 const*, __nv_bfloat16*)"),
+            Family::Layout
+        );
+        assert_eq!(k("batched_transpose_256x4_half"), Family::Layout);
+        assert_eq!(k("transpose.4"), Family::Layout);
         assert_eq!(k("convert_fp8_kernel"), Family::Other);
         // Device windows named after their op (TorchNeuron).
         assert_eq!(k("aten::mul"), Family::Elementwise);
