@@ -589,3 +589,27 @@ fn every_device_events_lowest_common_op_is_tracediffs_on_the_nvidia_amd_pairs() 
         }
     }
 }
+
+#[test]
+fn a_pytorch_trace_against_a_jax_one_says_the_frameworks_are_not_mapped() {
+    // The RMSNorm MLP in PyTorch (CPU) against an RMSNorm jitted with
+    // jax[cpu]: TraceMe regions are not the PyTorch steps renamed, and the
+    // report says the ops are not lined up across frameworks.
+    let a = common::load("torch-diff/rmsnorm_naive.pt.trace.json.gz");
+    let b = common::load("jax-cpu/rmsnorm.xplane.pb");
+    let r = whole(&a, &b);
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("B is an XLA profile")),
+        "{:?}",
+        r.notes
+    );
+    assert!(r.notes.iter().any(|n| n.contains("align poorly")));
+    let al = Alignment::new(&a, &Scope::Whole, &b, &Scope::Whole).unwrap();
+    for n in al.nodes() {
+        let step = |ops: &[String]| ops.iter().any(|o| o.starts_with("ProfilerStep#"));
+        assert!(
+            !(n.kind == NodeKind::Renamed && step(&n.a) != step(&n.b)),
+            "{n:?}"
+        );
+    }
+}

@@ -361,6 +361,21 @@ fn why(al: &Alignment, item: &Item, metric: Metric) -> String {
     }
 }
 
+/// When one side is an XLA profile (JAX, TensorFlow: XPlane) and the other
+/// is not, their ops have different names (HLO ops and name scopes against
+/// ATen ops), which this alignment does not map yet: said, so that the few
+/// pairs it finds are not read as a line-up.
+fn framework_note(al: &Alignment) -> Option<String> {
+    let xla = al.traces.map(|t| t.xla.is_some());
+    if xla[0] == xla[1] {
+        return None;
+    }
+    let (x, other) = if xla[0] { ("A", "B") } else { ("B", "A") };
+    Some(format!(
+        "{x} is an XLA profile (JAX or TensorFlow) and {other} is not: their ops are named by different frameworks (HLO ops and name scopes against ATen ops), which are not mapped onto each other yet — compare the kernel families and each side's roofline, not the op pairs"
+    ))
+}
+
 /// " (dispatch only: views, conversions)" when every op of the segment is.
 fn noise_note(al: &Alignment, k: usize, side: usize) -> &'static str {
     let tree = &al.trees[side];
@@ -473,8 +488,9 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
                 .filter(|(s, _)| !al.work[*s].has_device())
                 .map(|x| x.1)
                 .collect();
+            let verb = if none.len() > 1 { "have" } else { "has" };
             format!(
-                "compared by host (CPU) time: {} has no device work in the scope",
+                "compared by host (CPU) time: {} {verb} no device work in the scope",
                 none.join(" and ")
             )
         }
@@ -486,6 +502,7 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
             kb + 1
         ));
     }
+    notes.extend(framework_note(al));
     if aligned_share[0].min(aligned_share[1]) < POOR_ALIGNMENT {
         notes.push(format!(
             "these traces align poorly: only {:.0}% of A's and {:.0}% of B's time is in ops paired across the two, inside paired ops, or in short replacements (at most {LOCAL_SEGMENT_OPS} ops a side) — the rest is on one side only or in long unmatched runs: they may not be one workload, and the differences below are not op for op",

@@ -77,6 +77,8 @@ pub(super) struct Keys {
     pub(super) renamable: Vec<bool>,
     /// A dispatch-noise op ([`NOISE`]).
     pub(super) noise: Vec<bool>,
+    /// A profiler step (`ProfilerStep#N`): renamed only as another step.
+    step: Vec<bool>,
 }
 
 impl Keys {
@@ -92,6 +94,7 @@ impl Keys {
             return k;
         }
         let noise = NOISE.contains(&key.as_str());
+        let step = renamable && key.starts_with("ProfilerStep#");
         let k = self.names.len() as u32;
         self.ids.insert(key.clone(), k);
         self.names.push(key);
@@ -99,6 +102,7 @@ impl Keys {
             .push(if noise { SCORE_NOISE } else { SCORE_SAME });
         self.renamable.push(renamable);
         self.noise.push(noise);
+        self.step.push(step);
         k
     }
 
@@ -106,7 +110,12 @@ impl Keys {
     pub(super) fn pair_score(&self, a: u32, b: u32) -> u32 {
         if a == b {
             self.score[a as usize]
-        } else if self.renamable[a as usize] && self.renamable[b as usize] {
+        } else if self.renamable[a as usize]
+            && self.renamable[b as usize]
+            && self.step[a as usize] == self.step[b as usize]
+        {
+            // Two regions at the same place under different names; a step
+            // is the loop's structure, never another region renamed.
             SCORE_RENAMED
         } else {
             0
@@ -148,7 +157,10 @@ mod tests {
         let mm = k.of("aten::mm", Category::CpuOp);
         assert!(k.pair_score(mm, mm) > k.pair_score(view, view));
         let other = k.of("fwd", Category::UserAnnotation);
-        assert_eq!(k.pair_score(s3, other), SCORE_RENAMED);
         assert_eq!(k.pair_score(mm, view), 0);
+        // A step is never another region renamed.
+        let wait = k.of("Wait for usage holds", Category::UserAnnotation);
+        assert_eq!(k.pair_score(s3, wait), 0);
+        assert_eq!(k.pair_score(other, wait), SCORE_RENAMED);
     }
 }
