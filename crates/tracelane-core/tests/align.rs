@@ -163,6 +163,16 @@ fn unrelated_traces_are_said_to_align_poorly() {
         "{:?}",
         r.notes
     );
+    // Regions against steps: five `rmsnorm_naive` regions (CPU) against
+    // the MI250 trace's two training steps are not a short replacement.
+    let a = common::load("torch-cpu/rmsnorm_naive_cpu.pt.trace.json.gz");
+    let b = common::load("public/hta_amd_mi250_rocm.json.gz");
+    let r = whole(&a, &b);
+    assert!(
+        r.aligned_share.iter().all(|&s| s < 0.01),
+        "{:?}",
+        r.aligned_share
+    );
     // One workload two ways: no such note.
     for (x, y) in [
         ("rmsnorm_naive", "rmsnorm_fused"),

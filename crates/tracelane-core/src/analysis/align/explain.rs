@@ -102,9 +102,21 @@ impl Alignment<'_> {
             && self.traces[0].slices.category
                 [self.trees[0].slice[al.a_nodes(p)[0] as usize] as usize]
                 == crate::category::Category::CpuOp;
+        // Regions against regions (five `rmsnorm_naive` against two
+        // steps) are whole programs, not a short replacement of ops.
+        let regions = |side: usize| {
+            let tree = &self.trees[side];
+            self.nodes_of(side, k).iter().all(|&n| {
+                let sl = tree.slice[n as usize];
+                sl != crate::model::NO_SLICE
+                    && self.traces[side].slices.category[sl as usize]
+                        == crate::category::Category::UserAnnotation
+            })
+        };
         let short = al.kind[k] == NodeKind::Replaced
             && al.a_nodes(k).len() <= LOCAL_SEGMENT_OPS
-            && al.b_nodes(k).len() <= LOCAL_SEGMENT_OPS;
+            && al.b_nodes(k).len() <= LOCAL_SEGMENT_OPS
+            && !(regions(0) && regions(1));
         !self.is_pair(k) && (under_op || short)
     }
 
