@@ -10,6 +10,7 @@ use super::report::{
     DiffNode, DiffOptions, DiffReport, FamilyRow, KindCounts, Metric, POOR_ALIGNMENT,
 };
 use crate::analysis::compare::fmt_us;
+use crate::category::Category;
 
 /// One contribution: an aligned node (`None`: unattributed device work)
 /// and each side's time in it.
@@ -41,9 +42,12 @@ impl Alignment<'_> {
         }
     }
 
-    /// Tree nodes under aligned node `k` (a segment) paired out of it.
-    pub(super) fn carved_of(&self, side: usize, k: usize) -> &[u32] {
-        self.aligned.carved(side, k)
+    /// The category of tree node `n`'s slice on `side` (`None`: the root).
+    fn node_category(&self, side: usize, n: u32) -> Option<Category> {
+        match self.trees[side].slice[n as usize] {
+            crate::model::NO_SLICE => None,
+            s => Some(self.traces[side].slices.category[s as usize]),
+        }
     }
 
     /// A segment's sum of `f` over its nodes' subtrees (`f` inclusive),
@@ -53,7 +57,7 @@ impl Alignment<'_> {
         T: std::iter::Sum<T> + std::ops::Sub<Output = T>,
     {
         let all: T = self.nodes_of(side, k).iter().map(|&n| f(n)).sum();
-        let carved: T = self.carved_of(side, k).iter().map(|&n| f(n)).sum();
+        let carved: T = self.aligned.carved(side, k).iter().map(|&n| f(n)).sum();
         all - carved
     }
 
@@ -98,20 +102,13 @@ impl Alignment<'_> {
         let under_op = k > 0
             && p > 0
             && al.kind[p] == NodeKind::Matched
-            && self.trees[0].slice[al.a_nodes(p)[0] as usize] != crate::model::NO_SLICE
-            && self.traces[0].slices.category
-                [self.trees[0].slice[al.a_nodes(p)[0] as usize] as usize]
-                == crate::category::Category::CpuOp;
+            && self.node_category(0, al.a_nodes(p)[0]) == Some(Category::CpuOp);
         // Regions against regions (five `rmsnorm_naive` against two
         // steps) are whole programs, not a short replacement of ops.
         let regions = |side: usize| {
-            let tree = &self.trees[side];
-            self.nodes_of(side, k).iter().all(|&n| {
-                let sl = tree.slice[n as usize];
-                sl != crate::model::NO_SLICE
-                    && self.traces[side].slices.category[sl as usize]
-                        == crate::category::Category::UserAnnotation
-            })
+            self.nodes_of(side, k)
+                .iter()
+                .all(|&n| self.node_category(side, n) == Some(Category::UserAnnotation))
         };
         let short = al.kind[k] == NodeKind::Replaced
             && al.a_nodes(k).len() <= LOCAL_SEGMENT_OPS
@@ -122,13 +119,7 @@ impl Alignment<'_> {
 
     /// Is aligned node `k` an annotation (a region, a step) on A?
     fn is_annotation(&self, k: usize) -> bool {
-        match self.trees[0].slice[self.aligned.a_nodes(k)[0] as usize] {
-            crate::model::NO_SLICE => false,
-            s => {
-                self.traces[0].slices.category[s as usize]
-                    == crate::category::Category::UserAnnotation
-            }
-        }
+        self.node_category(0, self.aligned.a_nodes(k)[0]) == Some(Category::UserAnnotation)
     }
 
     pub(super) fn is_pair(&self, k: usize) -> bool {
@@ -154,7 +145,7 @@ impl Alignment<'_> {
             w.own_dev(nodes[0]).iter().for_each(|&d| f(d));
             return;
         }
-        let carved = self.carved_of(side, k);
+        let carved = self.aligned.carved(side, k);
         for &n in nodes {
             let mut m = n;
             while m < n + tree.size[n as usize] {
