@@ -89,9 +89,13 @@ impl<'t> Alignment<'t> {
 
     /// The name of side `side`'s tree node `n` (the root: its scope).
     pub(super) fn name(&self, side: usize, n: u32) -> &str {
-        match self.trees[side].slice[n as usize] {
+        let tree = &self.trees[side];
+        match tree.slice[n as usize] {
             crate::model::NO_SLICE => &self.scopes[side],
-            s => self.traces[side].slice_name(s as usize),
+            s => match tree.labels.get(&s) {
+                Some(label) => label,
+                None => self.traces[side].slice_name(s as usize),
+            },
         }
     }
 

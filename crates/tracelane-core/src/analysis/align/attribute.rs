@@ -2,7 +2,8 @@
 //! through the links resolved at import, and its host time.
 //!
 //! A device event (kernel, copy, set, device window — not syncs or
-//! mirrored annotations) belongs to the node at or above the op it is
+//! mirrored annotations) of an XLA profile's device op belongs to that op's
+//! node; any other belongs to the node at or above the op it is
 //! linked to (`Links::op`); without an op, to the node above the runtime
 //! call that launched it. Events in the scope that reach no node are
 //! unattributed: for the whole trace, every such event; for a region or a
@@ -46,6 +47,11 @@ impl Work {
 
 /// The node a device event's work belongs to.
 fn device_node(t: &Trace, tree: &OpTree, d: usize) -> u32 {
+    // An XLA trace's device op: its own node.
+    let own = tree.node_above(d as u32);
+    if own != NO_NODE {
+        return own;
+    }
     let l = &t.links;
     let op = l.op.get(d).copied().unwrap_or(NO_SLICE);
     if op != NO_SLICE {

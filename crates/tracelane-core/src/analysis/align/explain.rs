@@ -379,6 +379,25 @@ fn framework_note(al: &Alignment) -> Option<String> {
     ))
 }
 
+/// An XLA profile of several devices: their ops are one tree in start
+/// order (SPMD programs run the same ops on each), which lines up against
+/// a run of as many devices, not of one.
+fn devices_note(al: &Alignment) -> Option<String> {
+    let n = al.trees.each_ref().map(|t| t.xla_devices);
+    if n.contains(&0) || n[0] == n[1] {
+        return None;
+    }
+    let say = |side: usize| match n[side] {
+        1 => "one device".to_string(),
+        k => format!("{k} devices"),
+    };
+    Some(format!(
+        "A's XLA ops ran on {} and B's on {}: each side's ops of all its devices are one tree in start order, so the op pairs compare unlike runs — compare the kernel families, or profiles of as many devices",
+        say(0),
+        say(1)
+    ))
+}
+
 /// " (dispatch only: views, conversions)" when every op of the segment is.
 fn noise_note(al: &Alignment, k: usize, side: usize) -> &'static str {
     let tree = &al.trees[side];
@@ -506,6 +525,7 @@ pub(super) fn report(al: &Alignment, opts: &DiffOptions) -> DiffReport {
         ));
     }
     notes.extend(framework_note(al));
+    notes.extend(devices_note(al));
     if aligned_share[0].min(aligned_share[1]) < POOR_ALIGNMENT {
         notes.push(format!(
             "these traces align poorly: only {:.0}% of A's and {:.0}% of B's time is in ops paired across the two, inside paired ops, or in short replacements (at most {LOCAL_SEGMENT_OPS} ops a side) — the rest is on one side only or in long unmatched runs: they may not be one workload, and the differences below are not op for op",

@@ -3,7 +3,8 @@
 //! explained node by node.
 //!
 //! 1. Each trace's op tree inside its scope (`tree.rs`): ops, annotations
-//!    and (when both traces have them) `nn.Module:` scopes.
+//!    and (when both traces have them) `nn.Module:` scopes; in an XLA
+//!    profile its device ops, named by their framework op (`xla_nodes.rs`).
 //! 2. The two trees aligned top down (`matcher.rs`): children of a pair are
 //!    lined up by name (`sequence.rs`); what is left between two pairs is
 //!    one segment at their lowest common pair — a replacement (a fused op
@@ -38,6 +39,7 @@ mod roofline_side;
 mod sequence;
 mod tree;
 mod tree_rows;
+mod xla_nodes;
 
 use super::scope::{Scope, ScopeError};
 use crate::model::Trace;

@@ -168,6 +168,8 @@ mod tests {
             node_of: Vec::new(),
             windows: Vec::new(),
             root_host_ns: 0,
+            labels: Default::default(),
+            xla_devices: 0,
         }
     }
 

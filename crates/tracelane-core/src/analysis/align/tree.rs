@@ -4,7 +4,9 @@
 //! annotations (`record_function`, `ProfilerStep#N`) and, when both traces
 //! recorded them, `nn.Module:` scopes — each under its nearest such
 //! ancestor on its thread; other host slices (Python frames, runtime calls)
-//! are not nodes, their descendants hang from the node above them.
+//! are not nodes, their descendants hang from the node above them. In an
+//! XLA profile the device ops are nodes too and the runtime's TraceMes
+//! are not (`xla_nodes.rs`).
 //!
 //! The root is the scope. Its children are the scope's occurrences (each
 //! `ProfilerStep#N` or region slice) or, for the whole trace and ranges,
@@ -19,6 +21,7 @@ use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
 
 use super::keys::Keys;
+use super::xla_nodes::{is_runtime_traceme, XlaOps};
 
 /// No node (a slice outside the scope).
 pub(super) const NO_NODE: u32 = u32::MAX;
@@ -44,6 +47,11 @@ pub(super) struct OpTree {
     /// The root's host time: the occurrences' durations, or the span of
     /// the top-level nodes.
     pub(super) root_host_ns: i64,
+    /// An XLA trace's device ops' labels, by their first event's slice
+    /// (`xla_nodes.rs`).
+    pub(super) labels: rustc_hash::FxHashMap<u32, String>,
+    /// How many devices ran an XLA trace's device ops (0: none, or not XLA).
+    pub(super) xla_devices: usize,
 }
 
 impl OpTree {
@@ -73,7 +81,8 @@ pub(super) fn has_module_scopes(t: &Trace) -> bool {
 fn is_node(t: &Trace, s: usize, modules: bool) -> bool {
     t.on_host(s)
         && match t.slices.category[s] {
-            Category::CpuOp | Category::UserAnnotation => true,
+            Category::CpuOp => true,
+            Category::UserAnnotation => t.xla.is_none() || !is_runtime_traceme(t.slice_name(s)),
             Category::PythonFunction => modules && t.slice_name(s).starts_with("nn.Module: "),
             _ => false,
         }
@@ -95,6 +104,10 @@ pub(super) fn build(
             kept[o.slice as usize] = true;
         }
     }
+    let xla = XlaOps::of(t);
+    for &first in xla.iter().flat_map(|x| x.ops.keys()) {
+        kept[first as usize] = true;
+    }
     // Parents come before their children in slice order (nesting is
     // resolved over rows sorted by lane and start).
     let mut anc = vec![NO_SLICE; n];
@@ -108,30 +121,18 @@ pub(super) fn build(
             }
         };
     }
-    let kept_parent = |s: usize| match t.slices.parent[s] {
-        NO_SLICE => NO_SLICE,
-        p => anc[p as usize],
+    let launch_parent = xla
+        .as_ref()
+        .map(|x| x.hang(t, &mut anc))
+        .unwrap_or_default();
+    let kept_parent = |s: usize| match launch_parent.get(&(s as u32)) {
+        Some(&p) => p,
+        None => match t.slices.parent[s] {
+            NO_SLICE => NO_SLICE,
+            p => anc[p as usize],
+        },
     };
-    // Every kept slice's kept children, in slice order (start order).
-    let mut first = vec![0u32; n + 1];
-    for (s, _) in kept.iter().enumerate().filter(|x| *x.1) {
-        let p = kept_parent(s);
-        if p != NO_SLICE {
-            first[p as usize + 1] += 1;
-        }
-    }
-    for s in 0..n {
-        first[s + 1] += first[s];
-    }
-    let mut fill = first.clone();
-    let mut kids = vec![0u32; first[n] as usize];
-    for (s, _) in kept.iter().enumerate().filter(|x| *x.1) {
-        let p = kept_parent(s);
-        if p != NO_SLICE {
-            kids[fill[p as usize] as usize] = s as u32;
-            fill[p as usize] += 1;
-        }
-    }
+    let (first, kids) = kept_children(&kept, &kept_parent);
     let start = |s: u32| t.slices.start_ns[s as usize];
     let mut tops: Vec<u32> = (0..n as u32)
         .filter(|&s| kept[s as usize] && kept_parent(s as usize) == NO_SLICE)
@@ -183,6 +184,16 @@ pub(super) fn build(
         node_of: vec![NO_NODE; n],
         windows,
         root_host_ns,
+        labels: xla
+            .as_ref()
+            .map(|x| {
+                x.ops
+                    .iter()
+                    .map(|(&s, (_, label))| (s, label.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        xla_devices: xla.as_ref().map_or(0, |x| x.devices),
     };
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];
@@ -195,8 +206,11 @@ pub(super) fn build(
             tree.key.push(root_key);
             children.clone_from(&roots);
         } else {
-            let name = t.slice_name(s as usize);
-            tree.key.push(keys.of(name, t.slices.category[s as usize]));
+            let xla_key = xla.as_ref().and_then(|x| x.ops.get(&s)).map(|o| &o.0);
+            tree.key.push(match xla_key {
+                Some(key) => keys.of(key, t.slices.category[s as usize]),
+                None => keys.of(t.slice_name(s as usize), t.slices.category[s as usize]),
+            });
             tree.node_of[s as usize] = node;
             children.clear();
             children.extend_from_slice(
@@ -208,7 +222,9 @@ pub(super) fn build(
                 children.push(extra[k].1);
                 k += 1;
             }
-            if children.len() > before {
+            // Joined nodes, and an XLA trace's device ops beside host
+            // nodes, come from other lanes: in start order.
+            if children.len() > before || xla.is_some() {
                 crate::sort::by_key(&mut children, &|&c| (start(c), c));
             }
         }
@@ -216,6 +232,32 @@ pub(super) fn build(
     }
     finish(&mut tree);
     tree
+}
+
+/// Every kept slice's kept children, in slice order: `kids[first[s] ..
+/// first[s + 1]]`.
+fn kept_children(kept: &[bool], kept_parent: &dyn Fn(usize) -> u32) -> (Vec<u32>, Vec<u32>) {
+    let n = kept.len();
+    let mut first = vec![0u32; n + 1];
+    for (s, _) in kept.iter().enumerate().filter(|x| *x.1) {
+        let p = kept_parent(s);
+        if p != NO_SLICE {
+            first[p as usize + 1] += 1;
+        }
+    }
+    for s in 0..n {
+        first[s + 1] += first[s];
+    }
+    let mut fill = first.clone();
+    let mut kids = vec![0u32; first[n] as usize];
+    for (s, _) in kept.iter().enumerate().filter(|x| *x.1) {
+        let p = kept_parent(s);
+        if p != NO_SLICE {
+            kids[fill[p as usize] as usize] = s as u32;
+            fill[p as usize] += 1;
+        }
+    }
+    (first, kids)
 }
 
 /// Top-level nodes of other threads that start inside a container (an

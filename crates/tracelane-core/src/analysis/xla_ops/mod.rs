@@ -35,10 +35,12 @@
 //! — op_profile's `rawFlops` and `rawBytesAccessedArray[0]`), times the
 //! occurrences; empty where neither says (an unknown custom call).
 
+mod device_ops;
 mod host;
 mod rows;
 pub mod tf_op;
 
+pub use device_ops::{device_ops, DeviceOp};
 pub use rows::FrameworkOpRow;
 use rows::{percent, rank};
 

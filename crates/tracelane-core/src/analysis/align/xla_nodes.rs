@@ -1,0 +1,175 @@
+//! The ops of an XLA profile (JAX, TensorFlow: an XPlane) in its op tree.
+//!
+//! An XLA program's ops run as device work: its host threads hold the
+//! jitted calls (`PjitFunction(f)`), the module executions
+//! (`jit_f:XLA GPU module`), sometimes one TraceMe per thunk, and the
+//! runtime's own TraceMes (`PjRtStreamExecutorLoadedExecutable::…`,
+//! `ThreadpoolListener::…`, buffer waits). So in an XLA trace:
+//!
+//! - each device op occurrence (the kernels of one HLO op in a row, as
+//!   xprof's op tables count them: [`crate::analysis::xla_ops::device_ops`])
+//!   is an op of the tree, under the node above the runtime call that
+//!   launched it, else wherever its start falls (a top-level op);
+//! - its key is its framework op's name stack less the `jit(…)` / `pjit(…)`
+//!   scopes (`conv_general_dilated`, `jvp(bsd,de->bse)/dot_general`): what
+//!   JAX versions and compilers keep, where HLO op names (`fusion.12`,
+//!   `cudnn-conv.1.0`) change; without one, the HLO op without numbering;
+//! - the runtime's TraceMes are not ops: a C++ method (`Class::Method`),
+//!   PjRt's buffer and allocation steps, XLA:CPU's `end: …` markers. What
+//!   they hold belongs to the node above them.
+
+use rustc_hash::FxHashMap;
+
+use crate::analysis::xla_ops::device_ops;
+use crate::model::{Trace, NO_SLICE};
+
+/// The device ops of an XLA trace, by their first event.
+pub(super) struct XlaOps {
+    /// The first event of each event's occurrence (every event of an op).
+    pub(super) first_of: FxHashMap<u32, u32>,
+    /// By first event: the key name and the label
+    /// (`cudnn-conv.1 · jit(f)/conv_general_dilated`).
+    pub(super) ops: FxHashMap<u32, (String, String)>,
+    /// How many devices (planes) ran them.
+    pub(super) devices: usize,
+}
+
+impl XlaOps {
+    /// `None` for a trace that is not an XLA profile.
+    pub(super) fn of(t: &Trace) -> Option<XlaOps> {
+        t.xla.as_ref()?;
+        let mut x = XlaOps {
+            first_of: FxHashMap::default(),
+            ops: FxHashMap::default(),
+            devices: 0,
+        };
+        let mut devices = rustc_hash::FxHashSet::default();
+        for op in device_ops(t) {
+            devices.insert(t.tracks[t.slices.track[op.slices[0] as usize].0 as usize].process);
+            let first = op.slices[0];
+            for &s in &op.slices {
+                x.first_of.insert(s, first);
+            }
+            let label = if op.framework_op.is_empty() {
+                op.hlo_op.clone()
+            } else {
+                format!("{} · {}", op.hlo_op, op.framework_op)
+            };
+            x.ops
+                .insert(first, (key_name(&op.framework_op, &op.hlo_op), label));
+        }
+        x.devices = devices.len();
+        Some(x)
+    }
+
+    /// Each event's nearest node slice (`anc`) made its op's first event,
+    /// and each op's parent slice: the node slice above the runtime call
+    /// that launched it ([`NO_SLICE`]: none, a top-level op).
+    pub(super) fn hang(&self, t: &Trace, anc: &mut [u32]) -> FxHashMap<u32, u32> {
+        for (&s, &first) in &self.first_of {
+            anc[s as usize] = first;
+        }
+        let l = &t.links;
+        let at = |v: &[u32], i: u32| v.get(i as usize).copied().unwrap_or(NO_SLICE);
+        self.ops
+            .keys()
+            .map(|&first| {
+                let launch = match at(&l.op, first) {
+                    NO_SLICE => at(&l.launch, first),
+                    op => op,
+                };
+                let above = match launch {
+                    NO_SLICE => NO_SLICE,
+                    r => anc[r as usize],
+                };
+                (first, above)
+            })
+            .collect()
+    }
+}
+
+/// The name a device op is aligned by.
+fn key_name(framework_op: &str, hlo_op: &str) -> String {
+    let scopes: Vec<&str> = framework_op
+        .split('/')
+        .filter(|p| !p.is_empty() && !p.starts_with("jit(") && !p.starts_with("pjit("))
+        .collect();
+    if scopes.is_empty() {
+        // `fusion.12` and `fusion.3`, `cudnn-conv.1.0` and `cudnn-conv.1`.
+        let base = hlo_op.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        format!("hlo:{base}")
+    } else {
+        format!("xla:{}", scopes.join("/"))
+    }
+}
+
+/// PjRt's steps around an execution, attested in JAX 0.4–0.8 profiles
+/// (CPU, ROCm): not ops of the program.
+const RUNTIME_STEPS: &[&str] = &[
+    "Wait for usage holds",
+    "Wait for donation holds",
+    "RecordUsage",
+    "MemoryAllocation",
+    "MemoryDeallocation",
+    "ThenExecuteCallback",
+    "ComputeSemaphoreAcquire",
+    "Build buffer allocations",
+    "MakeOutputBuffers",
+    "DevicePut",
+    "ParseArguments",
+    "Handle inputs",
+    "Handle input event recording",
+    "AllocateOutputBuffersWithInputReuse",
+    "PJRT_LoadedExecutable_Execute",
+];
+
+/// Is this host TraceMe of an XLA trace the runtime's, not the program's?
+pub(super) fn is_runtime_traceme(name: &str) -> bool {
+    name.contains("::") || name.starts_with("end: ") || RUNTIME_STEPS.contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_ops_key_is_its_name_stack_without_the_jit_scopes() {
+        let conv = "conv_general_dilated";
+        assert_eq!(
+            key_name(
+                &format!("jit(forward_3d_conv)/jit(main)/{conv}"),
+                "cudnn-conv.1.0"
+            ),
+            key_name(&format!("jit(forward_3d_conv)/{conv}"), "cudnn-conv.1"),
+        );
+        assert_eq!(
+            key_name(
+                "jit(loss_fn)/transpose(jvp())/te_fused_attn_backward_ffi",
+                "x"
+            ),
+            "xla:transpose(jvp())/te_fused_attn_backward_ffi"
+        );
+        assert_eq!(key_name("", "fusion.12"), key_name("", "fusion.3"));
+        assert_ne!(key_name("", "fusion.12"), key_name("", "loop_fusion.3"));
+    }
+
+    #[test]
+    fn the_runtimes_tracemes_are_not_ops_but_the_programs_are() {
+        for name in [
+            "PjRtStreamExecutorLoadedExecutable::ExecuteHelper",
+            "ThreadpoolListener::StartRegion",
+            "end: add_rsqrt_fusion",
+            "Wait for usage holds",
+        ] {
+            assert!(is_runtime_traceme(name), "{name}");
+        }
+        for name in [
+            "PjitFunction(loss_fn)",
+            "jit_loss_fn:XLA GPU module",
+            "gemm_fusion_dot.3",
+            "train",
+        ] {
+            assert!(!is_runtime_traceme(name), "{name}");
+        }
+    }
+}
