@@ -6,7 +6,8 @@
 
 use serde_json::Value;
 
-use super::{is_derived, tf_op, DerivedOps, EventStats};
+use super::device_events::{is_derived, DerivedOps, EventStats};
+use super::tf_op;
 use crate::model::{Trace, TrackKind, NO_STR};
 
 /// One occurrence of a device op.
