@@ -601,7 +601,7 @@ fn every_device_events_lowest_common_op_is_tracediffs_on_the_nvidia_amd_pairs() 
 }
 
 #[test]
-fn a_pytorch_trace_against_a_jax_one_says_the_frameworks_are_not_mapped() {
+fn a_pytorch_trace_against_another_models_jax_one_aligns_poorly() {
     // The RMSNorm MLP in PyTorch (CPU) against an RMSNorm jitted with
     // jax[cpu]: TraceMe regions are not the PyTorch steps renamed, and the
     // report says the ops are not lined up across frameworks.
@@ -711,4 +711,60 @@ fn the_public_xla_profiles_kernels_each_belong_to_a_device_op() {
         "{:?}",
         r.notes
     );
+}
+
+#[test]
+fn one_model_in_pytorch_and_in_jax_lines_up_at_its_steps_and_matrix_products() {
+    // The `rmsnorm_naive` model (linear, relu, RMSNorm, linear) recorded
+    // in PyTorch and, jitted, in JAX (`gen_jax_norm_mlp.py`), both on CPU
+    // with three steps: the steps pair, each linear pairs with its XLA
+    // dot_general, and between them PyTorch's relu and six RMSNorm ops are
+    // one replacement against XLA's four fusions — the same program
+    // becoming other work, said op for op.
+    let a = common::load("torch-diff/rmsnorm_naive.pt.trace.json.gz");
+    let b = common::load("torch-diff/norm_mlp.jax.xplane.pb");
+    let al = Alignment::new(&a, &Scope::Whole, &b, &Scope::Whole).unwrap();
+    let nodes = al.nodes();
+    let steps: Vec<_> = nodes
+        .iter()
+        .filter(|n| n.a.iter().any(|o| o.starts_with("ProfilerStep#")))
+        .collect();
+    assert_eq!(steps.len(), 3, "{:?}", steps);
+    assert!(steps
+        .iter()
+        .all(|n| n.kind == NodeKind::Matched && n.b == ["train"]));
+    let dots: Vec<_> = nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Renamed && n.a == ["aten::linear"])
+        .collect();
+    assert_eq!(dots.len(), 6, "{:?}", dots);
+    assert!(dots
+        .iter()
+        .all(|n| n.b.len() == 1 && n.b[0].ends_with(" · jit(norm_mlp)/dot_general")));
+    let fused: Vec<_> = nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Replaced)
+        .collect();
+    assert_eq!(fused.len(), 3, "{}", show(&fused));
+    for n in &fused {
+        assert_eq!(n.a, ["aten::relu", "rmsnorm"]);
+        let b: Vec<&str> = n.b.iter().map(|o| o.split(" · ").nth(1).unwrap()).collect();
+        assert_eq!(
+            b,
+            [
+                "jit(norm_mlp)/jit(relu)/max",
+                "jit(norm_mlp)/rmsnorm/reduce_sum",
+                "jit(norm_mlp)/rmsnorm/rsqrt",
+                "jit(norm_mlp)/rmsnorm/mul"
+            ]
+        );
+    }
+    let r = whole(&a, &b);
+    assert!(
+        r.aligned_share.iter().all(|&s| s > 0.9),
+        "{:?}",
+        r.aligned_share
+    );
+    assert!(r.notes.iter().any(|n| n.starts_with("B is an XLA profile")));
+    assert!(!r.notes.iter().any(|n| n.contains("align poorly")));
 }

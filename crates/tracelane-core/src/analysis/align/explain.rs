@@ -99,10 +99,18 @@ impl Alignment<'_> {
     fn is_local(&self, k: usize) -> bool {
         let al = &self.aligned;
         let p = al.parent[k] as usize;
+        // A pair of ops: the same op, or one kind across frameworks
+        // (`aten::linear` with its `addmm` against a JAX `dot_general`).
+        let op = |side: usize| {
+            self.node_category(side, self.nodes_of(side, p)[0]) == Some(Category::CpuOp)
+        };
         let under_op = k > 0
             && p > 0
-            && al.kind[p] == NodeKind::Matched
-            && self.node_category(0, al.a_nodes(p)[0]) == Some(Category::CpuOp);
+            && match al.kind[p] {
+                NodeKind::Matched => op(0),
+                NodeKind::Renamed => op(0) || op(1),
+                _ => false,
+            };
         // Regions against regions (five `rmsnorm_naive` against two
         // steps) are whole programs, not a short replacement of ops.
         let regions = |side: usize| {
@@ -375,7 +383,7 @@ fn framework_note(al: &Alignment) -> Option<String> {
     }
     let (x, other) = if xla[0] { ("A", "B") } else { ("B", "A") };
     Some(format!(
-        "{x} is an XLA profile (JAX or TensorFlow) and {other} is not: their ops are named by different frameworks (HLO ops and name scopes against ATen ops), which are not mapped onto each other yet — compare the kernel families and each side's roofline, not the op pairs"
+        "{x} is an XLA profile (JAX or TensorFlow) and {other} is not: their ops are named by different frameworks; steps pair with steps, matrix products and convolutions with their XLA ops (aten::linear with a dot_general), and what lies between them is lined up as replacements (the ops XLA fuses against the ATen ops PyTorch runs one by one) — other ops are not mapped onto each other"
     ))
 }
 

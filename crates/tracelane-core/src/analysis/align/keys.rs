@@ -20,6 +20,74 @@ const SCORE_NOISE: u32 = 2;
 /// (`rmsnorm_naive` against `rmsnorm_fused`) pair, but below any same-name
 /// pair.
 pub(super) const SCORE_RENAMED: u32 = 3;
+/// An ATen op and an XLA op of one kind (`aten::linear` and a JAX
+/// `dot_general`) pair below a same-name pair and above a renamed region.
+const SCORE_ACROSS: u32 = 6;
+
+/// Kinds of op two frameworks name differently but run as one op: matrix
+/// products and convolutions (what the rest of a program is fused around:
+/// XLA fuses the elementwise ops and reductions between them, PyTorch runs
+/// them one by one).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OpKind {
+    None,
+    MatMul,
+    Conv,
+}
+
+const ATEN_MATMUL: &[&str] = &[
+    "aten::mm",
+    "aten::addmm",
+    "aten::matmul",
+    "aten::linear",
+    "aten::bmm",
+    "aten::baddbmm",
+    "aten::addbmm",
+    "aten::mv",
+    "aten::addmv",
+    "aten::dot",
+    "aten::einsum",
+    "aten::_scaled_mm",
+];
+
+const ATEN_CONV: &[&str] = &[
+    "aten::conv1d",
+    "aten::conv2d",
+    "aten::conv3d",
+    "aten::convolution",
+    "aten::_convolution",
+    "aten::conv_transpose1d",
+    "aten::conv_transpose2d",
+    "aten::conv_transpose3d",
+    "aten::cudnn_convolution",
+    "aten::miopen_convolution",
+    "aten::mkldnn_convolution",
+];
+
+/// An op's kind across frameworks, and whether it is an XLA op (its key
+/// made by `xla_nodes.rs`: `xla:<name stack>`, `hlo:<op>`).
+fn op_kind(key: &str) -> (OpKind, bool) {
+    if let Some(stack) = key.strip_prefix("xla:") {
+        // The JAX primitive: the name stack's last scope.
+        let kind = match stack.rsplit('/').next().unwrap_or(stack) {
+            "dot_general" | "dot" => OpKind::MatMul,
+            "conv_general_dilated" | "conv" => OpKind::Conv,
+            _ => OpKind::None,
+        };
+        return (kind, true);
+    }
+    if key.starts_with("hlo:") {
+        return (OpKind::None, true);
+    }
+    let kind = if ATEN_MATMUL.contains(&key) {
+        OpKind::MatMul
+    } else if ATEN_CONV.contains(&key) {
+        OpKind::Conv
+    } else {
+        OpKind::None
+    };
+    (kind, false)
+}
 
 /// ATen ops that move no data of their own or only convert: metadata views,
 /// allocations, conjugate/negative-bit resolution, dtype/device conversion
@@ -79,6 +147,8 @@ pub(super) struct Keys {
     pub(super) noise: Vec<bool>,
     /// A profiler step (`ProfilerStep#N`): renamed only as another step.
     step: Vec<bool>,
+    /// The op's kind across frameworks, and whether it is an XLA op.
+    kind: Vec<(OpKind, bool)>,
 }
 
 impl Keys {
@@ -103,6 +173,7 @@ impl Keys {
         self.renamable.push(renamable);
         self.noise.push(noise);
         self.step.push(step);
+        self.kind.push(op_kind(&self.names[k as usize]));
         k
     }
 
@@ -118,7 +189,12 @@ impl Keys {
             // is the loop's structure, never another region renamed.
             SCORE_RENAMED
         } else {
-            0
+            let ((ka, xa), (kb, xb)) = (self.kind[a as usize], self.kind[b as usize]);
+            if ka != OpKind::None && ka == kb && xa != xb {
+                SCORE_ACROSS
+            } else {
+                0
+            }
         }
     }
 }
@@ -162,5 +238,24 @@ mod tests {
         let wait = k.of("Wait for usage holds", Category::UserAnnotation);
         assert_eq!(k.pair_score(s3, wait), 0);
         assert_eq!(k.pair_score(other, wait), SCORE_RENAMED);
+    }
+
+    #[test]
+    fn a_matrix_product_pairs_across_frameworks_only() {
+        let mut k = Keys::default();
+        let linear = k.of("aten::linear", Category::CpuOp);
+        let addmm = k.of("aten::addmm", Category::CpuOp);
+        let dot = k.of("xla:jvp()/dot_general", Category::CpuOp);
+        let dot_bwd = k.of("xla:transpose(jvp())/dot_general", Category::CpuOp);
+        let conv = k.of("xla:conv_general_dilated", Category::CpuOp);
+        let conv2d = k.of("aten::conv2d", Category::CpuOp);
+        assert_eq!(k.pair_score(linear, dot), SCORE_ACROSS);
+        assert_eq!(k.pair_score(conv2d, conv), SCORE_ACROSS);
+        assert!(k.pair_score(linear, linear) > SCORE_ACROSS);
+        // Within one framework the names decide: PyTorch's linear is not
+        // its addmm, JAX's forward dot is not its backward one.
+        assert_eq!(k.pair_score(linear, addmm), 0);
+        assert_eq!(k.pair_score(dot, dot_bwd), 0);
+        assert_eq!(k.pair_score(linear, conv), 0);
     }
 }

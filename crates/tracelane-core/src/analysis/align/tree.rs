@@ -105,7 +105,7 @@ pub(super) fn build(
         }
     }
     let xla = XlaOps::of(t);
-    for &first in xla.iter().flat_map(|x| x.ops.keys()) {
+    for &first in xla.iter().flat_map(|x| &x.device) {
         kept[first as usize] = true;
     }
     // Parents come before their children in slice order (nesting is
@@ -146,10 +146,13 @@ pub(super) fn build(
     let (roots, containers): (Vec<u32>, Vec<u32>) = if windowed {
         let inside = |s: u32| windows.iter().any(|&(a, b)| start(s) >= a && start(s) < b);
         let roots: Vec<u32> = tops.iter().copied().filter(|&s| inside(s)).collect();
+        // An op XLA:CPU runs is an annotation, not a container: another
+        // thread's op running beside it is not inside it.
+        let is_op = |s: u32| xla.as_ref().is_some_and(|x| x.named.contains_key(&s));
         let containers = roots
             .iter()
             .copied()
-            .filter(|&s| t.slices.category[s as usize] == Category::UserAnnotation)
+            .filter(|&s| t.slices.category[s as usize] == Category::UserAnnotation && !is_op(s))
             .collect();
         (roots, containers)
     } else {
@@ -187,7 +190,7 @@ pub(super) fn build(
         labels: xla
             .as_ref()
             .map(|x| {
-                x.ops
+                x.named
                     .iter()
                     .map(|(&s, (_, label))| (s, label.clone()))
                     .collect()
@@ -206,11 +209,7 @@ pub(super) fn build(
             tree.key.push(root_key);
             children.clone_from(&roots);
         } else {
-            let xla_key = xla.as_ref().and_then(|x| x.ops.get(&s)).map(|o| &o.0);
-            tree.key.push(match xla_key {
-                Some(key) => keys.of(key, t.slices.category[s as usize]),
-                None => keys.of(t.slice_name(s as usize), t.slices.category[s as usize]),
-            });
+            tree.key.push(node_key(t, s, xla.as_ref(), keys));
             tree.node_of[s as usize] = node;
             children.clear();
             children.extend_from_slice(
@@ -232,6 +231,25 @@ pub(super) fn build(
     }
     finish(&mut tree);
     tree
+}
+
+/// The key of slice `s`'s node.
+fn node_key(t: &Trace, s: u32, xla: Option<&XlaOps>, keys: &mut Keys) -> u32 {
+    match xla {
+        Some(x) if x.steps.contains(&s) => keys.of("ProfilerStep#0", Category::UserAnnotation),
+        // A jitted call is a call, not a region of ops: its ops run on
+        // other threads or the device.
+        Some(_) if is_jitted_call(t.slice_name(s as usize)) => {
+            keys.of(t.slice_name(s as usize), Category::CpuOp)
+        }
+        // An XLA op pairs by its name only, as an ATen op does.
+        Some(x) if x.named.contains_key(&s) => keys.of(&x.named[&s].0, Category::CpuOp),
+        _ => keys.of(t.slice_name(s as usize), t.slices.category[s as usize]),
+    }
+}
+
+fn is_jitted_call(name: &str) -> bool {
+    name.starts_with("PjitFunction(") || name.starts_with("PmapFunction(")
 }
 
 /// Every kept slice's kept children, in slice order: `kids[first[s] ..

@@ -9,29 +9,40 @@
 //! - each device op occurrence (the kernels of one HLO op in a row, as
 //!   xprof's op tables count them: [`crate::analysis::xla_ops::device_ops`])
 //!   is an op of the tree, under the node above the runtime call that
-//!   launched it, else wherever its start falls (a top-level op);
-//! - its key is its framework op's name stack less the `jit(…)` / `pjit(…)`
+//!   launched it, else wherever its start falls (a top-level op); an op
+//!   XLA:CPU runs is a host TraceMe, already in the tree;
+//! - an op's key is its framework op's name stack less the `jit(…)` / `pjit(…)`
 //!   scopes (`conv_general_dilated`, `jvp(bsd,de->bse)/dot_general`): what
 //!   JAX versions and compilers keep, where HLO op names (`fusion.12`,
 //!   `cudnn-conv.1.0`) change; without one, the HLO op without numbering;
+//! - a step (`StepTraceAnnotation`, a TraceMe with a `step_num` stat) is
+//!   keyed as PyTorch's `ProfilerStep#N` is;
 //! - the runtime's TraceMes are not ops: a C++ method (`Class::Method`),
 //!   PjRt's buffer and allocation steps, XLA:CPU's `end: …` markers. What
 //!   they hold belongs to the node above them.
 
 use rustc_hash::FxHashMap;
 
-use crate::analysis::xla_ops::device_ops;
+use crate::analysis::xla_ops::{device_ops, host_ops, DeviceOp};
 use crate::model::{Trace, NO_SLICE};
 
-/// The device ops of an XLA trace, by their first event.
+/// The ops of an XLA trace: device ops by their first event, and the
+/// host events of the ops XLA:CPU runs.
 pub(super) struct XlaOps {
-    /// The first event of each event's occurrence (every event of an op).
+    /// The first event of each event's occurrence (every event of a
+    /// device op).
     pub(super) first_of: FxHashMap<u32, u32>,
-    /// By first event: the key name and the label
+    /// The device ops' first events.
+    pub(super) device: Vec<u32>,
+    /// By first event (device and host ops): the key name and the label
     /// (`cudnn-conv.1 · jit(f)/conv_general_dilated`).
-    pub(super) ops: FxHashMap<u32, (String, String)>,
+    pub(super) named: FxHashMap<u32, (String, String)>,
     /// How many devices (planes) ran them.
     pub(super) devices: usize,
+    /// The training loop's steps (`jax.profiler.StepTraceAnnotation`: a
+    /// host TraceMe with a `step_num` stat), keyed as PyTorch's
+    /// `ProfilerStep#N` are: one step pairs with another.
+    pub(super) steps: rustc_hash::FxHashSet<u32>,
 }
 
 impl XlaOps {
@@ -40,9 +51,15 @@ impl XlaOps {
         t.xla.as_ref()?;
         let mut x = XlaOps {
             first_of: FxHashMap::default(),
-            ops: FxHashMap::default(),
+            device: Vec::new(),
+            named: FxHashMap::default(),
             devices: 0,
+            steps: Default::default(),
         };
+        let step_num = t.args_key("step_num");
+        x.steps = (0..t.slices.len() as u32)
+            .filter(|&s| t.on_host(s as usize) && t.slice_args_have(s as usize, &step_num))
+            .collect();
         let mut devices = rustc_hash::FxHashSet::default();
         for op in device_ops(t) {
             devices.insert(t.tracks[t.slices.track[op.slices[0] as usize].0 as usize].process);
@@ -50,13 +67,11 @@ impl XlaOps {
             for &s in &op.slices {
                 x.first_of.insert(s, first);
             }
-            let label = if op.framework_op.is_empty() {
-                op.hlo_op.clone()
-            } else {
-                format!("{} · {}", op.hlo_op, op.framework_op)
-            };
-            x.ops
-                .insert(first, (key_name(&op.framework_op, &op.hlo_op), label));
+            x.device.push(first);
+            x.named.insert(first, named(&op));
+        }
+        for op in host_ops(t) {
+            x.named.insert(op.slices[0], named(&op));
         }
         x.devices = devices.len();
         Some(x)
@@ -71,8 +86,8 @@ impl XlaOps {
         }
         let l = &t.links;
         let at = |v: &[u32], i: u32| v.get(i as usize).copied().unwrap_or(NO_SLICE);
-        self.ops
-            .keys()
+        self.device
+            .iter()
             .map(|&first| {
                 let launch = match at(&l.op, first) {
                     NO_SLICE => at(&l.launch, first),
@@ -88,7 +103,17 @@ impl XlaOps {
     }
 }
 
-/// The name a device op is aligned by.
+/// An op's key name and label.
+fn named(op: &DeviceOp) -> (String, String) {
+    let label = if op.framework_op.is_empty() {
+        op.hlo_op.clone()
+    } else {
+        format!("{} · {}", op.hlo_op, op.framework_op)
+    };
+    (key_name(&op.framework_op, &op.hlo_op), label)
+}
+
+/// The name an op is aligned by.
 fn key_name(framework_op: &str, hlo_op: &str) -> String {
     let scopes: Vec<&str> = framework_op
         .split('/')

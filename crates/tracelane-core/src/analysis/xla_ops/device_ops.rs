@@ -1,8 +1,9 @@
 //! Each device op occurrence of an XPlane profile, as the op tables count
 //! them (`mod.rs`'s rules): the kernels of one HLO op and group in a row on
 //! a stream line are one occurrence, named by the HLO op and the framework
-//! op its instruction came from. The structural alignment
-//! ([`crate::analysis::align`]) makes each occurrence an op of its tree.
+//! op its instruction came from; and the ops XLA:CPU runs on host threads.
+//! The structural alignment ([`crate::analysis::align`]) makes each an op
+//! of its tree.
 
 use serde_json::Value;
 
@@ -72,10 +73,7 @@ pub fn device_ops(t: &Trace) -> Vec<DeviceOp> {
                             continue;
                         }
                     }
-                    let framework_op = match instruction.provenance.as_str() {
-                        "" => String::new(),
-                        full => tf_op::parse(full).name,
-                    };
+                    let framework_op = framework_op(&instruction.provenance);
                     current = Some((out.len(), stats.group_id.unwrap_or(0)));
                     out.push(DeviceOp {
                         slices: vec![i],
@@ -94,4 +92,48 @@ pub fn device_ops(t: &Trace) -> Vec<DeviceOp> {
         }
     }
     out
+}
+
+/// The HLO ops XLA:CPU ran on host threads: TraceMe events with an
+/// `hlo_op` stat of an embedded module (`ynn_fusion`, `dot.1`), one
+/// occurrence each, in slice order.
+pub fn host_ops(t: &Trace) -> Vec<DeviceOp> {
+    let Some(xla) = t.xla.as_deref() else {
+        return Vec::new();
+    };
+    let key = t.args_key("hlo_op");
+    let mut out = Vec::new();
+    for i in 0..t.slices.len() {
+        if !t.on_host(i) || !t.slice_args_have(i, &key) {
+            continue;
+        }
+        let args: Value = serde_json::from_str(&t.slice_args_json(i)).unwrap_or(Value::Null);
+        let stats = EventStats::of(&args);
+        let Some(hlo) = stats.hlo_op else {
+            continue;
+        };
+        // XLA:CPU's runtime program ids are not the metadata plane's
+        // (jax 0.10 on CPU: 34 against 1..16): then by the module's name.
+        let module = args.get("hlo_module").and_then(Value::as_str);
+        let instruction = stats
+            .program_id
+            .and_then(|id| xla.instruction(id, hlo))
+            .or_else(|| xla.instruction(xla.program_of(module?)?, hlo));
+        if let Some(instruction) = instruction {
+            out.push(DeviceOp {
+                slices: vec![i as u32],
+                hlo_op: hlo.to_string(),
+                framework_op: framework_op(&instruction.provenance),
+            });
+        }
+    }
+    out
+}
+
+/// The framework op's name of an instruction's `op_name:op_type`.
+fn framework_op(provenance: &str) -> String {
+    match provenance {
+        "" => String::new(),
+        full => tf_op::parse(full).name,
+    }
 }

@@ -42,7 +42,7 @@ mod rows;
 pub mod tf_op;
 
 use device_events::{int, is_derived, DerivedOps, EventStats};
-pub use device_ops::{device_ops, DeviceOp};
+pub use device_ops::{device_ops, host_ops, DeviceOp};
 pub use rows::FrameworkOpRow;
 use rows::{percent, rank};
 
