@@ -703,6 +703,18 @@ fn the_public_xla_profiles_kernels_each_belong_to_a_device_op() {
     };
     let one = load("tracelens_mi300_jax_conv_legacy.xplane.pb");
     let eight = load("tracelens_mi300_jax08_conv_tw003.xplane.pb");
+    // Eight devices' ops launched from threads no TraceMe covers are not
+    // put inside whichever module execution is open when they start.
+    let opts = DiffOptions {
+        top: usize::MAX,
+        ..DiffOptions::default()
+    };
+    let r = diff(&eight, &Scope::Whole, &eight, &Scope::Whole, &opts).unwrap();
+    let ops = r.nodes.iter().filter(|n| n.path.contains(" · "));
+    assert!(ops.clone().count() > 0);
+    for n in ops {
+        assert!(!n.path.contains("XLA GPU module ›"), "{}", n.path);
+    }
     let r = whole(&one, &eight);
     assert!(
         r.notes

@@ -92,9 +92,11 @@ impl<'t> Alignment<'t> {
         let tree = &self.trees[side];
         match tree.slice[n as usize] {
             crate::model::NO_SLICE => &self.scopes[side],
-            s => match tree.labels.get(&s) {
-                Some(label) => label,
-                None => self.traces[side].slice_name(s as usize),
+            s => match tree.labels.get(s as usize) {
+                Some(&label) if (label as usize) < tree.label_names.len() => {
+                    &tree.label_names[label as usize]
+                }
+                _ => self.traces[side].slice_name(s as usize),
             },
         }
     }

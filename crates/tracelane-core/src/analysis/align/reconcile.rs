@@ -169,6 +169,7 @@ mod tests {
             windows: Vec::new(),
             root_host_ns: 0,
             labels: Default::default(),
+            label_names: Vec::new(),
             xla_devices: 0,
         }
     }

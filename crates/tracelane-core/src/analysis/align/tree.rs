@@ -21,7 +21,7 @@ use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
 
 use super::keys::Keys;
-use super::xla_nodes::{is_runtime_traceme, XlaOps};
+use super::xla_nodes::{is_runtime_traceme, XlaOps, NOT_OP};
 
 /// No node (a slice outside the scope).
 pub(super) const NO_NODE: u32 = u32::MAX;
@@ -47,9 +47,10 @@ pub(super) struct OpTree {
     /// The root's host time: the occurrences' durations, or the span of
     /// the top-level nodes.
     pub(super) root_host_ns: i64,
-    /// An XLA trace's device ops' labels, by their first event's slice
-    /// (`xla_nodes.rs`).
-    pub(super) labels: rustc_hash::FxHashMap<u32, String>,
+    /// An XLA trace's ops' labels (`xla_nodes.rs`) by slice: an index in
+    /// `label_names`, [`NOT_OP`] for others; empty for other traces.
+    pub(super) labels: Vec<u32>,
+    pub(super) label_names: Vec<String>,
     /// How many devices ran an XLA trace's device ops (0: none, or not XLA).
     pub(super) xla_devices: usize,
 }
@@ -125,9 +126,9 @@ pub(super) fn build(
         .as_ref()
         .map(|x| x.hang(t, &mut anc))
         .unwrap_or_default();
-    let kept_parent = |s: usize| match launch_parent.get(&(s as u32)) {
-        Some(&p) => p,
-        None => match t.slices.parent[s] {
+    let kept_parent = |s: usize| match launch_parent.get(s) {
+        Some(&p) if p != NOT_OP => p,
+        _ => match t.slices.parent[s] {
             NO_SLICE => NO_SLICE,
             p => anc[p as usize],
         },
@@ -148,7 +149,7 @@ pub(super) fn build(
         let roots: Vec<u32> = tops.iter().copied().filter(|&s| inside(s)).collect();
         // An op XLA:CPU runs is an annotation, not a container: another
         // thread's op running beside it is not inside it.
-        let is_op = |s: u32| xla.as_ref().is_some_and(|x| x.named.contains_key(&s));
+        let is_op = |s: u32| xla.as_ref().is_some_and(|x| x.key_of(s).is_some());
         let containers = roots
             .iter()
             .copied()
@@ -159,7 +160,11 @@ pub(super) fn build(
         let occ: Vec<u32> = occurrences.iter().map(|o| o.slice).collect();
         (occ.clone(), occ)
     };
-    let extra = join_other_threads(t, &tops, &containers);
+    let joinable = match &xla {
+        Some(x) => x.joinable(&tops, windowed),
+        None => tops.clone(),
+    };
+    let extra = join_other_threads(t, &joinable, &containers);
     let joined: std::collections::HashSet<u32> = extra.iter().map(|&(_, s)| s).collect();
     let roots: Vec<u32> = roots.into_iter().filter(|s| !joined.contains(s)).collect();
 
@@ -187,17 +192,14 @@ pub(super) fn build(
         node_of: vec![NO_NODE; n],
         windows,
         root_host_ns,
-        labels: xla
-            .as_ref()
-            .map(|x| {
-                x.named
-                    .iter()
-                    .map(|(&s, (_, label))| (s, label.clone()))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        labels: Default::default(),
+        label_names: Vec::new(),
         xla_devices: xla.as_ref().map_or(0, |x| x.devices),
     };
+    if let Some(x) = &xla {
+        tree.labels = x.name_of.clone();
+        tree.label_names = x.names.iter().map(|n| n.1.clone()).collect();
+    }
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];
     let mut children: Vec<u32> = Vec::new();
@@ -235,17 +237,22 @@ pub(super) fn build(
 
 /// The key of slice `s`'s node.
 fn node_key(t: &Trace, s: u32, xla: Option<&XlaOps>, keys: &mut Keys) -> u32 {
-    match xla {
-        Some(x) if x.steps.contains(&s) => keys.of("ProfilerStep#0", Category::UserAnnotation),
-        // A jitted call is a call, not a region of ops: its ops run on
-        // other threads or the device.
-        Some(_) if is_jitted_call(t.slice_name(s as usize)) => {
-            keys.of(t.slice_name(s as usize), Category::CpuOp)
+    let name = t.slice_name(s as usize);
+    if let Some(x) = xla {
+        if x.is_step(s) {
+            return keys.of("ProfilerStep#0", Category::UserAnnotation);
         }
         // An XLA op pairs by its name only, as an ATen op does.
-        Some(x) if x.named.contains_key(&s) => keys.of(&x.named[&s].0, Category::CpuOp),
-        _ => keys.of(t.slice_name(s as usize), t.slices.category[s as usize]),
+        if let Some(key) = x.key_of(s) {
+            return keys.of(key, Category::CpuOp);
+        }
+        // A jitted call is a call, not a region of ops: its ops run on
+        // other threads or the device.
+        if is_jitted_call(name) {
+            return keys.of(name, Category::CpuOp);
+        }
     }
+    keys.of(name, t.slices.category[s as usize])
 }
 
 fn is_jitted_call(name: &str) -> bool {

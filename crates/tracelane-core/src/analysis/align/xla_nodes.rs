@@ -34,16 +34,22 @@ pub(super) struct XlaOps {
     pub(super) first_of: FxHashMap<u32, u32>,
     /// The device ops' first events.
     pub(super) device: Vec<u32>,
-    /// By first event (device and host ops): the key name and the label
+    /// By slice: a device op's first event's or a host op's name, as an
+    /// index in `names` ([`NOT_OP`] for any other slice; [`STEP`] for a step).
+    pub(super) name_of: Vec<u32>,
+    /// Each distinct op's key name and label
     /// (`cudnn-conv.1 · jit(f)/conv_general_dilated`).
-    pub(super) named: FxHashMap<u32, (String, String)>,
+    pub(super) names: Vec<(String, String)>,
     /// How many devices (planes) ran them.
     pub(super) devices: usize,
-    /// The training loop's steps (`jax.profiler.StepTraceAnnotation`: a
-    /// host TraceMe with a `step_num` stat), keyed as PyTorch's
-    /// `ProfilerStep#N` are: one step pairs with another.
-    pub(super) steps: rustc_hash::FxHashSet<u32>,
 }
+
+/// [`XlaOps::name_of`] of a slice that is not an XLA op…
+pub(super) const NOT_OP: u32 = u32::MAX;
+/// …and of the training loop's steps (`jax.profiler.StepTraceAnnotation`: a
+/// host TraceMe with a `step_num` stat), keyed as PyTorch's
+/// `ProfilerStep#N` are: one step pairs with another.
+pub(super) const STEP: u32 = u32::MAX - 1;
 
 impl XlaOps {
     /// `None` for a trace that is not an XLA profile.
@@ -52,15 +58,25 @@ impl XlaOps {
         let mut x = XlaOps {
             first_of: FxHashMap::default(),
             device: Vec::new(),
-            named: FxHashMap::default(),
+            name_of: vec![NOT_OP; t.slices.len()],
+            names: Vec::new(),
             devices: 0,
-            steps: Default::default(),
         };
         let step_num = t.args_key("step_num");
-        x.steps = (0..t.slices.len() as u32)
-            .filter(|&s| t.on_host(s as usize) && t.slice_args_have(s as usize, &step_num))
-            .collect();
+        for s in 0..t.slices.len() {
+            if t.on_host(s) && t.slice_args_have(s, &step_num) {
+                x.name_of[s] = STEP;
+            }
+        }
         let mut devices = rustc_hash::FxHashSet::default();
+        let mut index: FxHashMap<(String, String), u32> = FxHashMap::default();
+        let mut name = |op: &DeviceOp, names: &mut Vec<(String, String)>| {
+            let k = (op.hlo_op.clone(), op.framework_op.clone());
+            *index.entry(k).or_insert_with(|| {
+                names.push(named(op));
+                names.len() as u32 - 1
+            })
+        };
         for op in device_ops(t) {
             devices.insert(t.tracks[t.slices.track[op.slices[0] as usize].0 as usize].process);
             let first = op.slices[0];
@@ -68,38 +84,64 @@ impl XlaOps {
                 x.first_of.insert(s, first);
             }
             x.device.push(first);
-            x.named.insert(first, named(&op));
+            let k = name(&op, &mut x.names);
+            x.name_of[first as usize] = k;
         }
         for op in host_ops(t) {
-            x.named.insert(op.slices[0], named(&op));
+            let k = name(&op, &mut x.names);
+            x.name_of[op.slices[0] as usize] = k;
         }
         x.devices = devices.len();
         Some(x)
     }
 
+    /// Of the top-level nodes, those that may join another thread's
+    /// annotation open at their start. The device ops of several devices
+    /// (an SPMD program on eight GPUs) start inside whichever one is open
+    /// then, one device's or another's: they join steps and regions (not
+    /// `windowed`), never a top-level annotation by time alone.
+    pub(super) fn joinable(&self, tops: &[u32], windowed: bool) -> Vec<u32> {
+        let spmd = windowed && self.devices > 1;
+        tops.iter()
+            .copied()
+            .filter(|s| !spmd || self.first_of.get(s) != Some(s))
+            .collect()
+    }
+
     /// Each event's nearest node slice (`anc`) made its op's first event,
-    /// and each op's parent slice: the node slice above the runtime call
-    /// that launched it ([`NO_SLICE`]: none, a top-level op).
-    pub(super) fn hang(&self, t: &Trace, anc: &mut [u32]) -> FxHashMap<u32, u32> {
+    /// and by slice, each device op's parent slice: the node slice above
+    /// the runtime call that launched it ([`NO_SLICE`]: none, a top-level
+    /// op; [`NOT_OP`]: not a device op; empty: no device ops).
+    pub(super) fn hang(&self, t: &Trace, anc: &mut [u32]) -> Vec<u32> {
         for (&s, &first) in &self.first_of {
             anc[s as usize] = first;
         }
         let l = &t.links;
         let at = |v: &[u32], i: u32| v.get(i as usize).copied().unwrap_or(NO_SLICE);
-        self.device
-            .iter()
-            .map(|&first| {
-                let launch = match at(&l.op, first) {
-                    NO_SLICE => at(&l.launch, first),
-                    op => op,
-                };
-                let above = match launch {
-                    NO_SLICE => NO_SLICE,
-                    r => anc[r as usize],
-                };
-                (first, above)
-            })
-            .collect()
+        let mut parent = vec![NOT_OP; if self.device.is_empty() { 0 } else { anc.len() }];
+        for &first in &self.device {
+            let launch = match at(&l.op, first) {
+                NO_SLICE => at(&l.launch, first),
+                op => op,
+            };
+            parent[first as usize] = match launch {
+                NO_SLICE => NO_SLICE,
+                r => anc[r as usize],
+            };
+        }
+        parent
+    }
+
+    /// The key name of slice `s`'s op, if it is one.
+    pub(super) fn key_of(&self, s: u32) -> Option<&str> {
+        match self.name_of[s as usize] {
+            NOT_OP | STEP => None,
+            k => Some(&self.names[k as usize].0),
+        }
+    }
+
+    pub(super) fn is_step(&self, s: u32) -> bool {
+        self.name_of[s as usize] == STEP
     }
 }
 

@@ -5,6 +5,7 @@
 //! The structural alignment ([`crate::analysis::align`]) makes each an op
 //! of its tree.
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use super::device_events::{is_derived, DerivedOps, EventStats};
@@ -101,29 +102,52 @@ pub fn host_ops(t: &Trace) -> Vec<DeviceOp> {
     let Some(xla) = t.xla.as_deref() else {
         return Vec::new();
     };
+    /// The stats read, borrowed from the event's args.
+    #[derive(serde::Deserialize)]
+    struct Stats<'a> {
+        #[serde(borrow)]
+        hlo_op: Option<std::borrow::Cow<'a, str>>,
+        program_id: Option<i64>,
+        #[serde(borrow)]
+        hlo_module: Option<std::borrow::Cow<'a, str>>,
+    }
+    /// An event's op as its stats name it: HLO op, program id, module.
+    type Named = (String, Option<i64>, String);
     let key = t.args_key("hlo_op");
+    // Millions of events run a few hundred ops: each resolved once (to
+    // its HLO op and framework op, `None`: no module defines it).
+    let mut seen: FxHashMap<Named, Option<(String, String)>> = FxHashMap::default();
     let mut out = Vec::new();
     for i in 0..t.slices.len() {
         if !t.on_host(i) || !t.slice_args_have(i, &key) {
             continue;
         }
-        let args: Value = serde_json::from_str(&t.slice_args_json(i)).unwrap_or(Value::Null);
-        let stats = EventStats::of(&args);
-        let Some(hlo) = stats.hlo_op else {
+        let args = t.slice_args_json(i);
+        let Ok(stats) = serde_json::from_str::<Stats>(&args) else {
             continue;
         };
-        // XLA:CPU's runtime program ids are not the metadata plane's
-        // (jax 0.10 on CPU: 34 against 1..16): then by the module's name.
-        let module = args.get("hlo_module").and_then(Value::as_str);
-        let instruction = stats
-            .program_id
-            .and_then(|id| xla.instruction(id, hlo))
-            .or_else(|| xla.instruction(xla.program_of(module?)?, hlo));
-        if let Some(instruction) = instruction {
+        let Some(hlo) = stats.hlo_op.filter(|h| !h.is_empty()) else {
+            continue;
+        };
+        // `hlo_op` may list nested ops, outermost first.
+        let hlo = hlo.rsplit("::").next().unwrap_or(&hlo).to_string();
+        let module = stats.hlo_module.map(|m| m.into_owned()).unwrap_or_default();
+        let resolved = seen
+            .entry((hlo, stats.program_id, module))
+            .or_insert_with_key(|(hlo, program, module)| {
+                // XLA:CPU's runtime program ids are not the metadata
+                // plane's (jax 0.10 on CPU: 34 against 1..16): then by
+                // the module's name.
+                let instruction = program
+                    .and_then(|id| xla.instruction(id, hlo))
+                    .or_else(|| xla.instruction(xla.program_of(module)?, hlo))?;
+                Some((hlo.clone(), framework_op(&instruction.provenance)))
+            });
+        if let Some((hlo_op, framework_op)) = resolved {
             out.push(DeviceOp {
                 slices: vec![i as u32],
-                hlo_op: hlo.to_string(),
-                framework_op: framework_op(&instruction.provenance),
+                hlo_op: hlo_op.clone(),
+                framework_op: framework_op.clone(),
             });
         }
     }
