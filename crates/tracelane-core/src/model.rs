@@ -194,6 +194,22 @@ pub struct Links {
     pub state: Vec<LinkState>,
 }
 
+impl Links {
+    /// The host slice a device event's work goes to: the op it is linked
+    /// to, else its launch's op, else its launch ([`NO_SLICE`]: none).
+    pub fn host_slice(&self, d: u32) -> u32 {
+        let at = |v: &[u32], i: u32| v.get(i as usize).copied().unwrap_or(NO_SLICE);
+        match (at(&self.op, d), at(&self.launch, d)) {
+            (NO_SLICE, NO_SLICE) => NO_SLICE,
+            (NO_SLICE, r) => match at(&self.op, r) {
+                NO_SLICE => r,
+                op => op,
+            },
+            (op, _) => op,
+        }
+    }
+}
+
 /// The imported trace.
 #[derive(Default, Debug, Clone)]
 pub struct Trace {

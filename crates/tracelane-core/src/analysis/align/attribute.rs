@@ -52,17 +52,9 @@ fn device_node(t: &Trace, tree: &OpTree, d: usize) -> u32 {
     if own != NO_NODE {
         return own;
     }
-    let l = &t.links;
-    let op = l.op.get(d).copied().unwrap_or(NO_SLICE);
-    if op != NO_SLICE {
-        return tree.node_above(op);
-    }
-    match l.launch.get(d).copied().unwrap_or(NO_SLICE) {
+    match t.links.host_slice(d as u32) {
         NO_SLICE => NO_NODE,
-        r => match l.op.get(r as usize).copied().unwrap_or(NO_SLICE) {
-            NO_SLICE => tree.node_above(r),
-            op => tree.node_above(op),
-        },
+        s => tree.node_above(s),
     }
 }
 

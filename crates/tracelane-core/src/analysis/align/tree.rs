@@ -196,10 +196,6 @@ pub(super) fn build(
         label_names: Vec::new(),
         xla_devices: xla.as_ref().map_or(0, |x| x.devices),
     };
-    if let Some(x) = &xla {
-        tree.labels = x.name_of.clone();
-        tree.label_names = x.names.iter().map(|n| n.1.clone()).collect();
-    }
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];
     let mut children: Vec<u32> = Vec::new();
@@ -230,6 +226,11 @@ pub(super) fn build(
             }
         }
         stack.extend(children.iter().rev().map(|&c| (c, node)));
+    }
+    // The ops' names are the tree's labels now (moved: a vector per slice).
+    if let Some(x) = xla {
+        tree.labels = x.name_of;
+        tree.label_names = x.names.into_iter().map(|n| n.1).collect();
     }
     finish(&mut tree);
     tree

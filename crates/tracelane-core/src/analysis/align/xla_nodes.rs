@@ -110,21 +110,15 @@ impl XlaOps {
 
     /// Each event's nearest node slice (`anc`) made its op's first event,
     /// and by slice, each device op's parent slice: the node slice above
-    /// the runtime call that launched it ([`NO_SLICE`]: none, a top-level
+    /// the host slice its first event is linked to ([`NO_SLICE`]: none, a top-level
     /// op; [`NOT_OP`]: not a device op; empty: no device ops).
     pub(super) fn hang(&self, t: &Trace, anc: &mut [u32]) -> Vec<u32> {
         for (&s, &first) in &self.first_of {
             anc[s as usize] = first;
         }
-        let l = &t.links;
-        let at = |v: &[u32], i: u32| v.get(i as usize).copied().unwrap_or(NO_SLICE);
         let mut parent = vec![NOT_OP; if self.device.is_empty() { 0 } else { anc.len() }];
         for &first in &self.device {
-            let launch = match at(&l.op, first) {
-                NO_SLICE => at(&l.launch, first),
-                op => op,
-            };
-            parent[first as usize] = match launch {
+            parent[first as usize] = match t.links.host_slice(first) {
                 NO_SLICE => NO_SLICE,
                 r => anc[r as usize],
             };
