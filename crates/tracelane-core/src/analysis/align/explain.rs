@@ -134,10 +134,19 @@ impl Alignment<'_> {
         matches!(self.aligned.kind[k], NodeKind::Matched | NodeKind::Renamed)
     }
 
-    /// Side `side`'s time in aligned node `k`: a pair's own, a segment's all.
+    /// A pair whose work is its ops' own (their children are aligned
+    /// nodes of their own); not a [`Aligned::whole`] pair.
+    ///
+    /// [`Aligned::whole`]: super::matcher::Aligned
+    fn owns_only(&self, k: usize) -> bool {
+        self.is_pair(k) && !self.aligned.whole[k]
+    }
+
+    /// Side `side`'s time in aligned node `k`: a pair's own, a segment's
+    /// (or a whole pair's) all.
     pub(super) fn item_ns(&self, side: usize, k: usize, metric: Metric) -> i64 {
         let nodes = self.nodes_of(side, k);
-        if self.is_pair(k) {
+        if self.owns_only(k) {
             self.own_ns(side, nodes[0], metric)
         } else {
             self.segment_sum(side, k, |n| self.inclusive_ns(side, n, metric))
@@ -149,7 +158,7 @@ impl Alignment<'_> {
     pub(super) fn each_event(&self, side: usize, k: usize, mut f: impl FnMut(u32)) {
         let (tree, w) = (&self.trees[side], &self.work[side]);
         let nodes = self.nodes_of(side, k);
-        if self.is_pair(k) {
+        if self.owns_only(k) {
             w.own_dev(nodes[0]).iter().for_each(|&d| f(d));
             return;
         }
@@ -190,7 +199,7 @@ impl Alignment<'_> {
     fn event_count(&self, side: usize, k: usize) -> u64 {
         let w = &self.work[side];
         let nodes = self.nodes_of(side, k);
-        if self.is_pair(k) {
+        if self.owns_only(k) {
             w.own_dev(nodes[0]).len() as u64
         } else {
             self.segment_sum(side, k, |n| w.events[n as usize])
@@ -200,7 +209,7 @@ impl Alignment<'_> {
     fn launches_of(&self, side: usize, k: usize) -> u64 {
         let w = &self.work[side];
         let nodes = self.nodes_of(side, k);
-        if self.is_pair(k) {
+        if self.owns_only(k) {
             w.own_launches[nodes[0] as usize] as u64
         } else {
             self.segment_sum(side, k, |n| w.launches[n as usize])
@@ -336,6 +345,13 @@ fn why(al: &Alignment, item: &Item, metric: Metric) -> String {
             time(0),
             time(1)
         ),
+        NodeKind::Renamed if al.aligned.whole[k] => format!(
+            "{} on A is {} on B (one kind of op in two frameworks); all its work: A {}, B {}: {delta}",
+            na[0],
+            nb[0],
+            time(0),
+            time(1)
+        ),
         NodeKind::Renamed => format!(
             "{} on A is {} on B; its own work: A {}, B {}: {delta}",
             na[0],
@@ -383,7 +399,7 @@ fn framework_note(al: &Alignment) -> Option<String> {
     }
     let (x, other) = if xla[0] { ("A", "B") } else { ("B", "A") };
     Some(format!(
-        "{x} is an XLA profile (JAX or TensorFlow) and {other} is not: their ops are named by different frameworks; steps pair with steps, matrix products and convolutions with their XLA ops (aten::linear with a dot_general), and what lies between them is lined up as replacements (the ops XLA fuses against the ATen ops PyTorch runs one by one) — other ops are not mapped onto each other"
+        "{x} is an XLA profile (JAX or TensorFlow) and {other} is not: their ops are named by different frameworks; steps pair with steps, matrix products and convolutions with their XLA ops (aten::linear with a dot_general; a gradient's, aten::mm inside autograd's backward nodes, with a transpose(jvp(…)) one), each pair compared whole, and what lies between them is lined up as replacements (the ops XLA fuses against the ATen ops PyTorch runs one by one) — other ops are not mapped onto each other"
     ))
 }
 

@@ -64,29 +64,70 @@ const ATEN_CONV: &[&str] = &[
     "aten::mkldnn_convolution",
 ];
 
-/// An op's kind across frameworks, and whether it is an XLA op (its key
-/// made by `xla_nodes.rs`: `xla:<name stack>`, `hlo:<op>`).
-fn op_kind(key: &str) -> (OpKind, bool) {
+/// An op's kind across frameworks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Kind {
+    op: OpKind,
+    /// An XLA op (its key made by `xla_nodes.rs`: `xla:<name stack>`,
+    /// `hlo:<op>`).
+    xla: bool,
+    /// Part of a backward pass: a matrix product of the gradient pairs with
+    /// a gradient's, never with a forward one (the same shapes, transposed).
+    backward: bool,
+}
+
+/// What marks a backward ATen op's key ([`Keys::of_backward`]).
+const BACKWARD_MARK: &str = "\u{0}backward";
+
+/// Name scopes XLA's frameworks put gradient ops in: JAX differentiates by
+/// transposing the forward's linearisation (`transpose(jvp(f))/dot_general`);
+/// TensorFlow 2 records a `GradientTape`'s ops under `gradient_tape/`, TF 1
+/// under `gradients/`.
+fn is_xla_gradient(stack: &str) -> bool {
+    stack.contains("transpose(")
+        || stack.starts_with("gradient_tape/")
+        || stack.starts_with("gradients/")
+}
+
+fn op_kind(key: &str) -> Kind {
     if let Some(stack) = key.strip_prefix("xla:") {
         // The JAX primitive: the name stack's last scope.
-        let kind = match stack.rsplit('/').next().unwrap_or(stack) {
+        let op = match stack.rsplit('/').next().unwrap_or(stack) {
             "dot_general" | "dot" => OpKind::MatMul,
             "conv_general_dilated" | "conv" => OpKind::Conv,
             _ => OpKind::None,
         };
-        return (kind, true);
+        let backward = is_xla_gradient(stack);
+        return Kind {
+            op,
+            xla: true,
+            backward,
+        };
     }
     if key.starts_with("hlo:") {
-        return (OpKind::None, true);
+        let none = OpKind::None;
+        return Kind {
+            op: none,
+            xla: true,
+            backward: false,
+        };
     }
-    let kind = if ATEN_MATMUL.contains(&key) {
+    let (key, backward) = match key.strip_suffix(BACKWARD_MARK) {
+        Some(k) => (k, true),
+        None => (key, false),
+    };
+    let op = if ATEN_MATMUL.contains(&key) {
         OpKind::MatMul
     } else if ATEN_CONV.contains(&key) {
         OpKind::Conv
     } else {
         OpKind::None
     };
-    (kind, false)
+    Kind {
+        op,
+        xla: false,
+        backward,
+    }
 }
 
 /// ATen ops that move no data of their own or only convert: metadata views,
@@ -134,6 +175,23 @@ const NOISE: &[&str] = &[
     "aten::matrix_H",
 ];
 
+/// What a node with another name at the same place can be, renamed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rename {
+    /// Nothing: an op is its name.
+    No,
+    /// Another annotation (`rmsnorm_naive` against `rmsnorm_fused`).
+    Annotation,
+    /// Another step only: a step is the loop's structure, never another
+    /// region renamed.
+    Step,
+    /// Another `nn.Module:` scope (`LlamaAttention` against
+    /// `LlamaSdpaAttention`): TraceLens' TraceDiff pairs these in its
+    /// second, aggressive pass, which compares a Python event's name
+    /// without what follows `: ` (`_normalize_name_for_comparison`).
+    Module,
+}
+
 /// Keys and what each one scores.
 #[derive(Default)]
 pub(super) struct Keys {
@@ -141,39 +199,57 @@ pub(super) struct Keys {
     pub(super) names: Vec<String>,
     /// What a pair of this key scores.
     pub(super) score: Vec<u32>,
-    /// An annotation: pairs with another annotation of another name.
-    pub(super) renamable: Vec<bool>,
+    /// Which names it pairs with as renamed (another of its class).
+    rename: Vec<Rename>,
     /// A dispatch-noise op ([`NOISE`]).
     pub(super) noise: Vec<bool>,
-    /// A profiler step (`ProfilerStep#N`): renamed only as another step.
-    step: Vec<bool>,
-    /// The op's kind across frameworks, and whether it is an XLA op.
-    kind: Vec<(OpKind, bool)>,
+    /// The op's kind across frameworks.
+    kind: Vec<Kind>,
 }
 
 impl Keys {
     /// The key of a node with this name and category.
     pub(super) fn of(&mut self, name: &str, category: Category) -> u32 {
-        let renamable = category == Category::UserAnnotation;
-        let key = if renamable || category == Category::PythonFunction {
-            digits_as_hash(name)
-        } else {
-            name.to_string()
+        let (key, rename) = match category {
+            Category::UserAnnotation if name.starts_with("ProfilerStep#") => {
+                (digits_as_hash(name), Rename::Step)
+            }
+            Category::UserAnnotation => (digits_as_hash(name), Rename::Annotation),
+            Category::PythonFunction if name.starts_with("nn.Module: ") => {
+                (digits_as_hash(name), Rename::Module)
+            }
+            Category::PythonFunction => (digits_as_hash(name), Rename::No),
+            _ => (name.to_string(), Rename::No),
         };
+        self.intern(key, rename)
+    }
+
+    /// The key of a node inside a PyTorch backward pass (under autograd's
+    /// `evaluate_function`): a matrix product or convolution there is
+    /// keyed apart from the forward's — a gradient's product pairs with a
+    /// gradient's, here or across frameworks; any other op keeps its key.
+    pub(super) fn of_backward(&mut self, name: &str, category: Category) -> u32 {
+        let k = self.of(name, category);
+        let kind = self.kind[k as usize];
+        if kind.op == OpKind::None || kind.xla {
+            return k;
+        }
+        self.intern(format!("{name}{BACKWARD_MARK}"), Rename::No)
+    }
+
+    fn intern(&mut self, key: String, rename: Rename) -> u32 {
         if let Some(&k) = self.ids.get(&key) {
             return k;
         }
         let noise = NOISE.contains(&key.as_str());
-        let step = renamable && key.starts_with("ProfilerStep#");
         let k = self.names.len() as u32;
+        self.kind.push(op_kind(&key));
         self.ids.insert(key.clone(), k);
         self.names.push(key);
         self.score
             .push(if noise { SCORE_NOISE } else { SCORE_SAME });
-        self.renamable.push(renamable);
+        self.rename.push(rename);
         self.noise.push(noise);
-        self.step.push(step);
-        self.kind.push(op_kind(&self.names[k as usize]));
         k
     }
 
@@ -181,21 +257,33 @@ impl Keys {
     pub(super) fn pair_score(&self, a: u32, b: u32) -> u32 {
         if a == b {
             self.score[a as usize]
-        } else if self.renamable[a as usize]
-            && self.renamable[b as usize]
-            && self.step[a as usize] == self.step[b as usize]
+        } else if self.rename[a as usize] != Rename::No
+            && self.rename[a as usize] == self.rename[b as usize]
         {
-            // Two regions at the same place under different names; a step
-            // is the loop's structure, never another region renamed.
+            // Two regions (or modules) at the same place under different
+            // names.
             SCORE_RENAMED
+        } else if self.across(a, b) {
+            SCORE_ACROSS
         } else {
-            let ((ka, xa), (kb, xb)) = (self.kind[a as usize], self.kind[b as usize]);
-            if ka != OpKind::None && ka == kb && xa != xb {
-                SCORE_ACROSS
-            } else {
-                0
-            }
+            0
         }
+    }
+
+    /// An ATen op and an XLA op of one kind and direction.
+    pub(super) fn across(&self, a: u32, b: u32) -> bool {
+        let (ka, kb) = (self.kind[a as usize], self.kind[b as usize]);
+        ka.op != OpKind::None && ka.op == kb.op && ka.xla != kb.xla && ka.backward == kb.backward
+    }
+
+    /// A matrix product or convolution (what pairs across frameworks).
+    pub(super) fn pairs_across(&self, k: u32) -> bool {
+        self.kind[k as usize].op != OpKind::None
+    }
+
+    /// An XLA op's key.
+    pub(super) fn is_xla(&self, k: u32) -> bool {
+        self.kind[k as usize].xla
     }
 }
 
@@ -238,6 +326,12 @@ mod tests {
         let wait = k.of("Wait for usage holds", Category::UserAnnotation);
         assert_eq!(k.pair_score(s3, wait), 0);
         assert_eq!(k.pair_score(other, wait), SCORE_RENAMED);
+        // A module scope renames as another module, not as a region.
+        let attn = k.of("nn.Module: LlamaAttention_0", Category::PythonFunction);
+        let sdpa = k.of("nn.Module: LlamaSdpaAttention_0", Category::PythonFunction);
+        assert_eq!(k.pair_score(attn, sdpa), SCORE_RENAMED);
+        assert_eq!(k.pair_score(attn, other), 0);
+        assert_eq!(k.pair_score(attn, mm), 0);
     }
 
     #[test]
@@ -257,5 +351,28 @@ mod tests {
         assert_eq!(k.pair_score(linear, addmm), 0);
         assert_eq!(k.pair_score(dot, dot_bwd), 0);
         assert_eq!(k.pair_score(linear, conv), 0);
+    }
+
+    #[test]
+    fn a_gradients_matrix_product_pairs_with_a_gradients_only() {
+        let mut k = Keys::default();
+        let mm = k.of("aten::mm", Category::CpuOp);
+        let mm_bwd = k.of_backward("aten::mm", Category::CpuOp);
+        let linear = k.of("aten::linear", Category::CpuOp);
+        let dot = k.of("xla:jvp()/dot_general", Category::CpuOp);
+        let dot_bwd = k.of("xla:transpose(jvp())/dot_general", Category::CpuOp);
+        let tf_bwd = k.of("xla:gradient_tape/dense/dot_general", Category::CpuOp);
+        assert_eq!(k.pair_score(mm_bwd, dot_bwd), SCORE_ACROSS);
+        assert_eq!(k.pair_score(mm_bwd, tf_bwd), SCORE_ACROSS);
+        assert_eq!(k.pair_score(linear, dot_bwd), 0);
+        assert_eq!(k.pair_score(mm_bwd, dot), 0);
+        assert_eq!(k.pair_score(mm, dot), SCORE_ACROSS);
+        // Two PyTorch runs' backward products still pair by name; any
+        // other op in a backward pass keeps its one key.
+        assert_eq!(mm_bwd, k.of_backward("aten::mm", Category::CpuOp));
+        assert!(k.pair_score(mm_bwd, mm_bwd) > SCORE_ACROSS);
+        assert_eq!(k.pair_score(mm_bwd, mm), 0);
+        let add = k.of("aten::add", Category::CpuOp);
+        assert_eq!(add, k.of_backward("aten::add", Category::CpuOp));
     }
 }

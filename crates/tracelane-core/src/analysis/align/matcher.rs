@@ -60,6 +60,11 @@ pub(super) struct Aligned {
     /// for node `k`: `carved[s][carved_first[s][k] .. carved_first[s][k + 1]]`.
     pub(super) carved_first: [Vec<u32>; 2],
     pub(super) carved: [Vec<u32>; 2],
+    /// A pair whose whole subtrees are its work, their children not lined
+    /// up: an op paired across frameworks (`aten::linear` with the `t` and
+    /// `addmm` it calls against one XLA `dot_general`: the XLA op has no
+    /// ops inside, the ATen op's are how PyTorch runs the same product).
+    pub(super) whole: Vec<bool>,
 }
 
 impl Aligned {
@@ -88,6 +93,7 @@ impl Aligned {
     ) -> u32 {
         let k = self.kind.len() as u32;
         self.kind.push(kind);
+        self.whole.push(false);
         self.parent.push(parent);
         self.a.extend_from_slice(a);
         self.a_first.push(self.a.len() as u32);
@@ -106,14 +112,28 @@ impl Aligned {
     }
 
     /// A pair of `x2` (A) and `y2` (B) under `me`: the same op, or
-    /// annotations renamed.
-    fn push_pair(&mut self, ta: &OpTree, tb: &OpTree, me: u32, x2: u32, y2: u32) -> u32 {
-        let kind = if ta.key[x2 as usize] == tb.key[y2 as usize] {
+    /// annotations renamed, or one kind of op across frameworks. Queued
+    /// for its children to be lined up unless it is [`Aligned::whole`].
+    fn push_pair(
+        &mut self,
+        trees: [&OpTree; 2],
+        keys: &Keys,
+        me: u32,
+        [x2, y2]: [u32; 2],
+        queue: &mut std::collections::VecDeque<(u32, u32, u32)>,
+    ) {
+        let (ka, kb) = (trees[0].key[x2 as usize], trees[1].key[y2 as usize]);
+        let kind = if ka == kb {
             NodeKind::Matched
         } else {
             NodeKind::Renamed
         };
-        self.push(kind, me, &[x2], &[y2])
+        let k = self.push(kind, me, &[x2], &[y2]);
+        if ka != kb && keys.across(ka, kb) {
+            self.whole[k as usize] = true;
+        } else {
+            queue.push_back((x2, y2, k));
+        }
     }
 
     /// The run `ga` ↔ `gb` between two pairs under `me`: a segment (a
@@ -150,8 +170,7 @@ impl Aligned {
             self.push_carved(kind, me, seg, carved);
         }
         for &(x, y) in pairs {
-            let k = self.push_pair(trees[0], trees[1], me, x, y);
-            queue.push_back((x, y, k));
+            self.push_pair(trees, keys, me, [x, y], queue);
         }
     }
 }
@@ -173,6 +192,7 @@ pub(super) fn align_trees(
         b: Vec::new(),
         carved_first: [vec![0], vec![0]],
         carved: [Vec::new(), Vec::new()],
+        whole: Vec::new(),
     };
     let root = al.push(NodeKind::Matched, u32::MAX, &[0], &[0]);
     // Breadth first: the pairs of an earlier occurrence are numbered
@@ -198,9 +218,7 @@ pub(super) fn align_trees(
         for (i, j, is_pair) in ends.chain(std::iter::once((ca.len(), cb.len(), false))) {
             al.push_run([ta, tb], keys, me, [&ca[i0..i], &cb[j0..j]], &mut queue);
             if is_pair {
-                let (x2, y2) = (ca[i], cb[j]);
-                let k = al.push_pair(ta, tb, me, x2, y2);
-                queue.push_back((x2, y2, k));
+                al.push_pair([ta, tb], keys, me, [ca[i], cb[j]], &mut queue);
                 i0 = i + 1;
                 j0 = j + 1;
             }

@@ -16,8 +16,9 @@
 //! 3. Each side's work attributed to its nodes through the links made at
 //!    import (`attribute.rs`): device time, device events, launches, host time.
 //! 4. The difference split over the aligned tree (`explain.rs`): a pair
-//!    contributes the change in its own work (not its children's), a
-//!    segment the change in all of its work, device work that reaches no
+//!    contributes the change in its own work (not its children's) — a
+//!    pair across frameworks, whose children are not lined up, in all of
+//!    it — a segment the change in all of its work, device work that reaches no
 //!    op is unattributed. The contributions add up to the difference of
 //!    the totals exactly; the report lists the largest and says what the
 //!    rest (the remainder) comes to.

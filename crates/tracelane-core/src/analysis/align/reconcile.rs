@@ -9,6 +9,20 @@
 //! children); when both have the same children by name, both are. The
 //! lists are then lined up again. Here the same three rules, on our keys;
 //! dispatch noise (views, conversions) never makes a node looked through.
+//!
+//! TraceDiff's fourth phase collapses each op left unpaired through
+//! wrappers with a single child on the way to device work, and lines the
+//! collapsed ops up again; here a node whose chain of single (non-noise)
+//! children reaches an op the other side has (directly, or down a chain of
+//! its own) is looked through to it (a `record_function` and an
+//! `nn.Module` scope around one op on one side only).
+//!
+//! Across frameworks (a PyTorch run against an XLA one) one more: an XLA
+//! program is flat, PyTorch's backward is nested (`autograd::engine::
+//! evaluate_function: AddmmBackward0` › `AddmmBackward0` › `aten::mm`), so
+//! a node holding matrix products or convolutions is looked through down
+//! to them when the other side runs XLA ops, and those pair with the XLA
+//! side's of the same kind and direction (`Keys::across`).
 //! A node looked through stays in the segment with its own work and its
 //! unpaired children's; the ops paired out of it are *carved* from the
 //! segment (their work is their pair's, not the segment's).
@@ -65,16 +79,20 @@ pub(super) fn reconcile(
             }
         }
     }
-    if !open_a.contains(&true) && !open_b.contains(&true) {
+    let mut deep = deep_opened(trees, keys, [ga, gb], [&open_a, &open_b]);
+    chains_opened(trees, keys, [ga, gb], [&open_a, &open_b], &mut deep);
+    if !open_a.contains(&true) && !open_b.contains(&true) && deep.iter().all(|d| d.is_empty()) {
         return None;
     }
     // Each side's list with the nodes looked through replaced by their
     // children (in start order: a child lies inside its parent); whether
     // each item came from inside one.
-    let look = |t: &OpTree, g: &[u32], open: &[bool]| -> Vec<(u32, bool)> {
+    let look = |t: &OpTree, g: &[u32], open: &[bool], deep: &[(usize, Vec<u32>)]| {
         let mut out = Vec::new();
-        for (&n, &o) in g.iter().zip(open) {
-            if o {
+        for (x, (&n, &o)) in g.iter().zip(open).enumerate() {
+            if let Some((_, inner)) = deep.iter().find(|d| d.0 == x) {
+                out.extend(inner.iter().map(|&c| (c, true)));
+            } else if o {
                 out.extend(t.children(n).iter().map(|&c| (c, true)));
             } else {
                 out.push((n, false));
@@ -82,15 +100,19 @@ pub(super) fn reconcile(
         }
         out
     };
-    let (la, lb) = (look(ta, ga, &open_a), look(tb, gb, &open_b));
+    let la = look(ta, ga, &open_a, &deep[0]);
+    let lb = look(tb, gb, &open_b, &deep[1]);
     let ka: Vec<u32> = la.iter().map(|x| ta.key[x.0 as usize]).collect();
     let kb: Vec<u32> = lb.iter().map(|x| tb.key[x.0 as usize]).collect();
     let found = sequence::align(&ka, &kb, keys);
-    // Only same-name pairs count here: a renamed pair inside a replacement
-    // would be a guess.
+    // Only same-name and across-framework pairs count here: a renamed pair
+    // inside a replacement would be a guess.
     let found: Vec<_> = found
         .into_iter()
-        .filter(|p| ka[p.i as usize] == kb[p.j as usize])
+        .filter(|p| {
+            let (x, y) = (ka[p.i as usize], kb[p.j as usize]);
+            x == y || keys.across(x, y)
+        })
         .collect();
     if found.is_empty() {
         return None;
@@ -122,13 +144,133 @@ pub(super) fn reconcile(
     Some(out)
 }
 
+/// Per side, the segment's nodes looked through across frameworks: `(its
+/// position in the segment, the matrix products and convolutions inside
+/// it, in preorder, none inside another)`. Only a side whose segment holds
+/// no XLA op is looked into, and only when the other's holds one that
+/// pairs across; a node the same-framework rules opened is left to them.
+fn deep_opened(
+    trees: [&OpTree; 2],
+    keys: &Keys,
+    segs: [&[u32]; 2],
+    open: [&[bool]; 2],
+) -> [Vec<(usize, Vec<u32>)>; 2] {
+    let mut out = [Vec::new(), Vec::new()];
+    let xla_kinds = |side: usize| {
+        let t = trees[side];
+        segs[side].iter().any(|&n| {
+            let k = t.key[n as usize];
+            keys.is_xla(k) && keys.pairs_across(k)
+        })
+    };
+    let no_xla = |side: usize| {
+        let t = trees[side];
+        !segs[side].iter().any(|&n| keys.is_xla(t.key[n as usize]))
+    };
+    for side in 0..2 {
+        if !(no_xla(side) && xla_kinds(1 - side)) {
+            continue;
+        }
+        let t = trees[side];
+        for (x, &n) in segs[side].iter().enumerate() {
+            if open[side][x] || keys.pairs_across(t.key[n as usize]) {
+                continue;
+            }
+            let inner = products_inside(t, keys, n);
+            if !inner.is_empty() {
+                out[side].push((x, inner));
+            }
+        }
+    }
+    out
+}
+
+/// Adds to `deep`, per side, the segment's nodes whose chain of single
+/// children reaches an op of the other side's segment or chains: `(its
+/// position, [that op])`. Nodes opened already, and nodes whose own name
+/// the other side has, are left as they are.
+fn chains_opened(
+    trees: [&OpTree; 2],
+    keys: &Keys,
+    segs: [&[u32]; 2],
+    open: [&[bool]; 2],
+    deep: &mut [Vec<(usize, Vec<u32>)>; 2],
+) {
+    let chains = [0, 1].map(|side| {
+        segs[side]
+            .iter()
+            .map(|&n| single_child_chain(trees[side], keys, n))
+            .collect::<Vec<_>>()
+    });
+    let keys_of = |side: usize| -> rustc_hash::FxHashSet<u32> {
+        let t = trees[side];
+        let direct = segs[side].iter().map(|&n| t.key[n as usize]);
+        let chained = chains[side].iter().flatten().map(|&m| t.key[m as usize]);
+        direct
+            .chain(chained)
+            .filter(|&k| !keys.noise[k as usize])
+            .collect()
+    };
+    for side in 0..2 {
+        let (t, other) = (trees[side], keys_of(1 - side));
+        for (x, chain) in chains[side].iter().enumerate() {
+            // A node the other side has pairs as itself.
+            let mine = t.key[segs[side][x] as usize];
+            if open[side][x] || deep[side].iter().any(|d| d.0 == x) || other.contains(&mine) {
+                continue;
+            }
+            if let Some(&m) = chain.iter().find(|&&m| other.contains(&t.key[m as usize])) {
+                deep[side].push((x, vec![m]));
+            }
+        }
+    }
+}
+
+/// The nodes below `n` down its chain of single children (dispatch noise
+/// beside the one child does not count), top down; empty when `n` has
+/// none or several.
+fn single_child_chain(t: &OpTree, keys: &Keys, n: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut m = n;
+    loop {
+        let mut real = t
+            .children(m)
+            .iter()
+            .filter(|&&c| !keys.noise[t.key[c as usize] as usize]);
+        match (real.next(), real.next()) {
+            (Some(&c), None) => {
+                out.push(c);
+                m = c;
+            }
+            _ => return out,
+        }
+    }
+}
+
+/// The matrix products and convolutions strictly inside `n`, in preorder,
+/// not looking inside one.
+fn products_inside(t: &OpTree, keys: &Keys, n: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut m = n + 1;
+    while m < n + t.size[n as usize] {
+        if keys.pairs_across(t.key[m as usize]) {
+            out.push(m);
+            m += t.size[m as usize];
+        } else {
+            m += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::category::Category;
 
     /// A tree from `(depth, name)` rows in preorder (depth 1: the root's
-    /// children), keyed in `keys`.
+    /// children), keyed in `keys` (`backward NAME`: keyed as in a
+    /// backward pass).
     fn tree(rows: &[(u32, &str)], keys: &mut Keys) -> OpTree {
         let n = rows.len() + 1;
         let mut key = vec![u32::MAX];
@@ -137,7 +279,10 @@ mod tests {
         for (i, &(depth, name)) in rows.iter().enumerate() {
             stack.truncate(depth as usize);
             parent.push(*stack.last().unwrap());
-            key.push(keys.of(name, Category::CpuOp));
+            key.push(match name.strip_prefix("backward ") {
+                Some(name) => keys.of_backward(name, Category::CpuOp),
+                None => keys.of(name, Category::CpuOp),
+            });
             stack.push(i as u32 + 1);
         }
         let mut size = vec![1u32; n];
@@ -226,5 +371,76 @@ mod tests {
             &[(1, "aten::pow"), (1, "aten::add")],
         )
         .is_none());
+    }
+
+    #[test]
+    fn a_pytorch_backward_node_is_looked_into_for_the_products_an_xla_run_has_flat() {
+        let autograd = "autograd::engine::evaluate_function: AddmmBackward0";
+        let r = run(
+            &[
+                (1, "aten::mse_loss"),
+                (1, autograd),
+                (2, "AddmmBackward0"),
+                (3, "aten::t"),
+                (3, "backward aten::mm"),
+                (3, "backward aten::mm"),
+                (3, "aten::sum"),
+            ],
+            &[
+                (1, "xla:jvp()/sub"),
+                (1, "xla:transpose(jvp())/dot_general"),
+                (1, "xla:transpose(jvp())/reduce_sum"),
+                (1, "xla:transpose(jvp())/dot_general"),
+            ],
+        )
+        .unwrap();
+        // Both gradient products pair, carved out of the autograd node,
+        // which stays in the segment with the loss and the rest.
+        assert_eq!(r.pairs, [(5, 2), (6, 4)]);
+        assert_eq!(r.carved, [vec![5, 6], vec![]]);
+        assert_eq!(r.seg, [vec![1, 2], vec![1, 3]]);
+        // A forward dot is not a gradient's: nothing to look into for.
+        assert!(run(
+            &[(1, autograd), (2, "backward aten::mm")],
+            &[(1, "xla:jvp()/dot_general")],
+        )
+        .is_none());
+        // Within one framework, no looking into autograd's nodes.
+        assert!(run(
+            &[(1, autograd), (2, "backward aten::mm")],
+            &[(1, "backward aten::mm"), (1, "aten::add")],
+        )
+        .is_some_and(|r| r.pairs == [(2, 1)]));
+    }
+
+    #[test]
+    fn a_wrapper_chain_around_one_op_is_looked_through_to_it() {
+        // A: the linear inside a region inside a module scope (a view
+        // beside it is noise); B: the linear alone, then its relu.
+        let r = run(
+            &[
+                (1, "nn.Module: Block_0"),
+                (2, "block"),
+                (3, "aten::view"),
+                (3, "aten::linear"),
+                (4, "aten::addmm"),
+            ],
+            &[(1, "aten::linear"), (2, "aten::addmm"), (1, "aten::relu")],
+        )
+        .unwrap();
+        // The chain stops at the linear (the op B has), not its addmm.
+        assert_eq!(r.pairs, [(4, 1)]);
+        assert_eq!(r.carved, [vec![4], vec![]]);
+        assert_eq!(r.seg, [vec![1], vec![3]]);
+        // Two wrappers of other names each around the same op: both.
+        let r = run(
+            &[(1, "wrap_a"), (2, "outer_a"), (3, "aten::gelu")],
+            &[(1, "wrap_b"), (2, "aten::gelu")],
+        )
+        .unwrap();
+        assert_eq!(r.pairs, [(3, 2)]);
+        assert_eq!(r.carved, [vec![3], vec![2]]);
+        // A chain to an op the other side lacks opens nothing.
+        assert!(run(&[(1, "wrap"), (2, "aten::gelu")], &[(1, "aten::relu")]).is_none());
     }
 }

@@ -199,15 +199,21 @@ pub(super) fn build(
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];
     let mut children: Vec<u32> = Vec::new();
+    // Whether each node is in a backward pass (autograd's nodes and what
+    // they call).
+    let mut backward: Vec<bool> = Vec::new();
     while let Some((s, parent)) = stack.pop() {
         let node = tree.slice.len() as u32;
         tree.slice.push(s);
         tree.parent.push(parent);
         if s == NO_SLICE {
+            backward.push(false);
             tree.key.push(root_key);
             children.clone_from(&roots);
         } else {
-            tree.key.push(node_key(t, s, xla.as_ref(), keys));
+            let bwd = backward[parent as usize] || is_autograd_node(t.slice_name(s as usize));
+            backward.push(bwd);
+            tree.key.push(node_key(t, s, xla.as_ref(), keys, bwd));
             tree.node_of[s as usize] = node;
             children.clear();
             children.extend_from_slice(
@@ -236,8 +242,8 @@ pub(super) fn build(
     tree
 }
 
-/// The key of slice `s`'s node.
-fn node_key(t: &Trace, s: u32, xla: Option<&XlaOps>, keys: &mut Keys) -> u32 {
+/// The key of slice `s`'s node (`backward`: in a backward pass).
+fn node_key(t: &Trace, s: u32, xla: Option<&XlaOps>, keys: &mut Keys, backward: bool) -> u32 {
     let name = t.slice_name(s as usize);
     if let Some(x) = xla {
         if x.is_step(s) {
@@ -253,7 +259,19 @@ fn node_key(t: &Trace, s: u32, xla: Option<&XlaOps>, keys: &mut Keys) -> u32 {
             return keys.of(name, Category::CpuOp);
         }
     }
-    keys.of(name, t.slices.category[s as usize])
+    let category = t.slices.category[s as usize];
+    if backward {
+        keys.of_backward(name, category)
+    } else {
+        keys.of(name, category)
+    }
+}
+
+/// What PyTorch's autograd engine records around each backward node it
+/// runs (`torch/csrc/autograd/engine.cpp`: `evaluate_function` names its
+/// `RECORD_FUNCTION` `autograd::engine::evaluate_function: <Node>`).
+fn is_autograd_node(name: &str) -> bool {
+    name.starts_with("autograd::engine::evaluate_function: ")
 }
 
 fn is_jitted_call(name: &str) -> bool {
