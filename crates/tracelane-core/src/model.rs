@@ -299,6 +299,22 @@ impl Trace {
         let quoted = key.quoted.as_bytes();
         memchr::memmem::find(bytes, quoted).is_some()
     }
+    /// Slice `i`'s member `key` read from its packed args without
+    /// writing them out ([`Stat::Json`](crate::packed_args::Stat): only
+    /// its JSON says — args not packed, or the member may come from its
+    /// event metadata).
+    pub fn slice_packed_stat(&self, i: usize, key: &ArgsKey) -> crate::packed_args::Stat<'_> {
+        use crate::packed_args::{Stat, TAG};
+        let (off, len) = self.slices.args_range[i];
+        match self.arena_bytes(off, len) {
+            None => Stat::Missing,
+            Some(bytes) if bytes[0] == TAG => {
+                let p = self.tracks[self.slices.track[i].idx()].process;
+                key.packed.stat(p, bytes)
+            }
+            Some(_) => Stat::Json,
+        }
+    }
     fn arena_bytes(&self, off: u64, len: u32) -> Option<&[u8]> {
         if len == 0 {
             return None;

@@ -168,6 +168,74 @@ impl KeyIds {
     }
 }
 
+/// A stat read from a packed entry without writing the entry out as JSON.
+#[derive(Clone, Copy, Debug)]
+pub enum Stat<'a> {
+    /// The entry has no such stat.
+    Missing,
+    /// Its value (the last, where the stat repeats: what the JSON's last
+    /// member would say).
+    Value(Value<'a>),
+    /// Only the JSON says: the entry is not packed, or its event
+    /// metadata's members may hold the key.
+    Json,
+}
+
+impl KeyIds {
+    /// The member's value in a packed entry of process `p`.
+    pub fn stat<'a>(&self, p: ProcessIdx, entry: &'a [u8]) -> Stat<'a> {
+        let Some(head) = Head::read(entry) else {
+            return Stat::Json;
+        };
+        let Some((stats, metas)) = self.by_process.get(&p.0) else {
+            return Stat::Missing;
+        };
+        if metas.contains(&head.meta) {
+            return Stat::Json;
+        }
+        let mut found = Stat::Missing;
+        let whole = each_stat(&entry[head.len..], |id, v| {
+            if stats.contains(&id) {
+                found = Stat::Value(v);
+            }
+        });
+        if whole.is_none() {
+            // Broken off: the JSON (what it keeps of it) decides.
+            return Stat::Json;
+        }
+        found
+    }
+}
+
+impl PackedArgs {
+    /// A text value of process `p`'s entry as text: a string, or the stat
+    /// name a reference names (XPlane interns repeated strings so);
+    /// `None` for a number.
+    pub fn value_text<'a>(&'a self, p: ProcessIdx, v: Value<'a>) -> Option<Cow<'a, str>> {
+        match v {
+            Value::Str(s) => Some(String::from_utf8_lossy(s)),
+            Value::Ref(r) => {
+                let names = self.by_process.get(&p.0)?;
+                let name = names.keys.get(&i64::try_from(r).ok()?)?;
+                let text = serde_json::from_slice::<Cow<str>>(&name.text).ok()?;
+                Some(Cow::Owned(text.into_owned()))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Value<'_> {
+    /// An integer value (as the JSON's number would read as `i64`).
+    pub fn as_i64(self) -> Option<i64> {
+        match self {
+            Value::I64(v) => Some(v),
+            Value::U64(v) => i64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+}
+
 /// A stat's value as the packer takes it.
 #[derive(Clone, Copy, Debug)]
 pub enum Value<'a> {
@@ -449,5 +517,46 @@ mod tests {
             assert_eq!(packed.json(ProcessIdx(0), &e[..n]), "{}", "{n}");
         }
         assert_eq!(packed.json(ProcessIdx(0), &e), r#"{"hlo_op":"fusion"}"#);
+    }
+
+    #[test]
+    fn a_stat_reads_from_the_packed_entry_as_its_json_would_say() {
+        let mut e = Vec::new();
+        begin(&mut e, 8, Some((1, 2)));
+        stat(&mut e, 1, Value::Ref(3));
+        stat(&mut e, 4, Value::I64(-7));
+        stat(&mut e, 4, Value::U64(40));
+        let mut packed = PackedArgs::default();
+        packed.add(ProcessIdx(0), names());
+        let p = ProcessIdx(0);
+        fn read<'a>(packed: &PackedArgs, key: &str, e: &'a [u8]) -> Stat<'a> {
+            packed.key(key).stat(ProcessIdx(0), e)
+        }
+        // A reference is the text of the stat name it names; the last of
+        // a repeated stat is the value, as the JSON's last member.
+        let Stat::Value(hlo) = read(&packed, "hlo_op", &e) else {
+            panic!()
+        };
+        assert_eq!(packed.value_text(p, hlo).as_deref(), Some("x\"y"));
+        let Stat::Value(flops) = read(&packed, "flops", &e) else {
+            panic!()
+        };
+        assert_eq!(
+            (flops.as_i64(), packed.value_text(p, flops)),
+            (Some(40), None)
+        );
+        assert!(matches!(read(&packed, "_src", &e), Stat::Missing));
+        // Members of the event's metadata, an entry cut short, JSON args:
+        // only the JSON says.
+        let mut m = Vec::new();
+        begin(&mut m, 9, None);
+        assert!(matches!(read(&packed, "metadata_name", &m), Stat::Json));
+        begin(&mut m, 8, None);
+        stat(&mut m, 1, Value::Str(b"fusion"));
+        assert!(matches!(
+            read(&packed, "hlo_op", &m[..m.len() - 2]),
+            Stat::Json
+        ));
+        assert!(matches!(read(&packed, "hlo_op", b"{}"), Stat::Json));
     }
 }

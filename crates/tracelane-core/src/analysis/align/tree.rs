@@ -16,6 +16,8 @@
 //! with its own children: on one machine backward runs on the step's
 //! thread, on another on its own.
 
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::analysis::scope::{Occurrence, Scope};
 use crate::category::Category;
 use crate::model::{Trace, NO_SLICE};
@@ -165,8 +167,17 @@ pub(super) fn build(
         None => tops.clone(),
     };
     let extra = join_other_threads(t, &joinable, &containers);
-    let joined: std::collections::HashSet<u32> = extra.iter().map(|&(_, s)| s).collect();
-    let roots: Vec<u32> = roots.into_iter().filter(|s| !joined.contains(s)).collect();
+    let mut joined = vec![false; n];
+    for &(_, s) in &extra {
+        joined[s as usize] = true;
+    }
+    let roots: Vec<u32> = roots.into_iter().filter(|&s| !joined[s as usize]).collect();
+    // Each container's run of joined nodes in `extra` (a few containers,
+    // millions of nodes: looked up by container, not searched per node).
+    let mut joined_of: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
+    for (k, &(c, _)) in extra.iter().enumerate() {
+        joined_of.entry(c).or_insert((k, k)).1 = k + 1;
+    }
 
     let root_host_ns = if windowed {
         let lo = roots.iter().map(|&s| start(s)).min().unwrap_or(0);
@@ -219,11 +230,9 @@ pub(super) fn build(
             children.extend_from_slice(
                 &kids[first[s as usize] as usize..first[s as usize + 1] as usize],
             );
-            let mut k = extra.partition_point(|&(c, _)| c < s);
             let before = children.len();
-            while k < extra.len() && extra[k].0 == s {
-                children.push(extra[k].1);
-                k += 1;
+            if let Some(&(lo, hi)) = joined_of.get(&s) {
+                children.extend(extra[lo..hi].iter().map(|&(_, c)| c));
             }
             // Joined nodes, and an XLA trace's device ops beside host
             // nodes, come from other lanes: in start order.
@@ -306,19 +315,23 @@ fn kept_children(kept: &[bool], kept_parent: &dyn Fn(usize) -> u32) -> (Vec<u32>
 
 /// Top-level nodes of other threads that start inside a container (an
 /// occurrence or a top-level annotation): `(container, node)` sorted by
-/// container then start.
+/// container then start. `tops` are in start order.
 fn join_other_threads(t: &Trace, tops: &[u32], containers: &[u32]) -> Vec<(u32, u32)> {
     let start = |s: u32| t.slices.start_ns[s as usize];
     let mut by_start: Vec<u32> = containers.to_vec();
     crate::sort::by_key(&mut by_start, &|&s| (start(s), s));
-    let is_container: std::collections::HashSet<u32> = containers.iter().copied().collect();
+    let is_container: FxHashSet<u32> = containers.iter().copied().collect();
     let mut out = Vec::new();
+    // The containers starting at or before the current top's start.
+    let mut k = 0;
     for &s in tops {
         if is_container.contains(&s) {
             continue;
         }
         let ts = start(s);
-        let k = by_start.partition_point(|&c| start(c) <= ts);
+        while k < by_start.len() && start(by_start[k]) <= ts {
+            k += 1;
+        }
         // The latest-starting container on another thread still open at
         // `ts` (a few back at most: containers rarely overlap).
         let found = by_start[..k].iter().rev().take(64).find(|&&c| {
