@@ -216,9 +216,13 @@ impl PackedArgs {
             Value::Str(s) => Some(String::from_utf8_lossy(s)),
             Value::Ref(r) => {
                 let names = self.by_process.get(&p.0)?;
-                let name = names.keys.get(&i64::try_from(r).ok()?)?;
-                let text = serde_json::from_slice::<Cow<str>>(&name.text).ok()?;
-                Some(Cow::Owned(text.into_owned()))
+                let text = &names.keys.get(&i64::try_from(r).ok()?)?.text;
+                // The JSON string without its quotes, unless it escapes.
+                let inner = text.get(1..text.len().checked_sub(1)?)?;
+                if !inner.contains(&b'\\') {
+                    return std::str::from_utf8(inner).ok().map(Cow::Borrowed);
+                }
+                serde_json::from_slice::<String>(text).ok().map(Cow::Owned)
             }
             _ => None,
         }

@@ -175,8 +175,10 @@ pub(super) fn build(
     // Each container's run of joined nodes in `extra` (a few containers,
     // millions of nodes: looked up by container, not searched per node).
     let mut joined_of: FxHashMap<u32, (usize, usize)> = FxHashMap::default();
+    let mut has_joined = vec![false; n];
     for (k, &(c, _)) in extra.iter().enumerate() {
         joined_of.entry(c).or_insert((k, k)).1 = k + 1;
+        has_joined[c as usize] = true;
     }
 
     let root_host_ns = if windowed {
@@ -231,7 +233,8 @@ pub(super) fn build(
                 &kids[first[s as usize] as usize..first[s as usize + 1] as usize],
             );
             let before = children.len();
-            if let Some(&(lo, hi)) = joined_of.get(&s) {
+            if has_joined[s as usize] {
+                let (lo, hi) = joined_of[&s];
                 children.extend(extra[lo..hi].iter().map(|&(_, c)| c));
             }
             // Joined nodes, and an XLA trace's device ops beside host

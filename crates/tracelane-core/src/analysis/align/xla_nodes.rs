@@ -23,7 +23,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::analysis::xla_ops::{device_ops, host_ops, DeviceOp};
+use crate::analysis::xla_ops::{cpu_ops, device_ops};
 use crate::model::{Trace, NO_SLICE};
 
 /// The ops of an XLA trace: device ops by their first event, and the
@@ -70,10 +70,10 @@ impl XlaOps {
         }
         let mut devices = rustc_hash::FxHashSet::default();
         let mut index: FxHashMap<(String, String), u32> = FxHashMap::default();
-        let mut name = |op: &DeviceOp, names: &mut Vec<(String, String)>| {
-            let k = (op.hlo_op.clone(), op.framework_op.clone());
+        let mut name = |hlo: &str, framework: &str, names: &mut Vec<(String, String)>| {
+            let k = (hlo.to_string(), framework.to_string());
             *index.entry(k).or_insert_with(|| {
-                names.push(named(op));
+                names.push(named(hlo, framework));
                 names.len() as u32 - 1
             })
         };
@@ -84,12 +84,17 @@ impl XlaOps {
                 x.first_of.insert(s, first);
             }
             x.device.push(first);
-            let k = name(&op, &mut x.names);
+            let k = name(&op.hlo_op, &op.framework_op, &mut x.names);
             x.name_of[first as usize] = k;
         }
-        for op in host_ops(t) {
-            let k = name(&op, &mut x.names);
-            x.name_of[op.slices[0] as usize] = k;
+        let cpu = cpu_ops(t);
+        let ks: Vec<u32> = cpu
+            .ops
+            .iter()
+            .map(|(hlo, framework)| name(hlo, framework, &mut x.names))
+            .collect();
+        for &(s, op) in &cpu.events {
+            x.name_of[s as usize] = ks[op as usize];
         }
         x.devices = devices.len();
         Some(x)
@@ -140,13 +145,13 @@ impl XlaOps {
 }
 
 /// An op's key name and label.
-fn named(op: &DeviceOp) -> (String, String) {
-    let label = if op.framework_op.is_empty() {
-        op.hlo_op.clone()
+fn named(hlo_op: &str, framework_op: &str) -> (String, String) {
+    let label = if framework_op.is_empty() {
+        hlo_op.to_string()
     } else {
-        format!("{} · {}", op.hlo_op, op.framework_op)
+        format!("{hlo_op} · {framework_op}")
     };
-    (key_name(&op.framework_op, &op.hlo_op), label)
+    (key_name(framework_op, hlo_op), label)
 }
 
 /// The name an op is aligned by.

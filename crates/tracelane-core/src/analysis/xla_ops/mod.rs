@@ -35,14 +35,16 @@
 //! — op_profile's `rawFlops` and `rawBytesAccessedArray[0]`), times the
 //! occurrences; empty where neither says (an unknown custom call).
 
+mod cpu_ops;
 mod device_events;
 mod device_ops;
 mod host;
 mod rows;
 pub mod tf_op;
 
+pub use cpu_ops::{cpu_ops, CpuOps};
 use device_events::{int, is_derived, DerivedOps, EventStats};
-pub use device_ops::{device_ops, host_ops, DeviceOp};
+pub use device_ops::{device_ops, DeviceOp};
 pub use rows::FrameworkOpRow;
 use rows::{percent, rank};
 
