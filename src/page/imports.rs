@@ -98,9 +98,7 @@ fn is_run(files: &[(String, File)]) -> bool {
     let memory_timeline = names.iter().any(|n| is_memory_timeline(n));
     let snapshot_beside_trace =
         names.len() == 2 && names.iter().filter(|n| is_snapshot(n)).count() == 1;
-    // A profile run's folder (`plugins/profile/<run>/`): its hosts' XPlane
-    // files, the JSON JAX writes beside them.
-    let xplane_run = names.iter().any(|n| is_xplane(n));
+    let xplane_run = is_xplane_run(&names);
     mapping
         || xplane_run
         || memory_timeline
@@ -114,6 +112,28 @@ fn is_run(files: &[(String, File)]) -> bool {
 fn is_raw_capture(name: &str) -> bool {
     let n = file_name(name);
     [".ntff", ".neff", ".pb"].iter().any(|x| n.ends_with(x)) && !is_xplane(&n)
+}
+
+/// A profile run's folder (`plugins/profile/<run>/`): its hosts' XPlane
+/// files and what the profiler writes beside them — JAX's
+/// `perfetto_trace.json.gz`, TensorBoard's `<host>.trace.json.gz`,
+/// `<host>.memory_profile.json.gz` and the like, named after a host. Any
+/// other file (a PyTorch trace dropped beside a JAX profile to compare
+/// the two) is a trace of its own, and so are they all.
+fn is_xplane_run(names: &[String]) -> bool {
+    let hosts: Vec<&str> = names
+        .iter()
+        .filter(|n| is_xplane(n))
+        .map(|n| n.split(".xplane.pb").next().unwrap_or(n))
+        .collect();
+    !hosts.is_empty()
+        && names.iter().all(|n| {
+            is_xplane(n)
+                || n == "perfetto_trace.json.gz"
+                || hosts
+                    .iter()
+                    .any(|h| n.strip_prefix(h).is_some_and(|rest| rest.starts_with('.')))
+        })
 }
 
 /// A host's XPlane file, by its name.
@@ -174,7 +194,10 @@ pub(crate) fn group_files(files: Vec<(String, File)>) -> Vec<Source> {
             .rsplit_once('/')
             .map(|(d, _)| d.rsplit('/').next().unwrap_or(d).to_string())
             .filter(|d| !d.is_empty())
-            .unwrap_or_else(|| "Neuron run".to_string());
+            .unwrap_or_else(|| {
+                let xplane = is_xplane_run(&names);
+                (if xplane { "XPlane run" } else { "Neuron run" }).to_string()
+            });
         let name = format!("{folder} ({} files)", files.len());
         return bundle(name, &files).into_iter().collect();
     }

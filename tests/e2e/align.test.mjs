@@ -185,3 +185,28 @@ test('align: the same model on an H100 and an MI300X (TraceLens\' public traces)
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('align: one training step in PyTorch against the same step in JAX (an XPlane file): gradient products with gradient dots, as `tracelane diff` pairs them', async () => {
+  const page = await open();
+  await waitForDemo(page, true);
+  const files = [
+    path.join(fixtures, 'torch-diff/norm_mlp_train.pt.trace.json.gz'),
+    path.join(fixtures, 'torch-diff/norm_mlp_train.jax.xplane.pb'),
+  ];
+  await page.setInputFiles('#file-input', files);
+  await page.waitForFunction(() => document.querySelectorAll('.tabs [role=tab]').length === 7 && !document.querySelector('.status.loading')
+    && document.querySelectorAll('#compare-cards .card').length === 2, null, { timeout: 60000 });
+  await page.click('#compare-align');
+  const s = await aligned(page);
+  const want = cliDiff(files);
+  assert.equal(want.metric, 'host');
+  assert.ok(close(s.totalAUs, want.total_us[0]) && close(s.deltaUs, want.delta_us), JSON.stringify(s));
+  assert.equal(s.shareA, want.aligned_share[0]);
+  assert.equal(s.shareB, want.aligned_share[1]);
+  const top = await page.locator('#align-ranked li').first().locator('.align-path').textContent();
+  assert.equal(top, want.nodes[0].path);
+  assert.match(top, /aten::mm ↔ .*transpose\(jvp\(\)\)\/dot_general$/);
+  assert.equal(await page.locator('#align-poor').count(), 0);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
