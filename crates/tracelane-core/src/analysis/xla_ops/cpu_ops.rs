@@ -41,7 +41,7 @@ pub fn cpu_ops(t: &Trace) -> CpuOps {
     let mut seen: FxHashMap<u64, Seen> = FxHashMap::default();
     let mut index: FxHashMap<(String, String), u32> = FxHashMap::default();
     for i in 0..t.slices.len() {
-        if !t.on_host(i) || !t.slice_args_have(i, &keys.hlo_op) {
+        if !t.on_host(i) {
             continue;
         }
         let Some((hlo, program, module)) = keys.read(t, i) else {
@@ -100,13 +100,17 @@ impl OpKeys {
     /// Slice `i`'s HLO op (non-empty), program id and module (empty when
     /// it has none).
     fn read<'t>(&self, t: &'t Trace, i: usize) -> Option<Named<'t>> {
+        // One scan of the packed entry decides most events: no `hlo_op`.
+        let hlo = match t.slice_packed_stat(i, &self.hlo_op) {
+            Stat::Missing => return None,
+            Stat::Json if !t.slice_args_have(i, &self.hlo_op) => return None,
+            Stat::Json => return Self::read_json(t, i),
+            hlo => hlo,
+        };
         let p = t.tracks[t.slices.track[i].idx()].process;
-        let [hlo, program, module] =
-            [&self.hlo_op, &self.program_id, &self.hlo_module].map(|k| t.slice_packed_stat(i, k));
-        if [hlo, program, module]
-            .iter()
-            .any(|s| matches!(s, Stat::Json))
-        {
+        let [program, module] =
+            [&self.program_id, &self.hlo_module].map(|k| t.slice_packed_stat(i, k));
+        if [program, module].iter().any(|s| matches!(s, Stat::Json)) {
             return Self::read_json(t, i);
         }
         let text = |s: Stat<'t>| match s {
