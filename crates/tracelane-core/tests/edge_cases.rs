@@ -337,6 +337,31 @@ fn any_chunking_of_the_input_gives_the_same_model() {
 }
 
 #[test]
+fn an_xplane_pushed_in_chunks_with_any_size_hint_gives_the_same_model() {
+    // A plane cut across chunks is given room for its declared length
+    // when the hint says the input holds it; a wrong hint changes nothing.
+    for rel in ["jax-cpu/mlp_train.xplane.pb", "xplane/cost.xplane.pb"] {
+        let bytes = std::fs::read(common::fixtures().join(rel)).unwrap();
+        let whole = summary(&import_bytes(&bytes, ImportOptions::default()).unwrap());
+        let len = bytes.len() as u64;
+        for hint in [0, len, len / 2, len * 4] {
+            for chunk in [7usize, 4097, 65_536] {
+                let mut imp = Importer::new(ImportOptions::default());
+                imp.set_size_hint(hint);
+                for c in bytes.chunks(chunk) {
+                    imp.push(c).unwrap();
+                }
+                assert_eq!(
+                    summary(&imp.finish().unwrap()),
+                    whole,
+                    "{rel} in chunks of {chunk}, size hint {hint}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn chunks_larger_than_the_completion_window_give_the_same_model() {
     // A chunk that starts inside an event completes it from its first bytes
     // and is parsed where it lies; the model (with every event's source

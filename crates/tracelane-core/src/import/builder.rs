@@ -114,6 +114,32 @@ pub(crate) struct FlowEvent {
     pub(crate) named: bool,
 }
 
+/// Calls `$method($n)` on each slice column a builder fills (not `depth`
+/// and `parent`: `finish` makes those whole).
+macro_rules! each_column {
+    ($s:ident, $method:ident, $n:expr) => {{
+        let n = $n;
+        $s.track.$method(n);
+        $s.start_ns.$method(n);
+        $s.dur_ns.$method(n);
+        $s.name.$method(n);
+        $s.cat.$method(n);
+        $s.category.$method(n);
+        $s.external_id.$method(n);
+        $s.correlation.$method(n);
+        $s.stream.$method(n);
+        $s.input_dims.$method(n);
+        $s.input_types.$method(n);
+        $s.concrete_inputs.$method(n);
+        $s.sequence_nr.$method(n);
+        $s.device.$method(n);
+        $s.fwd_thread.$method(n);
+        $s.args_range.$method(n);
+        $s.source.$method(n);
+        $s.file_order.$method(n);
+    }};
+}
+
 /// Accumulates model rows while events stream in; [`Builder::finish`] sorts,
 /// nests and links them.
 #[derive(Default)]
@@ -411,8 +437,15 @@ impl Builder {
     /// XPlane events (packed args: ~16 bytes an event).
     pub(crate) fn reserve_events(&mut self, events: usize) {
         let s = &self.trace.slices;
-        if s.start_ns.capacity() - s.len() < events {
-            self.reserve_slices(events);
+        let held = s.len();
+        if s.start_ns.capacity() - held < events {
+            // This plane's rows and half the rows so far again (room for
+            // more planes), not `Vec::reserve`'s doubling: a plane's
+            // count is exact, and doubling past it held twice the rows —
+            // in wasm, of 4 GiB of address space, and a realloc there
+            // copies the whole old capacity, touched or not.
+            let s = &mut self.trace.slices;
+            each_column!(s, reserve_exact, events + held / 2);
         }
         self.trace.args_arena.reserve(events.saturating_mul(16));
     }
@@ -420,24 +453,7 @@ impl Builder {
     /// Sizes the slice columns for about `slices` more rows.
     pub(crate) fn reserve_slices(&mut self, slices: usize) {
         let s = &mut self.trace.slices;
-        s.track.reserve(slices);
-        s.start_ns.reserve(slices);
-        s.dur_ns.reserve(slices);
-        s.name.reserve(slices);
-        s.cat.reserve(slices);
-        s.category.reserve(slices);
-        s.external_id.reserve(slices);
-        s.correlation.reserve(slices);
-        s.stream.reserve(slices);
-        s.input_dims.reserve(slices);
-        s.input_types.reserve(slices);
-        s.concrete_inputs.reserve(slices);
-        s.sequence_nr.reserve(slices);
-        s.device.reserve(slices);
-        s.fwd_thread.reserve(slices);
-        s.args_range.reserve(slices);
-        s.source.reserve(slices);
-        s.file_order.reserve(slices);
+        each_column!(s, reserve, slices);
     }
 
     /// `Input Dims` / `Input type` JSON text in its compact interned form.

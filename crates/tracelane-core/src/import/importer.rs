@@ -451,10 +451,9 @@ impl Importer {
             }
             Some(Format::XPlane) => {
                 self.parser.b.keep_op_args = true;
-                self.parser.b.reserve_slices(
-                    (self.size_hint / PERFETTO_BYTES_PER_SLICE).min(64 << 20) as usize,
-                );
-                let mut reader = xplane::XPlaneReader::default();
+                // No columns sized by the file's size: each plane reserves
+                // its own events' rows once it is whole.
+                let mut reader = xplane::XPlaneReader::expecting(self.size_hint);
                 reader.push(head, &mut self.parser.b)?;
                 self.xplane = Some(reader);
             }

@@ -51,6 +51,11 @@ pub fn looks_like(head: &[u8]) -> bool {
 #[derive(Default)]
 pub struct XPlaneReader {
     held: Vec<u8>,
+    /// The input's expected size (0: unknown) and the bytes taken so far:
+    /// a plane cut across chunks is given room for its declared length
+    /// at once when the rest of the input can hold it.
+    expected: u64,
+    taken: u64,
     info: XlaInfo,
     /// The planes seen so far (their order decides lane order).
     planes: u32,
@@ -58,8 +63,17 @@ pub struct XPlaneReader {
 }
 
 impl XPlaneReader {
+    /// A reader for an input of about `bytes` bytes (0: unknown).
+    pub(crate) fn expecting(bytes: u64) -> Self {
+        XPlaneReader {
+            expected: bytes,
+            ..Self::default()
+        }
+    }
+
     /// Takes the next bytes; every whole plane goes into `b`.
     pub(crate) fn push(&mut self, data: &[u8], b: &mut Builder) -> Result<(), ImportError> {
+        self.taken += data.len() as u64;
         let mut input = std::mem::take(&mut self.held);
         let buf: &[u8] = if input.is_empty() {
             data
@@ -116,8 +130,32 @@ impl XPlaneReader {
             self.held = input;
         } else {
             self.held = buf[at..].to_vec();
+            self.make_room();
         }
         Ok(())
+    }
+
+    /// Room in `held` for the whole of the field it begins, when its
+    /// declared length fits in what the input has left: a plane is most
+    /// of the file, and grown by doubling it held up to twice its bytes
+    /// and copied them at each step (wasm's memory never shrinks). A
+    /// length past the input's end (a broken or cut file) reserves
+    /// nothing.
+    fn make_room(&mut self) {
+        let Some((key, n)) = varint(&self.held) else {
+            return;
+        };
+        let Some((len, m)) = (key & 7 == 2).then(|| varint(&self.held[n..])).flatten() else {
+            return;
+        };
+        let whole = (n + m) as u64 + len;
+        let left = self.expected.saturating_sub(self.taken) + self.held.len() as u64;
+        if whole <= left {
+            let more = whole as usize - self.held.len();
+            // Best effort: if the room cannot be had, the bytes grow as
+            // they come.
+            let _ = self.held.try_reserve_exact(more);
+        }
     }
 
     /// Ends the stream: what was cut off and what was counted go to the
@@ -165,4 +203,41 @@ fn top_level_field(buf: &[u8]) -> Option<(u64, u64, usize, usize)> {
     };
     let end = body.checked_add(len).filter(|&e| e <= buf.len())?;
     Some((field, wire, body, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A top-level plane field declaring `len` bytes, with `have` of them.
+    fn plane_start(len: usize, have: usize) -> Vec<u8> {
+        let mut b = vec![0x0a];
+        let mut n = len as u64;
+        while n >= 0x80 {
+            b.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        b.push(n as u8);
+        b.extend(std::iter::repeat_n(0u8, have));
+        b
+    }
+
+    #[test]
+    fn a_plane_cut_across_chunks_is_given_room_for_its_declared_length() {
+        let mut r = XPlaneReader::expecting(1 << 20);
+        r.push(&plane_start(600_000, 100), &mut Builder::default())
+            .unwrap();
+        assert!(r.held.capacity() >= 600_000 + 4);
+    }
+
+    #[test]
+    fn a_declared_length_past_the_inputs_end_reserves_nothing() {
+        // A broken or cut file: its length field is not believed.
+        for expected in [0, 1000, 600_000] {
+            let mut r = XPlaneReader::expecting(expected);
+            r.push(&plane_start(600_000, 100), &mut Builder::default())
+                .unwrap();
+            assert!(r.held.capacity() < 600_000, "expected {expected}");
+        }
+    }
 }
