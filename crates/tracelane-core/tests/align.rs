@@ -654,6 +654,49 @@ fn an_xla_profiles_device_ops_pair_by_their_framework_op_stripped_or_not() {
     assert_eq!((gemm.a_us, gemm.b_us), (18.0, 18.0));
 }
 
+/// Device work time of `t` on device `device` (`None`: every device).
+fn device_time_ns(t: &tracelane_core::Trace, device: Option<i64>) -> i64 {
+    let s = &t.slices;
+    (0..s.len())
+        .filter(|&d| s.category[d].is_device_work() && device.is_none_or(|k| s.device[d] == k))
+        .map(|d| s.dur_ns[d])
+        .sum()
+}
+
+#[test]
+fn an_xla_run_on_several_devices_against_one_device_compares_its_lowest_device() {
+    // Two GPUs' ops against one GPU's: device 0's ops and device time
+    // alone (both devices' would be twice the work of one run), the other
+    // device's time said; sides of as many devices are compared whole.
+    // (`tools/make_xplane_two_gpus_fixture.py`: one program's kernels on
+    // two GPUs, device 1's longer; against the same program on one.)
+    let two = common::load("xplane/two_gpus.xplane.pb");
+    let one = common::load("xplane/stripped_full.xplane.pb");
+    let left_out = device_time_ns(&two, None) - device_time_ns(&two, Some(0));
+    assert!(left_out > 0 && device_time_ns(&two, Some(0)) > 0);
+    for (r, side) in [(whole(&two, &one), 0), (whole(&one, &two), 1)] {
+        let us = |ns: i64| ns as f64 / 1e3;
+        assert_eq!(r.total_us[side], us(device_time_ns(&two, Some(0))));
+        assert_eq!(r.total_us[1 - side], us(device_time_ns(&one, None)));
+        let note = format!(
+            "{}'s XLA ops ran on 2 devices: its device 0 alone is compared — its ops and its device work ({} of the other device's device time left out",
+            ["A", "B"][side],
+            tracelane_core::numbers::fmt_ns(left_out as f64)
+        );
+        assert!(
+            r.notes.iter().any(|n| n.starts_with(&note)),
+            "{:?}",
+            r.notes
+        );
+    }
+    // Device 0's ops pair with the one-device run's, op for op.
+    assert_eq!(whole(&two, &one).aligned_share, [1.0, 1.0]);
+    adds_up(&two, &one, "two devices against one");
+    let r = whole(&two, &two);
+    assert_eq!(r.total_us[0], device_time_ns(&two, None) as f64 / 1e3);
+    assert!(!r.notes.iter().any(|n| n.contains("alone is compared")));
+}
+
 #[test]
 fn the_public_xla_profiles_kernels_each_belong_to_a_device_op() {
     // The public JAX profiles (TraceLens' MI300 and gfx950 files, with
@@ -719,10 +762,12 @@ fn the_public_xla_profiles_kernels_each_belong_to_a_device_op() {
     assert!(
         r.notes
             .iter()
-            .any(|n| n.starts_with("A's XLA ops ran on one device and B's on 8 devices")),
+            .any(|n| n.starts_with("B's XLA ops ran on 8 devices: its device 0 alone is compared")),
         "{:?}",
         r.notes
     );
+    assert_eq!(r.total_us[1], device_time_ns(&eight, Some(0)) as f64 / 1e3);
+    adds_up(&one, &eight, "one MI300X against eight");
 }
 
 #[test]

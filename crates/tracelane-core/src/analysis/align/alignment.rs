@@ -4,6 +4,7 @@ use super::attribute::{attribute, Work};
 use super::keys::Keys;
 use super::matcher::{align_trees, Aligned, NodeKind};
 use super::tree::{build, has_module_scopes, OpTree};
+use super::xla_nodes::XlaOps;
 use crate::analysis::scope::{Scope, ScopeError};
 use crate::model::Trace;
 
@@ -34,6 +35,41 @@ fn pick_median(occ: &mut Vec<crate::analysis::scope::Occurrence>) -> Option<(usi
     let n = occ.len();
     *occ = vec![occ[k]];
     Some((k, n))
+}
+
+/// Each side's XLA ops, an SPMD run of several devices narrowed to its
+/// lowest device when the other side ran on another number of devices (a
+/// JAX run on eight GPUs against a PyTorch run on one: all eight devices'
+/// ops and time against one device's compare unlike runs). Sides of as
+/// many devices are compared whole.
+fn one_device_each(traces: [&Trace; 2], mut xla: [Option<XlaOps>; 2]) -> [Option<XlaOps>; 2] {
+    let count = |side: usize| match &xla[side] {
+        Some(x) => x.devices.len(),
+        None => device_count(traces[side]),
+    };
+    let n = [count(0), count(1)];
+    if n[0] == n[1] {
+        return xla;
+    }
+    for (side, x) in xla.iter_mut().enumerate() {
+        if let Some(x) = x.as_mut().filter(|x| x.devices.len() > 1) {
+            let lowest = x.devices[0];
+            x.keep_device(traces[side], lowest);
+        }
+    }
+    xla
+}
+
+/// How many devices a trace's device work ran on (by device index).
+fn device_count(t: &Trace) -> usize {
+    let s = &t.slices;
+    let mut seen: Vec<i64> = Vec::new();
+    for d in 0..s.len() {
+        if s.category[d].is_device_work() && !seen.contains(&s.device[d]) {
+            seen.push(s.device[d]);
+        }
+    }
+    seen.len()
 }
 
 /// One aligned node as names: its kind, its depth and each side's ops.
@@ -67,9 +103,10 @@ impl<'t> Alignment<'t> {
         if oa.len() != ob.len() {
             picked = [pick_median(&mut oa), pick_median(&mut ob)];
         }
-        let ta = build(a, sa, oa, &mut keys, modules);
+        let [xa, xb] = one_device_each([a, b], [XlaOps::of(a), XlaOps::of(b)]);
+        let ta = build(a, sa, oa, &mut keys, modules, xa);
         progress("building B's op tree", 0.2);
-        let tb = build(b, sb, ob, &mut keys, modules);
+        let tb = build(b, sb, ob, &mut keys, modules, xb);
         progress("aligning the op trees", 0.4);
         let aligned = align_trees(&ta, &tb, &keys, &mut |x| {
             progress("aligning the op trees", 0.4 + 0.3 * x)

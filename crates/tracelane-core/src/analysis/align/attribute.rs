@@ -8,7 +8,9 @@
 //! call that launched it. Events in the scope that reach no node are
 //! unattributed: for the whole trace, every such event; for a region or a
 //! step, those that start inside it. A launch is a runtime call that
-//! launched device work, counted at the node of its op.
+//! launched device work, counted at the node of its op. A tree narrowed
+//! to one device of an XLA profile takes that device's events only; the
+//! others' in the scope are left out, their time counted.
 
 use crate::model::{Trace, NO_SLICE};
 
@@ -30,6 +32,8 @@ pub(super) struct Work {
     /// Device events in the scope that reach no node.
     pub(super) unattributed: Vec<u32>,
     pub(super) unattributed_ns: i64,
+    /// Device time in the scope on the devices a narrowed tree leaves out.
+    pub(super) other_devices_ns: i64,
 }
 
 impl Work {
@@ -64,19 +68,27 @@ pub(super) fn attribute(t: &Trace, tree: &OpTree) -> Work {
     let mut node_of_dev: Vec<(u32, u32)> = Vec::new();
     let mut unattributed = Vec::new();
     let mut unattributed_ns = 0;
+    let mut other_devices_ns = 0;
     let mut launched = vec![false; s.len()];
+    let in_windows = |d: usize| {
+        tree.windows
+            .iter()
+            .any(|&(a, b)| s.start_ns[d] >= a && s.start_ns[d] < b)
+    };
     for d in 0..s.len() {
         if !s.category[d].is_device_work() {
+            continue;
+        }
+        if tree.xla_device.is_some_and(|k| s.device[d] != k) {
+            if in_windows(d) {
+                other_devices_ns += s.dur_ns[d];
+            }
             continue;
         }
         let node = device_node(t, tree, d);
         if node != NO_NODE {
             node_of_dev.push((node, d as u32));
-        } else if tree
-            .windows
-            .iter()
-            .any(|&(a, b)| s.start_ns[d] >= a && s.start_ns[d] < b)
-        {
+        } else if in_windows(d) {
             unattributed.push(d as u32);
             unattributed_ns += s.dur_ns[d];
         } else {
@@ -147,5 +159,6 @@ pub(super) fn attribute(t: &Trace, tree: &OpTree) -> Work {
         dev,
         unattributed,
         unattributed_ns,
+        other_devices_ns,
     }
 }

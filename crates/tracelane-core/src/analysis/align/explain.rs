@@ -403,23 +403,37 @@ fn framework_note(al: &Alignment) -> Option<String> {
     ))
 }
 
-/// An XLA profile of several devices: their ops are one tree in start
-/// order (SPMD programs run the same ops on each), which lines up against
-/// a run of as many devices, not of one.
+fn side_name(side: usize) -> &'static str {
+    ["A", "B"][side]
+}
+
+/// An XLA profile of several devices against a run of another number:
+/// which one device of it is compared (`alignment.rs`,
+/// `one_device_each`), and the other devices' time left out.
 fn devices_note(al: &Alignment) -> Option<String> {
-    let n = al.trees.each_ref().map(|t| t.xla_devices);
-    if n.contains(&0) || n[0] == n[1] {
-        return None;
-    }
-    let say = |side: usize| match n[side] {
-        1 => "one device".to_string(),
-        k => format!("{k} devices"),
-    };
-    Some(format!(
-        "A's XLA ops ran on {} and B's on {}: each side's ops of all its devices are one tree in start order, so the op pairs compare unlike runs — compare the kernel families, or profiles of as many devices",
-        say(0),
-        say(1)
-    ))
+    let narrowed: Vec<String> = (0..2)
+        .filter_map(|side| {
+            let tree = &al.trees[side];
+            let device = tree.xla_device?;
+            Some(format!(
+                "{}'s XLA ops ran on {} devices: its device {device} alone is compared — its ops and its device work ({} of {} device time left out of {}'s totals)",
+                side_name(side),
+                tree.xla_devices,
+                crate::numbers::fmt_ns(al.work[side].other_devices_ns as f64),
+                match tree.xla_devices - 1 {
+                    1 => "the other device's".to_string(),
+                    k => format!("the other {k} devices'"),
+                },
+                side_name(side),
+            ))
+        })
+        .collect();
+    (!narrowed.is_empty()).then(|| {
+        format!(
+            "{}, as the other side ran on another number of devices",
+            narrowed.join("; ")
+        )
+    })
 }
 
 /// " (dispatch only: views, conversions)" when every op of the segment is.

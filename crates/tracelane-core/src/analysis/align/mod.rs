@@ -76,11 +76,12 @@ pub fn diff_with_progress(
     let mut report = explain::report(&aligned, opts);
     if opts.roofline && report.metric == Metric::Device {
         progress("placing each side on its roofline", 0.92);
-        let ns = |us: f64| (us * 1e3).round() as i64;
-        report.roofline = [
-            position(a, sa, ns(report.total_us[0])),
-            position(b, sb, ns(report.total_us[1])),
-        ];
+        // The roofline places a side's work on all its devices: its share
+        // is of all their time, a side narrowed to one device included.
+        let ns = |side: usize| {
+            (report.total_us[side] * 1e3).round() as i64 + aligned.work[side].other_devices_ns
+        };
+        report.roofline = [position(a, sa, ns(0)), position(b, sb, ns(1))];
     }
     progress("done", 1.0);
     Ok(report)

@@ -55,6 +55,9 @@ pub(super) struct OpTree {
     pub(super) label_names: Vec<String>,
     /// How many devices ran an XLA trace's device ops (0: none, or not XLA).
     pub(super) xla_devices: usize,
+    /// The one device whose work the tree holds, when it was narrowed
+    /// to one ([`XlaOps::keep_device`]): other devices' work is left out.
+    pub(super) xla_device: Option<i64>,
 }
 
 impl OpTree {
@@ -92,13 +95,14 @@ fn is_node(t: &Trace, s: usize, modules: bool) -> bool {
 }
 
 /// The op tree of `t` inside `occurrences` (of `scope`), its keys
-/// interned in `keys`.
+/// interned in `keys`; `xla`: its XLA ops ([`XlaOps::of`]).
 pub(super) fn build(
     t: &Trace,
     scope: &Scope,
     occurrences: Vec<Occurrence>,
     keys: &mut Keys,
     modules: bool,
+    xla: Option<XlaOps>,
 ) -> OpTree {
     let n = t.slices.len();
     let mut kept: Vec<bool> = (0..n).map(|s| is_node(t, s, modules)).collect();
@@ -107,7 +111,6 @@ pub(super) fn build(
             kept[o.slice as usize] = true;
         }
     }
-    let xla = XlaOps::of(t);
     for &first in xla.iter().flat_map(|x| &x.device) {
         kept[first as usize] = true;
     }
@@ -207,7 +210,8 @@ pub(super) fn build(
         root_host_ns,
         labels: Default::default(),
         label_names: Vec::new(),
-        xla_devices: xla.as_ref().map_or(0, |x| x.devices),
+        xla_devices: xla.as_ref().map_or(0, |x| x.devices.len()),
+        xla_device: xla.as_ref().and_then(|x| x.kept),
     };
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];

@@ -40,8 +40,10 @@ pub(super) struct XlaOps {
     /// Each distinct op's key name and label
     /// (`cudnn-conv.1 · jit(f)/conv_general_dilated`).
     pub(super) names: Vec<(String, String)>,
-    /// How many devices (planes) ran them.
-    pub(super) devices: usize,
+    /// The devices (their indices, lowest first) that ran them.
+    pub(super) devices: Vec<i64>,
+    /// The one device whose ops are kept ([`XlaOps::keep_device`]).
+    pub(super) kept: Option<i64>,
 }
 
 /// [`XlaOps::name_of`] of a slice that is not an XLA op…
@@ -60,7 +62,8 @@ impl XlaOps {
             device: Vec::new(),
             name_of: vec![NOT_OP; t.slices.len()],
             names: Vec::new(),
-            devices: 0,
+            devices: Vec::new(),
+            kept: None,
         };
         let step_num = t.args_key("step_num");
         for s in 0..t.slices.len() {
@@ -68,7 +71,6 @@ impl XlaOps {
                 x.name_of[s] = STEP;
             }
         }
-        let mut devices = rustc_hash::FxHashSet::default();
         let mut index: FxHashMap<(String, String), u32> = FxHashMap::default();
         let mut name = |hlo: &str, framework: &str, names: &mut Vec<(String, String)>| {
             let k = (hlo.to_string(), framework.to_string());
@@ -78,8 +80,11 @@ impl XlaOps {
             })
         };
         for op in device_ops(t) {
-            devices.insert(t.tracks[t.slices.track[op.slices[0] as usize].0 as usize].process);
             let first = op.slices[0];
+            let device = t.slices.device[first as usize];
+            if x.devices.last() != Some(&device) {
+                x.devices.push(device);
+            }
             for &s in &op.slices {
                 x.first_of.insert(s, first);
             }
@@ -96,8 +101,21 @@ impl XlaOps {
         for &(s, op) in &cpu.events {
             x.name_of[s as usize] = ks[op as usize];
         }
-        x.devices = devices.len();
+        x.devices.sort_unstable();
+        x.devices.dedup();
         Some(x)
+    }
+
+    /// Keeps device `index`'s ops and drops the others': one device of
+    /// an SPMD run compared against a run of another number of devices.
+    pub(super) fn keep_device(&mut self, t: &Trace, index: i64) {
+        let on = |s: u32| t.slices.device[s as usize] == index;
+        for &first in self.device.iter().filter(|&&f| !on(f)) {
+            self.name_of[first as usize] = NOT_OP;
+        }
+        self.device.retain(|&f| on(f));
+        self.first_of.retain(|_, f| on(*f));
+        self.kept = Some(index);
     }
 
     /// Of the top-level nodes, those that may join another thread's
@@ -106,7 +124,7 @@ impl XlaOps {
     /// then, one device's or another's: they join steps and regions (not
     /// `windowed`), never a top-level annotation by time alone.
     pub(super) fn joinable(&self, tops: &[u32], windowed: bool) -> Vec<u32> {
-        let spmd = windowed && self.devices > 1;
+        let spmd = windowed && self.kept.is_none() && self.devices.len() > 1;
         tops.iter()
             .copied()
             .filter(|s| !spmd || self.first_of.get(s) != Some(s))
