@@ -326,12 +326,17 @@ pub const XPLANE_FILES_PASSED_OVER: &WarningKind = &WarningKind {
 pub const ROCPROF_OTHER_RECORDS: &WarningKind = &WarningKind {
     name: "rocprof_other_records",
     severity: Severity::Skipped,
-    description: "rocprofv3 records of kinds not shown on the timeline (memory allocations, scratch memory, decode, PC samples…), counted by kind",
+    description: "rocprofv3 records of kinds not shown on the timeline (scratch memory, decode, PC samples…), counted by kind",
 };
 pub const ROCPROF_BAD_RECORDS: &WarningKind = &WarningKind {
     name: "rocprof_bad_records",
     severity: Severity::Skipped,
     description: "rocprofv3 records without a start and an end timestamp (or not an object)",
+};
+pub const ROCPROF_MEMORY_PASSED_OVER: &WarningKind = &WarningKind {
+    name: "rocprof_memory_passed_over",
+    severity: Severity::Skipped,
+    description: "rocprofv3 memory_allocation records the running sum of each agent's allocated bytes passes over, as rocprofv3's own does: frees of a null or unallocated address, endpoints at a timestamp already taken, allocations without an agent",
 };
 pub const ROCPROF_UNNAMED_KERNELS: &WarningKind = &WarningKind {
     name: "rocprof_unnamed_kernels",
@@ -381,6 +386,7 @@ pub const ALL: &[&WarningKind] = &[
     XPLANE_FILES_PASSED_OVER,
     ROCPROF_OTHER_RECORDS,
     ROCPROF_BAD_RECORDS,
+    ROCPROF_MEMORY_PASSED_OVER,
     ROCPROF_UNNAMED_KERNELS,
     NEURON_PROFILE_WARNING,
     NEURON_EVENT_SKIPPED,

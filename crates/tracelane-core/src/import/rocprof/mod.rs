@@ -17,11 +17,14 @@
 //!   collective ones as calls; the HIP calls under them link their
 //!   kernels);
 //! - `memory_copy` → copies on the GPU agent's copy lane, bytes kept;
-//! - every other record kind (allocations, scratch, decode…) counted in
+//! - `memory_allocation` → the bytes each agent holds over time, as
+//!   rocprofv3 sums them (the `memory` module);
+//! - every other record kind (scratch, decode, PC samples…) counted in
 //!   the diagnostics by kind, never dropped silently.
 //!
 //! Times are the tool's nanoseconds on a monotonic clock (not epoch).
 
+mod memory;
 mod process;
 mod records;
 mod walk;
@@ -93,6 +96,7 @@ impl RocprofReader {
                 if path.len() == 2 {
                     // A process ended: the next one has tables of its own.
                     flush(process, counts, b);
+                    memory::write(process, &mut counts.memory, b);
                     *process = Process::default();
                     counts.processes += 1;
                     return;
@@ -119,14 +123,16 @@ impl RocprofReader {
         self.walk_bytes(&[], true, b)?;
         // A file cut short: its records held for tables that never came.
         flush(&mut self.process, &mut self.counts, b);
+        memory::write(&self.process, &mut self.counts.memory, b);
         let c = &self.counts;
+        memory::report(&c.memory, b);
         if !self.walk.complete() {
             b.diag.truncated = true;
             let n = c.records;
             b.diag
                 .warn(warnings::TRUNCATED, || format!("cut off after {n} records"));
         }
-        if c.records == 0 && c.other.is_empty() {
+        if c.records == 0 && c.memory.records == 0 && c.other.is_empty() {
             return Err(ImportError::NotATrace {
                 reason: "rocprofv3 JSON with no records (was it written with --kernel-trace, --hip-trace or --sys-trace?)".into(),
             });

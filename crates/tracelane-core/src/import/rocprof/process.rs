@@ -35,6 +35,8 @@ pub(crate) struct Process {
     /// Records that came before those tables: (their list, their text),
     /// read once the tables are (or the process ends).
     pub pending: Vec<(String, Vec<u8>)>,
+    /// Its `memory_allocation` records, summed when the process ends.
+    pub allocations: Vec<super::memory::Allocation>,
 }
 
 impl Process {
@@ -55,4 +57,5 @@ pub(crate) struct Counts {
     pub bad: u64,
     /// Dispatches whose kernel id no symbol names.
     pub unnamed: u64,
+    pub memory: super::memory::MemoryCounts,
 }

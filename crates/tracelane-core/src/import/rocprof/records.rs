@@ -61,6 +61,13 @@ pub(super) fn record(kind: &str, bytes: &[u8], p: &mut Process, c: &mut Counts, 
         "rccl_api" => Place::Host("user_annotation"),
         "kernel_dispatch" => Place::Kernel,
         "memory_copy" => Place::Copy,
+        "memory_allocation" => {
+            match serde_json::from_slice::<Value>(bytes) {
+                Ok(v) if super::memory::keep(&v, p, &mut c.memory) => {}
+                _ => c.bad += 1,
+            }
+            return;
+        }
         other => {
             *c.other.entry(other.to_string()).or_insert(0) += 1;
             return;
@@ -132,16 +139,7 @@ pub(super) fn record(kind: &str, bytes: &[u8], p: &mut Process, c: &mut Counts, 
                 .and_then(|h| p.agents.get(&h))
                 .cloned()
                 .unwrap_or_default();
-            let gpu = LaneId::Str(b.trace.strings.intern(&format!("GPU {}", agent.index)));
-            let label = b.trace.strings.intern(&format!("GPU {}", agent.index));
-            b.set_process_labels(gpu, label);
-            if !agent.name.is_empty() {
-                let n = b
-                    .trace
-                    .strings
-                    .intern(&format!("GPU {} ({})", agent.index, agent.name));
-                b.set_process_name(gpu, n);
-            }
+            let gpu = gpu_process(&agent, b);
             let (tid, lane, name, cat) = if matches!(place, Place::Kernel) {
                 let queue = info["queue_id"]["handle"].as_u64().unwrap_or(0);
                 let next = p.queues.len();
@@ -185,8 +183,24 @@ pub(super) fn record(kind: &str, bytes: &[u8], p: &mut Process, c: &mut Counts, 
     }
 }
 
+/// A GPU agent's process (`GPU N`, named by its product), where its
+/// kernels, copies and allocated bytes go.
+pub(super) fn gpu_process(agent: &Agent, b: &mut Builder) -> LaneId {
+    let gpu = LaneId::Str(b.trace.strings.intern(&format!("GPU {}", agent.index)));
+    let label = b.trace.strings.intern(&format!("GPU {}", agent.index));
+    b.set_process_labels(gpu, label);
+    if !agent.name.is_empty() {
+        let n = b
+            .trace
+            .strings
+            .intern(&format!("GPU {} ({})", agent.index, agent.name));
+        b.set_process_name(gpu, n);
+    }
+    gpu
+}
+
 /// The host process's name, once: `rocprofv3 pid N on HOST`.
-fn host_names(p: &Process, b: &mut Builder) {
+pub(super) fn host_names(p: &Process, b: &mut Builder) {
     let pid = LaneId::Int(p.pid);
     let proc = b.process(pid);
     if b.trace.processes[proc.0 as usize].name.is_none() {
