@@ -10,14 +10,21 @@ threads / agents / queues in `rocpd_info_*`, each event's correlation id
 in `rocpd_event`. Only the columns a reader needs are declared here.
 Its answer is the JSON's (sys_trace.oracle.json).
 
-Run from the repository root: python3 tools/make_rocpd_fixture.py
+Also tests/fixtures/rocprof/memory_allocation.rocpd.db from
+memory_allocation.json: its HIP calls as regions and its allocation
+records in `rocpd_memory_allocate` (type ALLOC / FREE, level REAL /
+VIRTUAL, address, size; an allocation's track names its agent, a free's
+none), whose counter series must equal the JSON's.
+
+Run from the repository root: python3 tools/make_rocpd_fixture.py [SRC OUT]
 """
 import json
 import os
 import sqlite3
+import sys
 
-SRC = "tests/fixtures/rocprof/sys_trace.json"
-OUT = "tests/fixtures/rocprof/sys_trace.rocpd.db"
+SRC, OUT = (sys.argv[1:3] if len(sys.argv) == 3 else
+            ("tests/fixtures/rocprof/sys_trace.json", "tests/fixtures/rocprof/sys_trace.rocpd.db"))
 U = "_0195c0de_7a08_7373_dca3_64ee48cb6458"
 
 doc = json.load(open(SRC))["rocprofiler-sdk-tool"][0]
@@ -102,7 +109,7 @@ category = {"hip_api": "HIP_RUNTIME_API_EXT", "hsa_api": "HSA_CORE_API",
             "marker_api": "MARKER_CORE_RANGE_API", "rccl_api": "RCCL_API"}
 recs = doc["buffer_records"]
 for list_name, cat in category.items():
-    for r in recs[list_name]:
+    for r in recs.get(list_name, []):
         trk = track(tid=thread(r["thread_id"]))
         corr = r["correlation_id"]["internal"]
         name = kinds[r["kind"]]["operations"][r["operation"]]
@@ -111,7 +118,7 @@ for list_name, cat in category.items():
         ev = ins("rocpd_event", category_id=s(cat), correlation_id=corr)
         st, en = times(r, trk)
         ins("rocpd_region", track_id=trk, name_id=s(name), start_id=st, end_id=en, event_id=ev)
-for r in recs["kernel_dispatch"]:
+for r in recs.get("kernel_dispatch", []):
     info = r["dispatch_info"]
     q = info["queue_id"]["handle"]
     if q not in queues:
@@ -124,7 +131,7 @@ for r in recs["kernel_dispatch"]:
         dispatch_id=info["dispatch_id"], start_id=st, end_id=en, workgroup_size_x=wg["x"],
         workgroup_size_y=wg["y"], workgroup_size_z=wg["z"], grid_size_x=gr["x"], grid_size_y=gr["y"],
         grid_size_z=gr["z"], event_id=ev)
-for r in recs["memory_copy"]:
+for r in recs.get("memory_copy", []):
     dst = agents[r["dst_agent_id"]["handle"]]
     trk = track(tid=thread(r["thread_id"]), agent=dst)
     ev = ins("rocpd_event", category_id=s("MEMORY_COPY"), correlation_id=r["correlation_id"]["internal"])
@@ -132,11 +139,16 @@ for r in recs["memory_copy"]:
     name = kinds[r["kind"]]["operations"][r["operation"]]
     ins("rocpd_memory_copy", track_id=trk, start_id=st, end_id=en, name_id=s(name), dst_agent_id=dst,
         src_agent_id=agents[r["src_agent_id"]["handle"]], size=r["bytes"], event_id=ev)
-for r in recs["memory_allocation"]:
-    trk = track(tid=thread(r["thread_id"]))
+for r in recs.get("memory_allocation", []):
+    name = kinds[r["kind"]]["operations"][r["operation"]]
+    handle = r.get("agent_id", {}).get("handle", 0)
+    trk = track(tid=thread(r["thread_id"]), agent=agents.get(handle))
     st, en = times(r, trk)
-    ins("rocpd_memory_allocate", track_id=trk, type="ALLOC", level="REAL", start_id=st, end_id=en,
-        name_id=s("MEMORY_ALLOCATION_ALLOCATE"), size=4096)
+    address = r.get("address")
+    ins("rocpd_memory_allocate", track_id=trk, type="FREE" if name.endswith("_FREE") else "ALLOC",
+        level="VIRTUAL" if "VMEM" in name else "REAL", start_id=st, end_id=en, name_id=s(name),
+        address=int(address, 16) if address is not None else None,
+        size=r.get("allocation_size", 4096))
 db.commit()
 db.execute("VACUUM")
 db.close()

@@ -402,7 +402,13 @@ fn copies(
     Ok(())
 }
 
-/// Memory allocations: not drawn, counted (the core counts their list).
+/// Memory allocations (`rocpd_memory_allocate`) as rocprofv3's JSON
+/// `memory_allocation` records, for the core's running sums: the
+/// operation from its type and level (ALLOC / FREE of REAL / VIRTUAL
+/// memory; scratch, REALLOC and RECLAIM rows keep names the core counts
+/// and passes over), the agent its own column names or else its track's,
+/// times through `start_id` / `end_id` or in `start` / `end` columns
+/// (both layouts are attested).
 fn allocations(
     db: &Connection,
     s: &str,
@@ -410,20 +416,133 @@ fn allocations(
     process: i64,
     rec: &mut Records,
 ) -> rusqlite::Result<()> {
-    if !table_exists(db, &format!("rocpd_memory_allocate{s}")) {
+    let table = format!("rocpd_memory_allocate{s}");
+    if !table_exists(db, &table) {
         return Ok(());
     }
-    let tracks = query(
-        db,
-        &format!("SELECT track_id FROM \"rocpd_memory_allocate{s}\""),
-        [],
-        |r| r.get::<_, i64>(0),
-    )?;
-    let list = rec.lists.entry("memory_allocation").or_default();
-    for track in tracks {
-        if t.track(track).process.is_none_or(|p| p == process) {
-            list.push(json!({}));
+    let cols = columns(db, &table)?;
+    let has = |c: &str| cols.iter().any(|x| x == c);
+    let col = |c: &str| {
+        if has(c) {
+            format!("x.{c}")
+        } else {
+            "NULL".into()
         }
+    };
+    let picked = format!(
+        "{}, {}, {}, {}, {}, {}",
+        col("track_id"),
+        col("type"),
+        col("level"),
+        col("address"),
+        col("size"),
+        col("agent_id"),
+    );
+    let sql = if has("start_id") {
+        timed(s, "rocpd_memory_allocate", &picked)
+    } else {
+        format!(
+            "SELECT {picked}, x.start, x.\"end\", e.correlation_id, e.category_id FROM \"{table}\" x \
+             LEFT JOIN \"rocpd_event{s}\" e ON e.id = x.event_id"
+        )
+    };
+    type Row = (
+        Option<i64>,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        Option<i64>,
+    );
+    let rows = query(db, &sql, [], |r| {
+        let row: Row = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+        let agent: Option<i64> = r.get(5)?;
+        let times: (i64, i64, Option<i64>) = (r.get(6)?, r.get(7)?, r.get(8)?);
+        Ok((row, agent, times))
+    })?;
+    for ((track, ty, level, address, size), agent, (start, end, corr)) in rows {
+        let tr = track.map(|k| t.track(k)).unwrap_or_default();
+        if tr.process.is_some_and(|p| p != process) {
+            continue;
+        }
+        let (ty, level) = (ty.unwrap_or_default(), level.unwrap_or_default());
+        let name = match (ty.as_str(), level.as_str()) {
+            ("ALLOC", "REAL") => "MEMORY_ALLOCATION_ALLOCATE".to_string(),
+            ("ALLOC", "VIRTUAL") => "MEMORY_ALLOCATION_VMEM_ALLOCATE".to_string(),
+            ("FREE", "REAL") => "MEMORY_ALLOCATION_FREE".to_string(),
+            ("FREE", "VIRTUAL") => "MEMORY_ALLOCATION_VMEM_FREE".to_string(),
+            (ty, level) => format!("MEMORY_ALLOCATION_{ty}_{level}"),
+        };
+        let (kind, op) = rec.op("MEMORY_ALLOCATION", &name);
+        let mut m = record(start, end, corr, tr.tid);
+        m.insert("kind".into(), json!(kind));
+        m.insert("operation".into(), json!(op));
+        if let Some(agent) = agent.or(tr.agent) {
+            m.insert("agent_id".into(), json!({ "handle": agent }));
+        }
+        m.insert("address".into(), json!(address.unwrap_or(0) as u64));
+        m.insert("allocation_size".into(), json!(size.unwrap_or(0)));
+        rec.lists
+            .entry("memory_allocation")
+            .or_default()
+            .push(Value::Object(m));
     }
     Ok(())
+}
+
+/// A table's column names.
+fn columns(db: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+    query(db, "SELECT name FROM pragma_table_info(?1)", [table], |r| {
+        r.get::<_, String>(0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        format!(
+            "{}/../../tests/fixtures/rocprof/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    #[test]
+    fn a_databases_allocations_give_the_series_its_json_gives() {
+        // The allocation run as rocprofv3's JSON and as its rocpd
+        // database (tools/make_rocpd_fixture.py): the same counter
+        // samples — both sums, every agent — and the same passed over.
+        let db = to_rocprof_json(&fixture("memory_allocation.rocpd.db")).unwrap();
+        let json = std::fs::read(fixture("memory_allocation.json")).unwrap();
+        let opts = tracelane_core::ImportOptions::default();
+        let (a, b) = (
+            tracelane_core::import_bytes(&db, opts).unwrap(),
+            tracelane_core::import_bytes(&json, opts).unwrap(),
+        );
+        let samples = |t: &tracelane_core::Trace| {
+            let c = &t.counters;
+            let mut v: Vec<(String, String, i64, u64)> = (0..c.ts_ns.len())
+                .map(|k| {
+                    let p = &t.processes[c.process[k].0 as usize];
+                    let label = p
+                        .labels
+                        .map_or("host".to_string(), |l| t.str(l).to_string());
+                    (
+                        label,
+                        t.str(c.series[k]).to_string(),
+                        c.ts_ns[k],
+                        c.value[k] as u64,
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let want = samples(&b);
+        assert_eq!(want.len(), 40);
+        assert_eq!(samples(&a), want);
+        for t in [&a, &b] {
+            assert_eq!(t.diagnostics.warning_count("rocprof_memory_passed_over"), 3);
+        }
+    }
 }
