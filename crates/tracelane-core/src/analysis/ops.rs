@@ -124,9 +124,19 @@ struct Node {
     child_dur: i64,
     own_device: i64,
     device_total: i64,
-    /// `[memory]` bytes inside the event, and inside its children.
-    mem: MemBytes,
-    child_mem: MemBytes,
+}
+
+/// Per node, `[memory]` bytes inside its event and inside its children —
+/// kept only where the scope has memory events (two pairs of counters a
+/// node were a third of the tree's memory, written for nothing on
+/// traces without them).
+#[derive(Default)]
+struct NodeMem(Vec<[MemBytes; 2]>);
+
+impl NodeMem {
+    fn get(&self, node: usize) -> [MemBytes; 2] {
+        self.0.get(node).copied().unwrap_or_default()
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -224,6 +234,7 @@ pub fn op_tables(t: &Trace, range_ns: Option<(i64, i64)>) -> (OpTable, OpTable) 
 /// The host tree with device time attributed, before rows are keyed.
 struct Attribution {
     nodes: Vec<Node>,
+    mem: NodeMem,
     alive: Vec<bool>,
     device_rows: Vec<u32>,
     mem_rows: Vec<(i64, &'static str, MemBytes)>,
@@ -262,7 +273,7 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
     let order = tree_order(t, in_tree, &overheads.moved);
 
     let memory = MemoryEvents::of(t, &|ts| windows.contains(ts));
-    let (mut nodes, node_of_slice) = build_nodes(t, &order, &memory);
+    let (mut nodes, node_of_slice, mut mem) = build_nodes(t, &order, &memory);
 
     // Device events: rows of their own, and device time of the op that
     // launched them. A `gpu_user_annotation` is linked to no op's
@@ -308,7 +319,7 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
         }
     }
 
-    let alive = remove_dup_nodes(t, &names, &mut nodes, &mut table);
+    let alive = remove_dup_nodes(t, &names, &mut nodes, &mut mem, &mut table);
     // Device totals bottom-up (children come after parents).
     for me in (0..nodes.len()).rev() {
         if !alive[me] {
@@ -326,6 +337,7 @@ fn attribute(t: &Trace, windows: &Windows, count: DeviceCount) -> Attribution {
     let mem_rows = memory_rows(t, &nodes, &memory, windows);
     Attribution {
         nodes,
+        mem,
         alive,
         device_rows,
         mem_rows,
@@ -420,10 +432,16 @@ fn tree_order(
 /// The call tree of the host events (PyTorch's `EventList` nesting by
 /// time, per thread); c10d work is asynchronous, outside it. Each slice's
 /// node (`NONE`: none).
-fn build_nodes(t: &Trace, order: &[(u32, u32)], memory: &MemoryEvents) -> (Vec<Node>, Vec<u32>) {
+fn build_nodes(
+    t: &Trace,
+    order: &[(u32, u32)],
+    memory: &MemoryEvents,
+) -> (Vec<Node>, Vec<u32>, NodeMem) {
     let s = &t.slices;
     let n = s.len();
     let mut nodes: Vec<Node> = Vec::with_capacity(order.len());
+    let with_mem = !memory.ts_ns.is_empty();
+    let mut mems = NodeMem::default();
     let mut node_of_slice: Vec<u32> = vec![NONE; n];
     let mut stack: Vec<u32> = Vec::new();
     let mut cur_track = None;
@@ -444,9 +462,10 @@ fn build_nodes(t: &Trace, order: &[(u32, u32)], memory: &MemoryEvents) -> (Vec<N
                 child_dur: 0,
                 own_device: 0,
                 device_total: 0,
-                mem: memory.within(st, en),
-                child_mem: [0, 0],
             });
+            if with_mem {
+                mems.0.push([memory.within(st, en), [0, 0]]);
+            }
             node_of_slice[i] = me;
             continue;
         }
@@ -461,12 +480,18 @@ fn build_nodes(t: &Trace, order: &[(u32, u32)], memory: &MemoryEvents) -> (Vec<N
                 break;
             }
         }
-        let mem = memory.within(st, en);
         if parent != NONE {
             let p = &mut nodes[parent as usize];
             p.children += 1;
             p.child_dur += s.dur_ns[i];
-            p.child_mem = [p.child_mem[0] + mem[0], p.child_mem[1] + mem[1]];
+        }
+        if with_mem {
+            let mem = memory.within(st, en);
+            if parent != NONE {
+                let pc = &mut mems.0[parent as usize][1];
+                *pc = [pc[0] + mem[0], pc[1] + mem[1]];
+            }
+            mems.0.push([mem, [0, 0]]);
         }
         nodes.push(Node {
             slice: i as u32,
@@ -476,13 +501,11 @@ fn build_nodes(t: &Trace, order: &[(u32, u32)], memory: &MemoryEvents) -> (Vec<N
             child_dur: 0,
             own_device: 0,
             device_total: 0,
-            mem,
-            child_mem: [0, 0],
         });
         node_of_slice[i] = me;
         stack.push(me);
     }
-    (nodes, node_of_slice)
+    (nodes, node_of_slice, mems)
 }
 
 /// PyTorch's `_remove_dup_nodes`: an only child with its parent's name
@@ -493,6 +516,7 @@ fn remove_dup_nodes(
     t: &Trace,
     names: &NameIds,
     nodes: &mut [Node],
+    mem: &mut NodeMem,
     table: &mut OpTable,
 ) -> Vec<bool> {
     let s = &t.slices;
@@ -518,17 +542,18 @@ fn remove_dup_nodes(
             if names.canon[s.name[pi].0 as usize] == names.canon[s.name[mi].0 as usize]
                 && nodes[p as usize].children == 1
             {
-                let (children, child_dur, child_mem, own) = (
+                let (children, child_dur, own) = (
                     nodes[me].children,
                     nodes[me].child_dur,
-                    nodes[me].child_mem,
                     nodes[me].own_device,
                 );
+                if !mem.0.is_empty() {
+                    mem.0[p as usize][1] = mem.0[me][1];
+                }
                 let parent = &mut nodes[p as usize];
                 table.device_dropped_by_merge_ns += parent.own_device;
                 parent.children = children;
                 parent.child_dur = child_dur;
-                parent.child_mem = child_mem;
                 parent.own_device = own;
                 alive[me] = false;
                 redirect[me] = p;
@@ -688,6 +713,7 @@ impl Attribution {
             }
             let key = key_of(i, false, s.category[i] == Category::UserAnnotation);
             let dur = s.dur_ns[i];
+            let [mem, child_mem] = self.mem.get(me);
             let vals = [
                 dur,
                 if node.is_async {
@@ -697,17 +723,17 @@ impl Attribution {
                 },
                 node.device_total,
                 node.own_device,
-                node.mem[0],
+                mem[0],
                 if node.is_async {
                     0
                 } else {
-                    node.mem[0] - node.child_mem[0]
+                    mem[0] - child_mem[0]
                 },
-                node.mem[1],
+                mem[1],
                 if node.is_async {
                     0
                 } else {
-                    node.mem[1] - node.child_mem[1]
+                    mem[1] - child_mem[1]
                 },
             ];
             table.self_cpu_total_ns += vals[1];
