@@ -40,12 +40,15 @@ pub(crate) const USAGE: &str = "usage:
                      workload; what got slower, new findings; exit 1 when a gated metric
                      grew more than PCT %, 2 on bad input
   tracelane diff A B [--step N | --region NAME [--region NAME_IN_B]] [--metric device|host]
-                     [--roofline] [--top N] [--format table|md|json]
+                     [--device N [--device N_IN_B]] [--roofline] [--top N]
+                     [--format table|md|json]
                      two traces of one workload (two machines, eager and compiled, a changed
                      kernel) aligned op by op by their framework structure: what differs, each
                      node's contribution to the difference (they add up, with the remainder),
                      why, and kernel families side by side across vendors; --roofline: each
-                     side's position on its own roofline (the roofline's work on both)
+                     side's position on its own roofline (the roofline's work on both);
+                     --device: compare that device's work only (an XLA run on several
+                     devices against a run on another number compares its lowest)
   tracelane regions FILE [--format table|md|json]
                      regions found without annotations: steps, record_function labels, compiled
                      regions, spans between collectives, nn.Module layers (with_stack); each
@@ -108,6 +111,8 @@ pub(crate) struct Flags {
     pub(crate) metric: Option<String>,
     /// `tracelane diff --roofline`.
     pub(crate) roofline: bool,
+    /// `tracelane diff --device N`: both sides' (one), or A's and B's (two).
+    pub(crate) devices: Vec<i64>,
 }
 
 pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
@@ -134,6 +139,7 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
         step: None,
         metric: None,
         roofline: false,
+        devices: Vec::new(),
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -154,6 +160,11 @@ pub(crate) fn parse_flags(args: &[String]) -> Result<Flags, String> {
             }
             "--format" => f.format = Some(value("--format")?),
             "--region" => f.regions.push(value("--region")?),
+            "--device" => f.devices.push(
+                value("--device")?
+                    .parse()
+                    .map_err(|_| "--device takes a device index (0, 1, …)")?,
+            ),
             "--scope" => f.scope = Some(value("--scope")?),
             "--at" => f.at = Some(value("--at")?),
             "--metric" => f.metric = Some(value("--metric")?),

@@ -10,7 +10,7 @@
 //! tracelane ranks DIR_OR_FILES... [--top N] [--format table|md|json]
 //! tracelane insights FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--scope whole|region:NAME] [--format table|md|json]
 //! tracelane insights --baseline BASE CANDIDATE [--fail-on-regression PCT] [--format table|md|json]
-//! tracelane diff A B [--step N|--region NAME] [--metric device|host] [--format table|md|json]
+//! tracelane diff A B [--step N|--region NAME] [--metric device|host] [--device N] [--format table|md|json]
 //! tracelane regions FILE [--format table|md|json]
 //! tracelane memory FILE [RAW_MEMORY_TIMELINE|SNAPSHOT] [--at peak|TIME_US] [--top N] [--format table|md|json]
 //! tracelane memory BASELINE_SNAPSHOT OTHER_SNAPSHOT [--top N] [--format table|md|json]

@@ -690,3 +690,27 @@ fn a_profile_run_folder_opens_as_one_session() {
         2 * one["device_total_ps"].as_u64().unwrap()
     );
 }
+
+#[test]
+fn diff_compares_the_device_asked_for() {
+    // Two GPUs' run against one GPU's: `--device 1` compares A's device 1
+    // (B has only device 0: given once, it would be asked of B too).
+    let (a, b) = (
+        fixture("xplane/two_gpus.xplane.pb"),
+        fixture("xplane/stripped_full.xplane.pb"),
+    );
+    let json = |extra: &[&str]| {
+        let mut args = vec!["diff", a.as_str(), b.as_str(), "--format", "json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = tracelane(&args);
+        (code, out, err)
+    };
+    let (code, out, err) = json(&["--device", "1", "--device", "0"]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // Device 1's kernels each take 1 µs more: 11 kernels, 52 µs against 41.
+    assert_eq!(r["total_us"], serde_json::json!([52.0, 41.0]), "{out}");
+    let (code, _, err) = json(&["--device", "1"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("B has no device 1 (its devices: 0)"), "{err}");
+}

@@ -695,6 +695,48 @@ fn an_xla_run_on_several_devices_against_one_device_compares_its_lowest_device()
     let r = whole(&two, &two);
     assert_eq!(r.total_us[0], device_time_ns(&two, None) as f64 / 1e3);
     assert!(!r.notes.iter().any(|n| n.contains("alone is compared")));
+    // A device asked for (`tracelane diff --device`): that one, on any
+    // side; a device the side lacks is an error that names its devices.
+    let asked = |devices| DiffOptions {
+        devices,
+        ..DiffOptions::default()
+    };
+    let r = diff(
+        &two,
+        &Scope::Whole,
+        &two,
+        &Scope::Whole,
+        &asked([Some(1), Some(0)]),
+    )
+    .unwrap();
+    let us = |d| device_time_ns(&two, Some(d)) as f64 / 1e3;
+    assert_eq!(r.total_us, [us(1), us(0)]);
+    assert_eq!(r.aligned_share, [1.0, 1.0]);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.starts_with("A's device 1 alone is compared, as asked")),
+        "{:?}",
+        r.notes
+    );
+    let r = diff(
+        &two,
+        &Scope::Whole,
+        &one,
+        &Scope::Whole,
+        &asked([Some(1), None]),
+    )
+    .unwrap();
+    assert_eq!(r.total_us[0], us(1));
+    let e = diff(
+        &two,
+        &Scope::Whole,
+        &one,
+        &Scope::Whole,
+        &asked([None, Some(3)]),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "B has no device 3 (its devices: 0)");
 }
 
 #[test]

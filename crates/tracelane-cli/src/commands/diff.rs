@@ -41,10 +41,17 @@ pub(crate) fn run(flags: &Flags) -> Result<(), String> {
         (a.join().expect("loading A"), b)
     });
     let (a, b) = (a?, b?);
+    let devices = match flags.devices.as_slice() {
+        [] => [None, None],
+        [d] => [Some(*d), Some(*d)],
+        [da, db] => [Some(*da), Some(*db)],
+        _ => return Err("give one --device (both sides) or two (A's, then B's)".into()),
+    };
     let opts = DiffOptions {
         metric,
         top: flags.top.unwrap_or(20),
         roofline: flags.roofline,
+        devices,
         ..DiffOptions::default()
     };
     let side = |name: &str, e: tracelane_core::analysis::ScopeError| format!("{name}: {e}");

@@ -21,6 +21,10 @@ pub struct Alignment<'t> {
     /// sides, the occurrence each side compares: (its index in start
     /// order, how many there are).
     pub(super) picked: [Option<(usize, usize)>; 2],
+    /// Each side's devices (with device work, or an XLA trace's ops), and
+    /// whether its one device was asked for (else chosen by the rule).
+    pub(super) devices: [Vec<i64>; 2],
+    pub(super) device_asked: [bool; 2],
 }
 
 /// Keeps the occurrence of median duration (the lower of two middles) —
@@ -37,31 +41,67 @@ fn pick_median(occ: &mut Vec<crate::analysis::scope::Occurrence>) -> Option<(usi
     Some((k, n))
 }
 
-/// Each side's XLA ops, an SPMD run of several devices narrowed to its
-/// lowest device when the other side ran on another number of devices (a
-/// JAX run on eight GPUs against a PyTorch run on one: all eight devices'
-/// ops and time against one device's compare unlike runs). Sides of as
-/// many devices are compared whole.
-fn one_device_each(traces: [&Trace; 2], mut xla: [Option<XlaOps>; 2]) -> [Option<XlaOps>; 2] {
-    let count = |side: usize| match &xla[side] {
-        Some(x) => x.devices.len(),
-        None => device_count(traces[side]),
-    };
-    let n = [count(0), count(1)];
-    if n[0] == n[1] {
-        return xla;
-    }
-    for (side, x) in xla.iter_mut().enumerate() {
-        if let Some(x) = x.as_mut().filter(|x| x.devices.len() > 1) {
-            let lowest = x.devices[0];
-            x.keep_device(traces[side], lowest);
-        }
-    }
-    xla
+/// Each side's XLA ops, the one device it is narrowed to (if any), and
+/// its devices.
+struct Sides {
+    xla: [Option<XlaOps>; 2],
+    device: [Option<i64>; 2],
+    all: [Vec<i64>; 2],
 }
 
-/// How many devices a trace's device work ran on (by device index).
-fn device_count(t: &Trace) -> usize {
+/// Narrows each side to a device: the one asked for (an error when the
+/// side has no such device), else — for an XLA run of several devices
+/// against a run of another number (a JAX run on eight GPUs against a
+/// PyTorch run on one: all eight devices' ops and time against one
+/// device's compare unlike runs) — its lowest device its ops ran on.
+/// Sides of as many devices are compared whole.
+fn one_device_each(
+    traces: [&Trace; 2],
+    mut xla: [Option<XlaOps>; 2],
+    asked: [Option<i64>; 2],
+) -> Result<Sides, ScopeError> {
+    let all = [0, 1].map(|side| {
+        let mut d = device_indices(traces[side]);
+        d.extend(xla[side].iter().flat_map(|x| x.devices.iter().copied()));
+        d.sort_unstable();
+        d.dedup();
+        d
+    });
+    let count = |side: usize| match &xla[side] {
+        Some(x) => x.devices.len(),
+        None => all[side].len(),
+    };
+    let by_rule = count(0) != count(1);
+    let mut device = [None, None];
+    for (side, x) in xla.iter_mut().enumerate() {
+        device[side] = match asked[side] {
+            Some(k) if !all[side].contains(&k) => {
+                let has: Vec<String> = all[side].iter().map(|d| d.to_string()).collect();
+                return Err(ScopeError(format!(
+                    "{} has no device {k} (its devices: {})",
+                    ["A", "B"][side],
+                    if has.is_empty() {
+                        "none".to_string()
+                    } else {
+                        has.join(", ")
+                    }
+                )));
+            }
+            Some(k) => Some(k),
+            None => x
+                .as_ref()
+                .filter(|x| by_rule && x.devices.len() > 1)
+                .map(|x| x.devices[0]),
+        };
+        if let (Some(x), Some(k)) = (x.as_mut(), device[side]) {
+            x.keep_device(traces[side], k);
+        }
+    }
+    Ok(Sides { xla, device, all })
+}
+
+/// The devices (by index) a trace's device work ran on, lowest first.
+fn device_indices(t: &Trace) -> Vec<i64> {
     let s = &t.slices;
     let mut seen: Vec<i64> = Vec::new();
     for d in 0..s.len() {
@@ -69,7 +109,8 @@ fn device_count(t: &Trace) -> usize {
             seen.push(s.device[d]);
         }
     }
-    seen.len()
+    seen.sort_unstable();
+    seen
 }
 
 /// One aligned node as names: its kind, its depth and each side's ops.
@@ -95,6 +136,19 @@ impl<'t> Alignment<'t> {
         sb: &Scope,
         progress: &mut dyn FnMut(&'static str, f64),
     ) -> Result<Self, ScopeError> {
+        Self::with_devices(a, sa, b, sb, [None, None], progress)
+    }
+
+    /// [`Alignment::with_progress`], each side narrowed to device
+    /// `devices[side]` where one is given.
+    pub fn with_devices(
+        a: &'t Trace,
+        sa: &Scope,
+        b: &'t Trace,
+        sb: &Scope,
+        devices: [Option<i64>; 2],
+        progress: &mut dyn FnMut(&'static str, f64),
+    ) -> Result<Self, ScopeError> {
         progress("building A's op tree", 0.0);
         let modules = has_module_scopes(a) && has_module_scopes(b);
         let mut keys = Keys::default();
@@ -103,10 +157,17 @@ impl<'t> Alignment<'t> {
         if oa.len() != ob.len() {
             picked = [pick_median(&mut oa), pick_median(&mut ob)];
         }
-        let [xa, xb] = one_device_each([a, b], [XlaOps::of(a), XlaOps::of(b)]);
-        let ta = build(a, sa, oa, &mut keys, modules, xa);
+        let sides = one_device_each([a, b], [XlaOps::of(a), XlaOps::of(b)], devices)?;
+        let Sides {
+            xla: [xa, xb],
+            device,
+            all,
+        } = sides;
+        let mut ta = build(a, sa, oa, &mut keys, modules, xa);
+        ta.device = device[0];
         progress("building B's op tree", 0.2);
-        let tb = build(b, sb, ob, &mut keys, modules, xb);
+        let mut tb = build(b, sb, ob, &mut keys, modules, xb);
+        tb.device = device[1];
         progress("aligning the op trees", 0.4);
         let aligned = align_trees(&ta, &tb, &keys, &mut |x| {
             progress("aligning the op trees", 0.4 + 0.3 * x)
@@ -121,6 +182,8 @@ impl<'t> Alignment<'t> {
             work,
             aligned,
             picked,
+            devices: all,
+            device_asked: devices.map(|d| d.is_some()),
         })
     }
 

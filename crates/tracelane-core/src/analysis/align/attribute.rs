@@ -9,8 +9,8 @@
 //! unattributed: for the whole trace, every such event; for a region or a
 //! step, those that start inside it. A launch is a runtime call that
 //! launched device work, counted at the node of its op. A tree narrowed
-//! to one device of an XLA profile takes that device's events only; the
-//! others' in the scope are left out, their time counted.
+//! to one device takes that device's events only; the others' in the
+//! scope are left out, their time counted.
 
 use crate::model::{Trace, NO_SLICE};
 
@@ -79,7 +79,7 @@ pub(super) fn attribute(t: &Trace, tree: &OpTree) -> Work {
         if !s.category[d].is_device_work() {
             continue;
         }
-        if tree.xla_device.is_some_and(|k| s.device[d] != k) {
+        if tree.device.is_some_and(|k| s.device[d] != k) {
             if in_windows(d) {
                 other_devices_ns += s.dur_ns[d];
             }

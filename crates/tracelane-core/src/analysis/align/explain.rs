@@ -407,33 +407,40 @@ fn side_name(side: usize) -> &'static str {
     ["A", "B"][side]
 }
 
-/// An XLA profile of several devices against a run of another number:
-/// which one device of it is compared (`alignment.rs`,
-/// `one_device_each`), and the other devices' time left out.
+/// Each side narrowed to one device: which, why (asked for, or an XLA
+/// run of several devices against a run of another number:
+/// `alignment.rs`, `one_device_each`), and the other devices' time left
+/// out.
 fn devices_note(al: &Alignment) -> Option<String> {
     let narrowed: Vec<String> = (0..2)
         .filter_map(|side| {
             let tree = &al.trees[side];
-            let device = tree.xla_device?;
-            Some(format!(
-                "{}'s XLA ops ran on {} devices: its device {device} alone is compared — its ops and its device work ({} of {} device time left out of {}'s totals)",
-                side_name(side),
-                tree.xla_devices,
+            let device = tree.device?;
+            let others = al.devices[side].iter().filter(|&&d| d != device).count();
+            let left_out = format!(
+                "{} of {} device time left out of {}'s totals",
                 crate::numbers::fmt_ns(al.work[side].other_devices_ns as f64),
-                match tree.xla_devices - 1 {
+                match others {
                     1 => "the other device's".to_string(),
                     k => format!("the other {k} devices'"),
                 },
                 side_name(side),
-            ))
+            );
+            Some(if al.device_asked[side] {
+                format!(
+                    "{}'s device {device} alone is compared, as asked — its device work ({left_out})",
+                    side_name(side)
+                )
+            } else {
+                format!(
+                    "{}'s XLA ops ran on {} devices: its device {device} alone is compared — its ops and its device work ({left_out}), as the other side ran on another number of devices",
+                    side_name(side),
+                    tree.xla_devices,
+                )
+            })
         })
         .collect();
-    (!narrowed.is_empty()).then(|| {
-        format!(
-            "{}, as the other side ran on another number of devices",
-            narrowed.join("; ")
-        )
-    })
+    (!narrowed.is_empty()).then(|| narrowed.join("; "))
 }
 
 /// " (dispatch only: views, conversions)" when every op of the segment is.

@@ -71,7 +71,7 @@ pub fn diff_with_progress(
     opts: &DiffOptions,
     progress: &mut dyn FnMut(&'static str, f64),
 ) -> Result<DiffReport, ScopeError> {
-    let aligned = Alignment::with_progress(a, sa, b, sb, progress)?;
+    let aligned = Alignment::with_devices(a, sa, b, sb, opts.devices, progress)?;
     progress("explaining the difference", 0.85);
     let mut report = explain::report(&aligned, opts);
     if opts.roofline && report.metric == Metric::Device {

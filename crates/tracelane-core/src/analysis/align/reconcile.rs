@@ -316,7 +316,7 @@ mod tests {
             labels: Default::default(),
             label_names: Vec::new(),
             xla_devices: 0,
-            xla_device: None,
+            device: None,
         }
     }
 

@@ -28,6 +28,10 @@ pub struct DiffOptions {
     /// by default: it costs the roofline's work on both sides (seconds on
     /// a 1 GB trace, where the alignment takes a fraction of one).
     pub roofline: bool,
+    /// The one device whose work each side compares (`tracelane diff
+    /// --device`); `None`: all of it, but for an XLA run on several
+    /// devices against a run on another number (then its lowest device).
+    pub devices: [Option<i64>; 2],
 }
 
 impl Default for DiffOptions {
@@ -37,6 +41,7 @@ impl Default for DiffOptions {
             top: 20,
             tree_rows: 0,
             roofline: false,
+            devices: [None, None],
         }
     }
 }

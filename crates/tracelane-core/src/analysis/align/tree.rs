@@ -56,8 +56,9 @@ pub(super) struct OpTree {
     /// How many devices ran an XLA trace's device ops (0: none, or not XLA).
     pub(super) xla_devices: usize,
     /// The one device whose work the tree holds, when it was narrowed
-    /// to one ([`XlaOps::keep_device`]): other devices' work is left out.
-    pub(super) xla_device: Option<i64>,
+    /// to one (`alignment.rs`; an XLA trace's ops too:
+    /// [`XlaOps::keep_device`]): other devices' work is left out.
+    pub(super) device: Option<i64>,
 }
 
 impl OpTree {
@@ -211,7 +212,7 @@ pub(super) fn build(
         labels: Default::default(),
         label_names: Vec::new(),
         xla_devices: xla.as_ref().map_or(0, |x| x.devices.len()),
-        xla_device: xla.as_ref().and_then(|x| x.kept),
+        device: xla.as_ref().and_then(|x| x.kept),
     };
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];

@@ -44,34 +44,7 @@ use crate::model::LaneId;
 use crate::warnings;
 
 use super::super::builder::Builder;
-use super::process::Process;
-
-/// One `memory_allocation` record, as the running sum reads it.
-#[derive(Clone, Debug)]
-pub(crate) struct Allocation {
-    alloc: bool,
-    agent: Option<u64>,
-    address: u64,
-    size: u64,
-    start: i64,
-    end: i64,
-}
-
-/// What the running sum passed over.
-#[derive(Default)]
-pub(crate) struct MemoryCounts {
-    pub records: u64,
-    /// Records of no known operation (`NONE`, a newer kind).
-    pub other_operations: u64,
-    /// Allocations without an agent (rocprofv3 stops on one).
-    pub no_agent: u64,
-    /// Frees of a null address (HSA frees them: expected).
-    pub null_frees: u64,
-    /// Frees of an address no allocation in the file holds.
-    pub unpaired_frees: u64,
-    /// Endpoints lost to another one at the same timestamp of one agent.
-    pub same_time: u64,
-}
+use super::process::{Allocation, MemoryCounts, Process};
 
 /// Keeps a record for the running sums (`false`: it has no times —
 /// counted by the caller as a bad record). Its operation is told by its

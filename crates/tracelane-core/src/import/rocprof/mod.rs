@@ -169,7 +169,19 @@ impl RocprofReader {
 /// Reads the records held for tables that came after them.
 fn flush(p: &mut Process, c: &mut Counts, b: &mut Builder) {
     for (kind, bytes) in std::mem::take(&mut p.pending) {
-        records::record(&kind, &bytes, p, c, b);
+        record(&kind, &bytes, p, c, b);
+    }
+}
+
+/// One record of list `kind`: an allocation kept for the process's
+/// running sums, any other into the model.
+fn record(kind: &str, bytes: &[u8], p: &mut Process, c: &mut Counts, b: &mut Builder) {
+    if kind != "memory_allocation" {
+        return records::record(kind, bytes, p, c, b);
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(v) if memory::keep(&v, p, &mut c.memory) => {}
+        _ => c.bad += 1,
     }
 }
 
@@ -219,7 +231,7 @@ fn value(path: &[String], bytes: &[u8], p: &mut Process, c: &mut Counts, b: &mut
             }
         }
         [_, _, "buffer_records", kind, "[]"] if p.ready() => {
-            records::record(kind, bytes, p, c, b);
+            record(kind, bytes, p, c, b);
         }
         [_, _, "buffer_records", kind, "[]"] => p.pending.push((kind.to_string(), bytes.to_vec())),
         _ => {}

@@ -36,7 +36,7 @@ pub(crate) struct Process {
     /// read once the tables are (or the process ends).
     pub pending: Vec<(String, Vec<u8>)>,
     /// Its `memory_allocation` records, summed when the process ends.
-    pub allocations: Vec<super::memory::Allocation>,
+    pub allocations: Vec<Allocation>,
 }
 
 impl Process {
@@ -57,5 +57,33 @@ pub(crate) struct Counts {
     pub bad: u64,
     /// Dispatches whose kernel id no symbol names.
     pub unnamed: u64,
-    pub memory: super::memory::MemoryCounts,
+    pub memory: MemoryCounts,
+}
+
+/// One `memory_allocation` record, as the running sums read it
+/// (`memory.rs`).
+#[derive(Clone, Debug)]
+pub(crate) struct Allocation {
+    pub alloc: bool,
+    pub agent: Option<u64>,
+    pub address: u64,
+    pub size: u64,
+    pub start: i64,
+    pub end: i64,
+}
+
+/// What the running sums passed over.
+#[derive(Default)]
+pub(crate) struct MemoryCounts {
+    pub records: u64,
+    /// Records of no known operation (`NONE`, a newer kind).
+    pub other_operations: u64,
+    /// Allocations without an agent (rocprofv3 stops on one).
+    pub no_agent: u64,
+    /// Frees of a null address (HSA frees them: expected).
+    pub null_frees: u64,
+    /// Frees of an address no allocation in the file holds.
+    pub unpaired_frees: u64,
+    /// Endpoints lost to another one at the same timestamp of one agent.
+    pub same_time: u64,
 }

@@ -61,13 +61,6 @@ pub(super) fn record(kind: &str, bytes: &[u8], p: &mut Process, c: &mut Counts, 
         "rccl_api" => Place::Host("user_annotation"),
         "kernel_dispatch" => Place::Kernel,
         "memory_copy" => Place::Copy,
-        "memory_allocation" => {
-            match serde_json::from_slice::<Value>(bytes) {
-                Ok(v) if super::memory::keep(&v, p, &mut c.memory) => {}
-                _ => c.bad += 1,
-            }
-            return;
-        }
         other => {
             *c.other.entry(other.to_string()).or_insert(0) += 1;
             return;
