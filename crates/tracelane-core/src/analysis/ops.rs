@@ -509,9 +509,14 @@ fn build_nodes(
 }
 
 /// PyTorch's `_remove_dup_nodes`: an only child with its parent's name
-/// merges into it. Children follow their parents in `nodes`, so one
-/// forward pass sees every merge; `redirect` re-points children of a merged
-/// node to the surviving parent. The nodes still alive.
+/// merges into it. PyTorch repeats its pass until one merges nothing; one
+/// pass in `nodes`' order is that fixed point here: a parent comes before
+/// its children, so when a node is reached its parent's merges are done
+/// (its parent is final), and a parent's child count changes only by a
+/// merge into it, which needs that count to be 1 already — no later node
+/// can make an earlier one mergeable (debug builds check it with a second
+/// pass). `redirect` re-points children of a merged node to the
+/// surviving parent. The nodes still alive.
 fn remove_dup_nodes(
     t: &Trace,
     names: &NameIds,
@@ -530,43 +535,42 @@ fn remove_dup_nodes(
         }
         x
     }
-    loop {
-        let mut merged = false;
-        for me in 0..nodes.len() {
-            if !alive[me] || nodes[me].parent == NONE {
-                continue;
-            }
-            let p = find(&mut redirect, nodes[me].parent);
-            nodes[me].parent = p;
-            let (pi, mi) = (nodes[p as usize].slice as usize, nodes[me].slice as usize);
-            if names.canon[s.name[pi].0 as usize] == names.canon[s.name[mi].0 as usize]
-                && nodes[p as usize].children == 1
-            {
-                let (children, child_dur, own) = (
-                    nodes[me].children,
-                    nodes[me].child_dur,
-                    nodes[me].own_device,
-                );
-                if !mem.0.is_empty() {
-                    mem.0[p as usize][1] = mem.0[me][1];
-                }
-                let parent = &mut nodes[p as usize];
-                table.device_dropped_by_merge_ns += parent.own_device;
-                parent.children = children;
-                parent.child_dur = child_dur;
-                parent.own_device = own;
-                alive[me] = false;
-                redirect[me] = p;
-                merged = true;
-            }
+    let same_name = |a: &Node, b: &Node| {
+        let (ai, bi) = (a.slice as usize, b.slice as usize);
+        names.canon[s.name[ai].0 as usize] == names.canon[s.name[bi].0 as usize]
+    };
+    for me in 0..nodes.len() {
+        if nodes[me].parent == NONE {
+            continue;
         }
-        if !merged {
-            break;
+        let p = find(&mut redirect, nodes[me].parent);
+        nodes[me].parent = p;
+        if same_name(&nodes[p as usize], &nodes[me]) && nodes[p as usize].children == 1 {
+            let (children, child_dur, own) = (
+                nodes[me].children,
+                nodes[me].child_dur,
+                nodes[me].own_device,
+            );
+            if !mem.0.is_empty() {
+                mem.0[p as usize][1] = mem.0[me][1];
+            }
+            let parent = &mut nodes[p as usize];
+            table.device_dropped_by_merge_ns += parent.own_device;
+            parent.children = children;
+            parent.child_dur = child_dur;
+            parent.own_device = own;
+            alive[me] = false;
+            redirect[me] = p;
         }
     }
     for me in 0..nodes.len() {
         if alive[me] && nodes[me].parent != NONE {
             nodes[me].parent = find(&mut redirect, nodes[me].parent);
+            let p = &nodes[nodes[me].parent as usize];
+            debug_assert!(
+                !(same_name(p, &nodes[me]) && p.children == 1),
+                "a second pass of _remove_dup_nodes would merge node {me}"
+            );
         }
     }
     alive
