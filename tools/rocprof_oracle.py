@@ -70,9 +70,6 @@ def live_bytes(proc):
     order = sorted(range(len(recs)), key=lambda k: recs[k]["end_timestamp"])
     live, held, out = {}, {}, {}
 
-    def addr(a):
-        return int(a, 16) if isinstance(a, str) else (a["handle"] if isinstance(a, dict) else a)
-
     for k in order:
         r = recs[k]
         name = ops[r["kind"]]["operations"][r["operation"]]
@@ -98,6 +95,11 @@ def live_bytes(proc):
     return {agent: [[t, v] for t, v in sorted(m.items())] for agent, m in out.items()}
 
 
+def addr(a):
+    """An address as rocprofiler-sdk writes it (hex text), a number or {handle}."""
+    return int(a, 16) if isinstance(a, str) else (a["handle"] if isinstance(a, dict) else a)
+
+
 def allocated_bytes(proc):
     """generatePerfetto.cpp's memory allocation counter, per agent handle:
     [[timestamp, bytes], ...] in time order."""
@@ -110,9 +112,6 @@ def allocated_bytes(proc):
         m = endpoints.setdefault(agent, {})
         if ts not in m:
             m[ts] = value
-
-    def addr(a):
-        return int(a, 16) if isinstance(a, str) else (a["handle"] if isinstance(a, dict) else a)
 
     for r in proc.get("buffer_records", {}).get("memory_allocation", []):
         name = ops[r["kind"]]["operations"][r["operation"]]
