@@ -94,6 +94,15 @@ impl PackedArgs {
         }
     }
 
+    /// Whether process `p`'s events declare a stat named `key` (its
+    /// plane's stat metadata has it, whether or not an event uses it).
+    pub fn declares(&self, p: ProcessIdx, key: &str) -> bool {
+        let want = StatName::new(key).key;
+        self.by_process
+            .get(&p.0)
+            .is_some_and(|names| names.keys.values().any(|k| k.key == want))
+    }
+
     /// The JSON of a packed entry of process `p`.
     pub fn json(&self, p: ProcessIdx, entry: &[u8]) -> String {
         let empty = StatNames::default();

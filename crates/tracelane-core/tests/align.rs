@@ -931,3 +931,31 @@ fn one_training_step_in_pytorch_and_in_jax_pairs_forward_and_gradient_products_a
     );
     assert!(!r.notes.iter().any(|n| n.contains("align poorly")));
 }
+
+#[test]
+fn a_tpus_nested_op_events_are_its_device_time_once() {
+    // A TPU records its ops nested (`tools/make_xplane_tpu_fixture.py`:
+    // the program's run around them all, a loop around its body): each
+    // outermost op's event is device time once; against a one-device run,
+    // TensorCore 0 alone, the other's 18 µs said; SparseCore work (no op
+    // of the tables) is in neither.
+    let tpu = common::load("xplane/tpu_rules.xplane.pb");
+    let gpu = common::load("xplane/stripped_full.xplane.pb");
+    let r = whole(&tpu, &gpu);
+    // TensorCore 0's outermost ops: the fusion twice (20 + 20), the loop
+    // (50, its body inside), the custom call twice (15 + 5), the fusion
+    // without a display name (7).
+    assert_eq!(r.total_us[0], 117.0);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("(18.000 µs of the other device's")),
+        "{:?}",
+        r.notes
+    );
+    adds_up(&tpu, &gpu, "TPU against GPU");
+    // Against itself: both TensorCores, every op paired, nothing unlinked.
+    let r = whole(&tpu, &tpu);
+    assert_eq!(r.total_us, [135.0, 135.0]);
+    assert_eq!(r.aligned_share, [1.0, 1.0]);
+}

@@ -317,6 +317,28 @@ fn op_tables_equal_xprof_on_the_rules_fixture() {
 }
 
 #[test]
+fn a_tpu_profiles_op_tables_equal_xprofs_from_the_ops_own_stats() {
+    // A TPU records its ops itself: nested ops' self time, the root and
+    // keyless events counted for no op, a custom call's FLOPs, op lines
+    // and step lines spanning each plane by their times (the device's
+    // own where an event has them), tf_op events on
+    // other lines too (xprof derives its framework-op line from them),
+    // SparseCore planes in no table: xprof 2.24.2's answer for each.
+    let path = common::fixtures().join("xplane/tpu_rules.xplane.pb");
+    let s = check_against_xprof(&path);
+    assert_eq!(s.device_planes, 2);
+    assert_eq!(s.device_total_ps, 302_000_000);
+    let op = |name: &str| s.hlo_ops.iter().find(|r| r.hlo_op_name == name).unwrap();
+    assert_eq!(op("while.1").self_time_ps, 20_000_000);
+    assert_eq!(op("wrapped_reduce").self_time_ps, 16_000_000);
+    assert_eq!(op("ynn_fusion.2").flops, Some(3 * 1_048_576));
+    assert_eq!(op("custom-call.1").flops, Some(2 * 500_000));
+    // The device's own duration, not the event's.
+    assert_eq!(op("negate_divide_fusion").total_time_ps, 6_000_000);
+    assert!(s.hlo_ops.iter().all(|r| r.hlo_op_name != "sparse_gather.1"));
+}
+
+#[test]
 fn a_profile_runs_hosts_open_as_one_session_equal_to_xprofs() {
     // plugins/profile/<run>/: two hosts' files (and the JSON JAX writes
     // beside them, passed over), the tables summed over hosts as xprof

@@ -79,6 +79,11 @@ pub(super) fn attribute(t: &Trace, tree: &OpTree) -> Work {
         if !s.category[d].is_device_work() {
             continue;
         }
+        // A TPU's op events nest: those of no op (a loop's body, the
+        // program's run) are inside another's time.
+        if !tree.op_event.is_empty() && !tree.op_event[d] {
+            continue;
+        }
         if tree.device.is_some_and(|k| s.device[d] != k) {
             if in_windows(d) {
                 other_devices_ns += s.dur_ns[d];

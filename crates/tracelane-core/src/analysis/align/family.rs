@@ -281,6 +281,37 @@ pub fn family(category: Category, name: &str) -> Family {
     }
 }
 
+/// The family of an XLA op by its `hlo_category` stat (XLA's
+/// `HloInstruction::ToCategory`, what a TPU's op events carry), where its
+/// name says none (`fusion.12`): `None` for a category that names no work.
+pub fn hlo_category_family(category: &str) -> Option<Family> {
+    let c = category.to_ascii_lowercase();
+    let collective = [
+        "all-reduce",
+        "all-gather",
+        "reduce-scatter",
+        "all-to-all",
+        "collective-permute",
+        "send",
+        "recv",
+    ];
+    Some(if collective.iter().any(|w| c.contains(w)) {
+        Family::Communication
+    } else if c.starts_with("convolution") {
+        Family::Convolution
+    } else if c == "dot" || c.starts_with("dot ") {
+        Family::Gemm
+    } else if c.starts_with("reduc") {
+        Family::Reduction
+    } else if c == "data formatting" || c == "transpose" || c == "copy" {
+        Family::Layout
+    } else if c.contains("elementwise") || c == "loop fusion" {
+        Family::Elementwise
+    } else {
+        return None;
+    })
+}
+
 /// Families by event name, each name classified once (a trace has a few
 /// hundred kernel names and millions of kernels).
 pub(super) struct ByName<'t> {
@@ -305,7 +336,15 @@ impl<'t> ByName<'t> {
                 return *f;
             }
         }
-        let f = family(s.category[d], self.trace.slice_name(d));
+        let mut f = family(s.category[d], self.trace.slice_name(d));
+        if f == Family::Other && self.trace.xla.is_some() {
+            // An XLA op named by its HLO (`fusion.12`): its category says.
+            let args: serde_json::Value =
+                serde_json::from_str(&self.trace.slice_args_json(d)).unwrap_or_default();
+            if let Some(c) = args.get("hlo_category").and_then(|v| v.as_str()) {
+                f = hlo_category_family(c).unwrap_or(f);
+            }
+        }
         if let Some(slot) = self.memo.borrow_mut().get_mut(id) {
             if !matches!(s.category[d], Category::Memcpy | Category::Memset) {
                 *slot = Some(f);
@@ -318,6 +357,20 @@ impl<'t> ByName<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_xla_ops_category_names_its_family_where_its_name_does_not() {
+        let c = |s| hlo_category_family(s);
+        assert_eq!(c("convolution fusion"), Some(Family::Convolution));
+        assert_eq!(c("dot"), Some(Family::Gemm));
+        assert_eq!(c("all-reduce"), Some(Family::Communication));
+        assert_eq!(c("non-fusion elementwise"), Some(Family::Elementwise));
+        assert_eq!(c("loop fusion"), Some(Family::Elementwise));
+        assert_eq!(c("data formatting"), Some(Family::Layout));
+        assert_eq!(c("reduction"), Some(Family::Reduction));
+        assert_eq!(c("custom-call"), None);
+        assert_eq!(c("while"), None);
+    }
 
     #[test]
     fn the_same_work_on_two_vendors_is_one_family() {

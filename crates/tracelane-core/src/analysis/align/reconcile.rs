@@ -317,6 +317,7 @@ mod tests {
             label_names: Vec::new(),
             xla_devices: 0,
             device: None,
+            op_event: Vec::new(),
         }
     }
 

@@ -59,6 +59,9 @@ pub(super) struct OpTree {
     /// to one (`alignment.rs`; an XLA trace's ops too:
     /// [`XlaOps::keep_device`]): other devices' work is left out.
     pub(super) device: Option<i64>,
+    /// Where only the XLA ops' own events are device work, which slices
+    /// are ([`XlaOps::op_event`]); empty otherwise.
+    pub(super) op_event: Vec<bool>,
 }
 
 impl OpTree {
@@ -213,6 +216,7 @@ pub(super) fn build(
         label_names: Vec::new(),
         xla_devices: xla.as_ref().map_or(0, |x| x.devices.len()),
         device: xla.as_ref().and_then(|x| x.kept),
+        op_event: Vec::new(),
     };
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];
@@ -252,6 +256,7 @@ pub(super) fn build(
     }
     // The ops' names are the tree's labels now (moved: a vector per slice).
     if let Some(x) = xla {
+        tree.op_event = x.op_event;
         tree.labels = x.name_of;
         tree.label_names = x.names.into_iter().map(|n| n.1).collect();
     }

@@ -23,7 +23,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::analysis::xla_ops::{cpu_ops, device_ops};
+use crate::analysis::xla_ops::{cpu_ops, device_ops, is_tpu_profile};
 use crate::model::{Trace, NO_SLICE};
 
 /// The ops of an XLA trace: device ops by their first event, and the
@@ -44,6 +44,11 @@ pub(super) struct XlaOps {
     pub(super) devices: Vec<i64>,
     /// The one device whose ops are kept ([`XlaOps::keep_device`]).
     pub(super) kept: Option<i64>,
+    /// By slice, whether it is a device op's event, on any device — kept
+    /// where the device's work is its ops' events alone: a TPU records
+    /// its ops nested (a loop and its body, the program's run around them
+    /// all); empty for any other trace.
+    pub(super) op_event: Vec<bool>,
 }
 
 /// [`XlaOps::name_of`] of a slice that is not an XLA op…
@@ -64,7 +69,12 @@ impl XlaOps {
             names: Vec::new(),
             devices: Vec::new(),
             kept: None,
+            op_event: Vec::new(),
         };
+        let ops_only = is_tpu_profile(t);
+        if ops_only {
+            x.op_event = vec![false; t.slices.len()];
+        }
         let step_num = t.args_key("step_num");
         for s in 0..t.slices.len() {
             if t.on_host(s) && t.slice_args_have(s, &step_num) {
@@ -87,6 +97,9 @@ impl XlaOps {
             }
             for &s in &op.slices {
                 x.first_of.insert(s, first);
+                if ops_only {
+                    x.op_event[s as usize] = true;
+                }
             }
             x.device.push(first);
             let k = name(&op.hlo_op, &op.framework_op, &mut x.names);

@@ -30,6 +30,16 @@ pub fn device_ops(t: &Trace) -> Vec<DeviceOp> {
     let Some(xla) = t.xla.as_deref() else {
         return Vec::new();
     };
+    if super::tpu_ops::is_tpu_profile(t) {
+        return super::tpu_ops::outermost_ops(t)
+            .into_iter()
+            .map(|(i, hlo_op, provenance)| DeviceOp {
+                slices: vec![i],
+                hlo_op,
+                framework_op: framework_op(&provenance),
+            })
+            .collect();
+    }
     let mut out: Vec<DeviceOp> = Vec::new();
     for (p, process) in t.processes.iter().enumerate() {
         if !t

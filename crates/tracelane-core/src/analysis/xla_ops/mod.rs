@@ -39,14 +39,18 @@ mod cpu_ops;
 mod device_events;
 mod device_ops;
 mod host;
+mod op_db;
 mod rows;
 pub mod tf_op;
+mod tpu_ops;
 
 pub use cpu_ops::{cpu_ops, CpuOps};
 use device_events::{int, is_derived, DerivedOps, EventStats};
 pub use device_ops::{device_ops, DeviceOp};
+use op_db::OpDb;
 pub use rows::FrameworkOpRow;
 use rows::{percent, rank};
+pub use tpu_ops::is_tpu_profile;
 
 use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
@@ -111,9 +115,17 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
     let xla = t.xla.as_deref()?;
     let mut out = XlaOpStats::default();
     let mut db = OpDb::default();
+    let tpu = tpu_ops::is_tpu_profile(t);
+    if tpu {
+        let planes = tpu_ops::tensor_core_ops(t, &mut db);
+        out.device_planes = planes.planes;
+        out.device_total_ps = planes.total_ps;
+        out.device_idle_ps = planes.idle_ps;
+    }
     for (p, process) in t.processes.iter().enumerate() {
         let plane = t.str(process.name.unwrap_or(crate::model::NO_STR));
-        if !plane.starts_with("/device:") {
+        // A TPU profile's planes are read above (`tpu_ops`).
+        if !plane.starts_with("/device:") || tpu {
             continue;
         }
         let mut span: Option<(i64, i64)> = None;
@@ -175,6 +187,7 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
                     let m = db.entry(0, &name);
                     m.occurrences += 1;
                     m.time_ps += d;
+                    m.self_ps += d;
                     m.tf_only = Some((parsed.op_type, tf.to_string()));
                     op_time += d;
                 }
@@ -197,39 +210,6 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
     Some(out)
 }
 
-/// One HLO op's metrics, summed over planes.
-#[derive(Default)]
-struct OpMetrics {
-    occurrences: u64,
-    time_ps: u64,
-    flops: Option<u64>,
-    bytes: Option<u64>,
-    /// An op known only by its `tf_op` stat: its type and full name.
-    tf_only: Option<(String, String)>,
-}
-
-/// Ops by (program id, name), in the order first met.
-#[derive(Default)]
-struct OpDb {
-    index: HashMap<(i64, String), usize>,
-    ops: Vec<((i64, String), OpMetrics)>,
-}
-
-impl OpDb {
-    fn entry(&mut self, program: i64, name: &str) -> &mut OpMetrics {
-        let key = (program, name.to_string());
-        let k = match self.index.get(&key) {
-            Some(&k) => k,
-            None => {
-                self.ops.push((key.clone(), OpMetrics::default()));
-                self.index.insert(key, self.ops.len() - 1);
-                self.ops.len() - 1
-            }
-        };
-        &mut self.ops[k].1
-    }
-}
-
 /// The run of events of one HLO op being summed (`HLOTracker`).
 #[derive(Default)]
 struct Tracker {
@@ -249,16 +229,9 @@ impl Tracker {
             return 0;
         }
         let d = self.duration;
-        let m = db.entry(self.program_id, &self.name);
-        m.occurrences += 1;
-        m.time_ps += d;
-        // One occurrence's value, as xprof stores it per entry.
-        if let Some(f) = self.flops {
-            *m.flops.get_or_insert(0) += f;
-        }
-        if let Some(b) = self.bytes {
-            *m.bytes.get_or_insert(0) += b;
-        }
+        // One occurrence's costs, as xprof stores them per entry.
+        db.entry(self.program_id, &self.name)
+            .add_occurrence(d, d, self.flops, self.bytes);
         *self = Tracker::default();
         d
     }
@@ -271,13 +244,19 @@ fn hlo_rows(db: &OpDb, xla: &crate::xla::XlaInfo, total: u64) -> Vec<HloOpRow> {
         .map(|((program, name), m)| {
             // An op known by its tf_op stat alone is a row too: its
             // category is its framework op's type.
-            let i = match &m.tf_only {
-                Some((ty, full)) => crate::xla::HloInstruction {
+            let module = xla.instruction(*program, name).cloned().unwrap_or_default();
+            let i = match (&m.tf_only, &m.from_stats) {
+                (Some((ty, full)), _) => crate::xla::HloInstruction {
                     category: ty.clone(),
                     provenance: full.clone(),
                     ..Default::default()
                 },
-                None => xla.instruction(*program, name).cloned().unwrap_or_default(),
+                (None, Some(s)) => crate::xla::HloInstruction {
+                    category: s.category.clone(),
+                    provenance: s.provenance.clone(),
+                    ..module
+                },
+                (None, None) => module,
             };
             HloOpRow {
                 program_id: *program,
@@ -296,8 +275,8 @@ fn hlo_rows(db: &OpDb, xla: &crate::xla::XlaInfo, total: u64) -> Vec<HloOpRow> {
                 source: i.source,
                 occurrences: m.occurrences,
                 total_time_ps: m.time_ps,
-                self_time_ps: m.time_ps,
-                self_time_percent: percent(m.time_ps, total),
+                self_time_ps: m.self_ps,
+                self_time_percent: percent(m.self_ps, total),
                 cumulative_self_time_percent: 0.0,
                 // The events' stats where they give them (TPU profiles);
                 // else the cost xprof's GPU cost analysis gives the
@@ -331,7 +310,7 @@ fn framework_rows(
 ) -> Vec<FrameworkOpRow> {
     let mut by_op: Vec<FrameworkOpRow> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::default();
-    let mut add = |name: String, ty: String, occ: u64, time: u64| {
+    let mut add = |name: String, ty: String, occ: u64, (time, self_ps): (u64, u64)| {
         let k = *index.entry(name.clone()).or_insert_with(|| {
             by_op.push(FrameworkOpRow {
                 host_or_device: "Device".into(),
@@ -344,22 +323,28 @@ fn framework_rows(
         let r = &mut by_op[k];
         r.occurrences = r.occurrences.max(occ);
         r.total_time_ps += time;
-        r.self_time_ps += time;
+        r.self_time_ps += self_ps;
     };
-    add("IDLE".into(), "IDLE".into(), 0, idle);
+    add("IDLE".into(), "IDLE".into(), 0, (idle, idle));
     for ((program, name), m) in &db.ops {
-        let provenance = match &m.tf_only {
-            Some((_, full)) => full.clone(),
-            None => xla
+        let provenance = match (&m.tf_only, &m.from_stats) {
+            (Some((_, full)), _) => full.clone(),
+            (None, Some(s)) => s.provenance.clone(),
+            (None, None) => xla
                 .instruction(*program, name)
                 .map(|i| i.provenance.clone())
                 .unwrap_or_default(),
         };
         if provenance.is_empty() {
-            add(name.clone(), String::new(), m.occurrences, m.time_ps);
+            add(
+                name.clone(),
+                String::new(),
+                m.occurrences,
+                (m.time_ps, m.self_ps),
+            );
         } else {
             let op = tf_op::parse(&provenance);
-            add(op.name, op.op_type, m.occurrences, m.time_ps);
+            add(op.name, op.op_type, m.occurrences, (m.time_ps, m.self_ps));
         }
     }
     rank(&mut by_op, total);

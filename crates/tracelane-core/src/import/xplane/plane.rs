@@ -88,9 +88,11 @@ fn plane_kind(name: &str) -> PlaneKind {
         return PlaneKind::TaskEnvironment;
     }
     if let Some(rest) = name.strip_prefix("/device:") {
+        // `TPU:3`, also `TPU:0 SparseCore 1` (a chip's SparseCore).
         let index = rest
             .rsplit(':')
             .next()
+            .and_then(|s| s.split(' ').next())
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(0);
         return PlaneKind::Device {
@@ -99,6 +101,13 @@ fn plane_kind(name: &str) -> PlaneKind {
         };
     }
     PlaneKind::Host
+}
+
+/// What a device plane's name says after its index: ` SparseCore 1` of
+/// `/device:TPU:0 SparseCore 1` (its label must not be the chip's).
+fn core_suffix(name: &str) -> &str {
+    let last = name.rsplit(':').next().unwrap_or("");
+    last.find(' ').map_or("", |k| &last[k..])
 }
 
 /// Lines xprof derives from device events (or a TPU records itself).
@@ -260,10 +269,11 @@ impl Plane<'_> {
         let process_name = b.trace.strings.intern(name);
         b.set_process_name(pid, process_name);
         if let PlaneKind::Device { tpu, index } = self.kind {
-            let label = b
-                .trace
-                .strings
-                .intern(&format!("{} {index}", if tpu { "TPU" } else { "GPU" }));
+            let label = b.trace.strings.intern(&format!(
+                "{} {index}{}",
+                if tpu { "TPU" } else { "GPU" },
+                core_suffix(name)
+            ));
             b.set_process_labels(pid, label);
             b.set_process_sort_index(pid, Some(self.order as i64));
         } else {
