@@ -336,6 +336,29 @@ fn a_tpu_profiles_op_tables_equal_xprofs_from_the_ops_own_stats() {
     // The device's own duration, not the event's.
     assert_eq!(op("negate_divide_fusion").total_time_ps, 6_000_000);
     assert!(s.hlo_ops.iter().all(|r| r.hlo_op_name != "sparse_gather.1"));
+    // The roofs the TPU plane states, as xprof's roofline reads them
+    // (GFLOP/s, GiB/s, FLOP/B).
+    use tracelane_core::analysis::roofline::{roofline, PeakOverride};
+    let t = load(&path);
+    let r = roofline(
+        &t,
+        &tracelane_core::analysis::scope::Scope::Whole,
+        PeakOverride::default(),
+        &|i| t.slice_args_json(i).to_string(),
+    )
+    .unwrap();
+    let theirs = &oracle(&path)["roofline_model"][0]["p"];
+    let num = |k: &str| theirs[k].as_str().unwrap().parse::<f64>().unwrap();
+    let peak = &r.peaks[0];
+    assert!(close(peak.flops_per_s / 1e9, num("peak_flop_rate")));
+    assert!(close(
+        peak.bytes_per_s / (1u64 << 30) as f64,
+        num("peak_hbm_bw")
+    ));
+    assert!(close(
+        peak.flops_per_s / peak.bytes_per_s,
+        num("hbm_ridge_point")
+    ));
 }
 
 #[test]

@@ -392,7 +392,7 @@ pub fn roofline(
         return hlo_roofline(t, scope, over);
     }
     if let Some(stats) = super::xla_ops::xla_op_stats(t) {
-        let mut report = xla_roofline(&stats, scope, over);
+        let mut report = xla_roofline(t, &stats, scope, over);
         report.kernels = kernel_efficiency(t, scope, args)?;
         return Ok(report);
     }
@@ -462,7 +462,7 @@ pub fn placed_device_work(
         return Ok(("hlo", r.device, r.points));
     }
     if let Some(stats) = super::xla_ops::xla_op_stats(t) {
-        let r = xla_roofline(&stats, scope, over);
+        let r = xla_roofline(t, &stats, scope, over);
         return Ok(("hlo", r.device, r.points));
     }
     let device = device_name(t);
@@ -765,13 +765,17 @@ fn arg_flops(args: &str) -> Option<u64> {
 /// device name is stated (the planes give vendor, compute capability and
 /// a memory bandwidth): roofs come from `--peak-tflops` / `--peak-gbps`.
 fn xla_roofline(
+    t: &Trace,
     stats: &super::xla_ops::XlaOpStats,
     scope: &Scope,
     over: PeakOverride,
 ) -> RooflineReport {
     let mut points = Vec::new();
     let mut unplaced = Vec::new();
-    let peak = given_peak("device", "any", over);
+    let peak = match xla_plane_peak(t) {
+        Some(p) => Some(overridden(p, over)),
+        None => given_peak("device", "any", over),
+    };
     // An op name several programs define is told apart by its program.
     let mut programs: rustc_hash::FxHashMap<&str, rustc_hash::FxHashSet<i64>> = Default::default();
     for r in &stats.hlo_ops {
@@ -833,7 +837,7 @@ fn xla_roofline(
     }
     RooflineReport {
         level: "hlo".into(),
-        device: None,
+        device: peak.as_ref().map(|p| p.device.clone()),
         no_roofs: peak.is_none().then(|| {
             "an XPlane profile names no device model: achieved numbers only; give --peak-tflops and --peak-gbps for roofs".to_string()
         }),
@@ -844,6 +848,43 @@ fn xla_roofline(
         kernels: Vec::new(),
         notes,
     }
+}
+
+/// The peaks an XPlane profile's first device plane states (a TPU's
+/// `peak_teraflops_per_second` and `peak_hbm_bw_gigabytes_per_second`
+/// plane stats, GB/s: what xprof's roofline takes from it,
+/// `GetPerfEnvFromXPlane`) — TPU planes first, as xprof picks its device
+/// planes.
+fn xla_plane_peak(t: &Trace) -> Option<Peak> {
+    let xla = t.xla.as_deref()?;
+    let tpu = xla
+        .devices
+        .iter()
+        .any(|d| d.plane.starts_with("/device:TPU:"));
+    let plane = xla
+        .devices
+        .iter()
+        .find(|d| !tpu || d.plane.starts_with("/device:TPU:"))?;
+    let stat = |name: &str| {
+        plane
+            .stats
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v > 0.0)
+    };
+    let tflops = stat("peak_teraflops_per_second")?;
+    let gbps = stat("peak_hbm_bw_gigabytes_per_second")?;
+    Some(Peak {
+        device: plane.plane.clone(),
+        dtype: "any".into(),
+        flops_per_s: tflops * 1e12,
+        bytes_per_s: gbps * 1e9,
+        source: format!(
+            "the profile's {} plane: peak_teraflops_per_second {tflops}, peak_hbm_bw_gigabytes_per_second {gbps}",
+            plane.plane
+        ),
+    })
 }
 
 /// A Neuron device profile: one point per HLO op.

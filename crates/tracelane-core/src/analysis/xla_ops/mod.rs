@@ -196,7 +196,7 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
         }
         if any {
             out.device_planes += 1;
-            let total = span.map_or(0, |(a, z)| (z - a).max(0) as u64);
+            let total = span.map_or(0, |(a, z)| z.saturating_sub(a).max(0) as u64);
             out.device_total_ps += total;
             out.device_idle_ps += total.saturating_sub(op_time);
         }
@@ -322,8 +322,8 @@ fn framework_rows(
         });
         let r = &mut by_op[k];
         r.occurrences = r.occurrences.max(occ);
-        r.total_time_ps += time;
-        r.self_time_ps += self_ps;
+        r.total_time_ps = r.total_time_ps.saturating_add(time);
+        r.self_time_ps = r.self_time_ps.saturating_add(self_ps);
     };
     add("IDLE".into(), "IDLE".into(), 0, (idle, idle));
     for ((program, name), m) in &db.ops {

@@ -27,14 +27,17 @@ impl OpMetrics {
         flops: Option<u64>,
         bytes: Option<u64>,
     ) {
+        // Saturating: a TPU's times and costs are its stats, anything.
         self.occurrences += 1;
-        self.time_ps += time_ps;
-        self.self_ps += self_ps;
+        self.time_ps = self.time_ps.saturating_add(time_ps);
+        self.self_ps = self.self_ps.saturating_add(self_ps);
         if let Some(f) = flops {
-            *self.flops.get_or_insert(0) += f;
+            let sum = self.flops.get_or_insert(0);
+            *sum = sum.saturating_add(f);
         }
         if let Some(b) = bytes {
-            *self.bytes.get_or_insert(0) += b;
+            let sum = self.bytes.get_or_insert(0);
+            *sum = sum.saturating_add(b);
         }
     }
 }

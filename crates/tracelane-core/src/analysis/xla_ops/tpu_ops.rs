@@ -206,10 +206,11 @@ pub(super) fn tensor_core_ops(t: &Trace, db: &mut OpDb) -> PlaneTimes {
                     .last()
                     .is_some_and(|top| !(top.span.0 <= s.0 && s.1 <= top.span.1))
                 {
-                    op_ps += close(stack.pop(), db);
+                    op_ps = op_ps.saturating_add(close(stack.pop(), db));
                 }
                 if let Some(parent) = stack.last_mut() {
-                    parent.children_ps += (s.1 - s.0) as u64;
+                    // Saturating: times from stats can be anything.
+                    parent.children_ps = parent.children_ps.saturating_add((s.1 - s.0) as u64);
                 }
                 let op = Op::of(t.slice_name(i), &args);
                 stack.push(Open {
@@ -219,13 +220,13 @@ pub(super) fn tensor_core_ops(t: &Trace, db: &mut OpDb) -> PlaneTimes {
                 });
             }
             while let Some(open) = stack.pop() {
-                op_ps += close(Some(open), db);
+                op_ps = op_ps.saturating_add(close(Some(open), db));
             }
         }
         out.planes += 1;
-        let total = span.map_or(0, |(a, z)| (z - a).max(0) as u64);
-        out.total_ps += total;
-        out.idle_ps += total.saturating_sub(op_ps);
+        let total = span.map_or(0, |(a, z)| z.saturating_sub(a).max(0) as u64);
+        out.total_ps = out.total_ps.saturating_add(total);
+        out.idle_ps = out.idle_ps.saturating_add(total.saturating_sub(op_ps));
     }
     out
 }
