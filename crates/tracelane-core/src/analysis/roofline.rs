@@ -850,28 +850,17 @@ fn xla_roofline(
     }
 }
 
-/// The peaks an XPlane profile's first device plane states (a TPU's
-/// `peak_teraflops_per_second` and `peak_hbm_bw_gigabytes_per_second`
-/// plane stats, GB/s: what xprof's roofline takes from it,
-/// `GetPerfEnvFromXPlane`) — TPU planes first, as xprof picks its device
-/// planes.
+/// The peaks an XPlane profile's first device plane (TPU planes first, as
+/// xprof picks them) states in its stats (a TPU's do; GB/s), as xprof's
+/// roofline takes them (`GetPerfEnvFromXPlane`).
 fn xla_plane_peak(t: &Trace) -> Option<Peak> {
     let xla = t.xla.as_deref()?;
-    let tpu = xla
-        .devices
-        .iter()
-        .any(|d| d.plane.starts_with("/device:TPU:"));
-    let plane = xla
-        .devices
-        .iter()
-        .find(|d| !tpu || d.plane.starts_with("/device:TPU:"))?;
+    let is_tpu = |d: &crate::xla::XlaDevice| d.plane.starts_with("/device:TPU:");
+    let tpu = xla.devices.iter().any(is_tpu);
+    let plane = xla.devices.iter().find(|d| !tpu || is_tpu(d))?;
     let stat = |name: &str| {
-        plane
-            .stats
-            .iter()
-            .find(|(n, _)| n == name)
-            .and_then(|(_, v)| v.parse::<f64>().ok())
-            .filter(|v| v.is_finite() && *v > 0.0)
+        let (_, v) = plane.stats.iter().find(|(n, _)| n == name)?;
+        v.parse::<f64>().ok().filter(|v| v.is_finite() && *v > 0.0)
     };
     let tflops = stat("peak_teraflops_per_second")?;
     let gbps = stat("peak_hbm_bw_gigabytes_per_second")?;

@@ -65,6 +65,33 @@ pub(super) struct OpTree {
 }
 
 impl OpTree {
+    /// A tree over a trace's slices (`anc` has one entry a slice) before
+    /// its nodes are added.
+    fn without_nodes(
+        anc: Vec<u32>,
+        windows: Vec<(i64, i64)>,
+        root_host_ns: i64,
+        xla: Option<&XlaOps>,
+    ) -> OpTree {
+        OpTree {
+            slice: Vec::new(),
+            key: Vec::new(),
+            parent: Vec::new(),
+            size: Vec::new(),
+            first: Vec::new(),
+            kids: Vec::new(),
+            node_of: vec![NO_NODE; anc.len()],
+            anc,
+            windows,
+            root_host_ns,
+            labels: Default::default(),
+            label_names: Vec::new(),
+            xla_devices: xla.map_or(0, |x| x.devices.len()),
+            device: xla.and_then(|x| x.kept),
+            op_event: Vec::new(),
+        }
+    }
+
     pub(super) fn len(&self) -> usize {
         self.slice.len()
     }
@@ -201,23 +228,7 @@ pub(super) fn build(
     };
 
     // Preorder: a stack of slices to visit (NO_SLICE is the root).
-    let mut tree = OpTree {
-        slice: Vec::new(),
-        key: Vec::new(),
-        parent: Vec::new(),
-        size: Vec::new(),
-        first: Vec::new(),
-        kids: Vec::new(),
-        anc,
-        node_of: vec![NO_NODE; n],
-        windows,
-        root_host_ns,
-        labels: Default::default(),
-        label_names: Vec::new(),
-        xla_devices: xla.as_ref().map_or(0, |x| x.devices.len()),
-        device: xla.as_ref().and_then(|x| x.kept),
-        op_event: Vec::new(),
-    };
+    let mut tree = OpTree::without_nodes(anc, windows, root_host_ns, xla.as_ref());
     let root_key = keys.of(&scope.label(), Category::UserAnnotation);
     let mut stack: Vec<(u32, u32)> = vec![(NO_SLICE, NO_NODE)];
     let mut children: Vec<u32> = Vec::new();
