@@ -340,6 +340,12 @@ fn a_tpu_profiles_op_tables_equal_xprofs_from_the_ops_own_stats() {
     // (GFLOP/s, GiB/s, FLOP/B).
     use tracelane_core::analysis::roofline::{roofline, PeakOverride};
     let t = load(&path);
+    // The program's run on the op line (symbol 0) is not device work.
+    let run: Vec<usize> = (0..t.slices.len())
+        .filter(|&i| t.slice_name(i) == "jit_step")
+        .collect();
+    assert_eq!(run.len(), 1);
+    assert!(!t.slices.category[run[0]].is_device_work());
     let r = roofline(
         &t,
         &tracelane_core::analysis::scope::Scope::Whole,

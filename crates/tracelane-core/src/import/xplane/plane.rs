@@ -315,6 +315,8 @@ pub(super) struct Broken {
 enum StatRole {
     Correlation,
     MemcpyDetails,
+    /// A TPU op's `symbol_id`: 0 is its program's run, not an op.
+    SymbolId,
     Other,
 }
 
@@ -372,6 +374,7 @@ fn stat_keys(p: &PlaneView) -> (HashMap<i64, StatName>, Roles) {
             let role = match m.name.as_str() {
                 "correlation_id" => StatRole::Correlation,
                 "memcpy_details" => StatRole::MemcpyDetails,
+                "symbol_id" => StatRole::SymbolId,
                 _ => StatRole::Other,
             };
             roles.insert(id, role);
@@ -393,6 +396,9 @@ struct EventMeta {
     memcpy_details: bool,
     device_cat: &'static str,
     python: bool,
+    /// Its `symbol_id` is 0: a TPU program's run on its op line, around
+    /// the ops (xprof's `kRootSymbolId`), not device work of its own.
+    program_run: bool,
 }
 
 /// The stats the linker reads; the last one of a name wins. (A host
@@ -482,6 +488,7 @@ impl PlaneState<'_> {
         packed_args::begin(args, e.metadata_id, times);
         let mut f = m.fields;
         let mut memcpy = m.memcpy_details;
+        let mut program_run = m.program_run;
         let mut stats = 0;
         for &(id, value) in &e.stats {
             let Some(&role) = self.roles.get(id) else {
@@ -493,19 +500,24 @@ impl PlaneState<'_> {
             if role == StatRole::Correlation {
                 f.correlation = stat_int(value);
             }
+            program_run |= role == StatRole::SymbolId && stat_int(value) == Some(0);
             packed_args::stat(args, id, packed(value));
             stats += 1;
         }
         let has_args = m.has_args || stats > 0 || times.is_some();
-        let cat = lane.fixed.unwrap_or(match lane.device {
-            Some(_) if memcpy => "gpu_memcpy",
-            Some(_) => m.device_cat,
-            // A runtime / driver API call that launched device work.
-            None if f.correlation.is_some() => "cuda_runtime",
-            // The Python tracer's frames: `$file:line function`.
-            None if m.python => "python_function",
-            None => "user_annotation",
-        });
+        let cat = match lane.fixed {
+            Some("kernel") if program_run => "xla_module",
+            Some(fixed) => fixed,
+            None => match lane.device {
+                Some(_) if memcpy => "gpu_memcpy",
+                Some(_) => m.device_cat,
+                // A runtime / driver API call that launched device work.
+                None if f.correlation.is_some() => "cuda_runtime",
+                // The Python tracer's frames: `$file:line function`.
+                None if m.python => "python_function",
+                None => "user_annotation",
+            },
+        };
         let name = m.name;
         let cat = match self.cats.iter().find(|c| c.0 == cat.as_ptr() as usize) {
             Some(&(_, id)) => id,
@@ -568,6 +580,7 @@ impl PlaneState<'_> {
             memcpy_details: false,
             device_cat: device_cat(&text),
             python: text.starts_with('$'),
+            program_run: false,
         };
         for s in metadata.map(|m| m.stats.as_slice()).unwrap_or(&[]) {
             let Some(&role) = self.roles.get(s.metadata_id) else {
@@ -579,6 +592,7 @@ impl PlaneState<'_> {
             if role == StatRole::Correlation {
                 m.fields.correlation = stat_int(value);
             }
+            m.program_run |= role == StatRole::SymbolId && stat_int(value) == Some(0);
             let name = &self.names.keys[&s.metadata_id];
             packed_args::write_member(&mut args, &self.names.keys, name, packed(value));
         }
