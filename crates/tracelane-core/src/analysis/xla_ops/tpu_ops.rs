@@ -23,13 +23,11 @@
 //!   the events of its op lines and step lines (`Steps`, `Sparse Core
 //!   Steps`), by their times (line timestamp + offset, or the device's
 //!   own `device_offset_ps` and `device_duration_ps` where an event has
-//!   both: its time for the tables too); when xprof derives
-//!   the framework-op lines itself (the profile is not grouped yet: the
-//!   `/host:CPU` plane, else any plane, declares no `group_id` stat: see
-//!   [`derives_lines`]), every
-//!   event with a `tf_op` stat, on any line, that is not asynchronous
-//!   (`_a`) spans it too (`DeriveLinesFromStats`); **idle** is that less
-//!   the ops' self time.
+//!   both: its time for the tables too); when xprof derives the
+//!   framework-op lines itself (the profile is not grouped yet: see
+//!   [`derives_lines`]), every event with a `tf_op` stat, on any line,
+//!   that is not asynchronous (`_a`) spans it too (`DeriveLinesFromStats`);
+//!   **idle** is that less the ops' self time.
 //!
 //! Checked against xprof 2.24.2 on `tests/fixtures/xplane/tpu_rules.xplane.pb`
 //! (`tools/make_xplane_tpu_fixture.py`: one event a rule).
