@@ -39,7 +39,7 @@ use serde_json::Value;
 
 use super::device_events::int;
 use super::op_db::{OpDb, OpFromStats};
-use crate::model::{ProcessIdx, Trace, NO_STR};
+use crate::model::{ProcessIdx, Trace, Track, NO_STR};
 
 const TPU_PREFIX: &str = "/device:TPU:";
 
@@ -106,6 +106,39 @@ fn device_span_ps(args: &Value) -> Option<(i64, i64)> {
     Some((start, start.saturating_add(dur)))
 }
 
+/// The TensorCore planes' processes (not SparseCore planes).
+fn tensor_core_planes(t: &Trace) -> impl Iterator<Item = usize> + '_ {
+    t.processes.iter().enumerate().filter_map(|(p, process)| {
+        let plane = t.str(process.name.unwrap_or(NO_STR));
+        (plane.starts_with(TPU_PREFIX) && !is_sparse_core(plane)).then_some(p)
+    })
+}
+
+/// A plane's lanes, with their names.
+fn lanes(t: &Trace, p: usize) -> impl Iterator<Item = (&Track, &str)> + '_ {
+    t.tracks
+        .iter()
+        .filter(move |k| k.process.0 as usize == p)
+        .map(|k| (k, t.str(k.name.unwrap_or(NO_STR))))
+}
+
+/// An event of a TPU plane: its stats, its own times, and the times the
+/// tables take (the device's own where it gives them).
+struct Event {
+    args: Value,
+    raw: (i64, i64),
+    span: (i64, i64),
+}
+
+impl Event {
+    fn of(t: &Trace, i: usize) -> Option<Event> {
+        let args: Value = serde_json::from_str(&t.slice_args_json(i)).unwrap_or(Value::Null);
+        let raw = span_ps(t.slices.start_ns[i], &args)?;
+        let span = device_span_ps(&args).unwrap_or(raw);
+        Some(Event { args, raw, span })
+    }
+}
+
 /// An open event of an op line: its span, its children's time, its op.
 struct Open {
     span: (i64, i64),
@@ -162,18 +195,13 @@ pub(super) struct PlaneTimes {
 pub(super) fn tensor_core_ops(t: &Trace, db: &mut OpDb) -> PlaneTimes {
     let derived = derives_lines(t);
     let mut out = PlaneTimes::default();
-    for (p, process) in t.processes.iter().enumerate() {
-        let plane = t.str(process.name.unwrap_or(NO_STR));
-        if !plane.starts_with(TPU_PREFIX) || is_sparse_core(plane) {
-            continue;
-        }
+    for p in tensor_core_planes(t) {
         let mut span: Option<(i64, i64)> = None;
         let mut widen = |s: (i64, i64)| {
             span = Some(span.map_or(s, |(a, z)| (a.min(s.0), z.max(s.1))));
         };
         let mut op_ps = 0u64;
-        for track in t.tracks.iter().filter(|k| k.process.0 as usize == p) {
-            let lane = t.str(track.name.unwrap_or(NO_STR));
+        for (track, lane) in lanes(t, p) {
             let (ops, steps) = (is_op_line(lane), is_step_line(lane));
             if !ops && !steps && !derived {
                 continue;
@@ -181,12 +209,9 @@ pub(super) fn tensor_core_ops(t: &Trace, db: &mut OpDb) -> PlaneTimes {
             let mut stack: Vec<Open> = Vec::new();
             for i in track.slices.clone() {
                 let i = i as usize;
-                let args: Value =
-                    serde_json::from_str(&t.slice_args_json(i)).unwrap_or(Value::Null);
-                let Some(raw) = span_ps(t.slices.start_ns[i], &args) else {
+                let Some(Event { args, raw, span: s }) = Event::of(t, i) else {
                     continue;
                 };
-                let s = device_span_ps(&args).unwrap_or(raw);
                 if ops || steps {
                     widen(s);
                 }
@@ -236,24 +261,14 @@ pub(super) fn tensor_core_ops(t: &Trace, db: &mut OpDb) -> PlaneTimes {
 /// op's full name).
 pub(super) fn outermost_ops(t: &Trace) -> Vec<(u32, String, String)> {
     let mut out = Vec::new();
-    for (p, process) in t.processes.iter().enumerate() {
-        let plane = t.str(process.name.unwrap_or(NO_STR));
-        if !plane.starts_with(TPU_PREFIX) || is_sparse_core(plane) {
-            continue;
-        }
-        for track in t.tracks.iter().filter(|k| k.process.0 as usize == p) {
-            if t.str(track.name.unwrap_or(NO_STR)) != "XLA Ops" {
-                continue;
-            }
+    for p in tensor_core_planes(t) {
+        for (track, _) in lanes(t, p).filter(|(_, lane)| *lane == "XLA Ops") {
             // The end of the op event open around this one, if any.
             let mut open_until: Option<i64> = None;
             for i in track.slices.clone() {
-                let args: Value =
-                    serde_json::from_str(&t.slice_args_json(i as usize)).unwrap_or(Value::Null);
-                let Some(raw) = span_ps(t.slices.start_ns[i as usize], &args) else {
+                let Some(Event { args, span: s, .. }) = Event::of(t, i as usize) else {
                     continue;
                 };
-                let s = device_span_ps(&args).unwrap_or(raw);
                 if open_until.is_some_and(|end| s.1 <= end) {
                     continue;
                 }
