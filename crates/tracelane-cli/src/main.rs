@@ -21,6 +21,7 @@
 
 mod args;
 mod commands;
+mod heap;
 mod input;
 mod rank_set;
 mod rocpd;
@@ -34,6 +35,9 @@ use commands::{
     analyze, bench, compare, diff, engines, export, info, insights, memory, ops, ranks, regions,
     roofline, synth,
 };
+
+#[global_allocator]
+static HEAP: heap::HugePageHeap = heap::HugePageHeap;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
