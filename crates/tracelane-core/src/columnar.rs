@@ -328,14 +328,8 @@ fn slices_table(t: &Trace, job: &str, steps: &[NumberedStep]) -> Table {
             true,
             Values::I32(s.depth.iter().map(|&d| Some(d as i32)).collect()),
         )
-        .opt_i64(
-            "external_id",
-            s.external_id.iter().map(|&x| opt(x)).collect(),
-        )
-        .opt_i64(
-            "correlation",
-            s.correlation.iter().map(|&x| opt(x)).collect(),
-        );
+        .opt_i64("external_id", s.external_id.iter().map(opt).collect())
+        .opt_i64("correlation", s.correlation.iter().map(opt).collect());
     slices
 }
 

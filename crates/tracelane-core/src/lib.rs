@@ -26,6 +26,7 @@
 pub mod analysis;
 pub mod category;
 pub mod columnar;
+pub mod default_column;
 pub mod device_profile;
 pub mod distributed;
 pub mod error;

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::category::Category;
+pub use crate::default_column::DefaultColumn;
 pub use crate::ids::{Interner, ProcessIdx, SliceIdx, StrId, TrackIdx, NONE_I64, NO_SLICE, NO_STR};
 
 /// A member name looked for in many slices' args ([`Trace::args_key`]).
@@ -63,8 +64,10 @@ pub struct Track {
     pub nesting: u8,
 }
 
-/// All duration events (`X` and matched `B`/`E`), struct-of-arrays.
-#[derive(Default, Debug, Clone)]
+/// All duration events (`X` and matched `B`/`E`), struct-of-arrays. The
+/// columns one format fills and others leave absent store nothing while
+/// every row is absent ([`DefaultColumn`]).
+#[derive(Debug, Clone)]
 pub struct Slices {
     pub track: Vec<TrackIdx>,
     pub start_ns: Vec<i64>,
@@ -76,35 +79,62 @@ pub struct Slices {
     /// Enclosing slice on the same track ([`NO_SLICE`] at top level).
     pub parent: Vec<u32>,
     /// `args["External id"]` (or legacy `external id`), [`NONE_I64`] if absent.
-    pub external_id: Vec<i64>,
+    pub external_id: DefaultColumn<i64>,
     /// `args.correlation`, [`NONE_I64`] if absent.
-    pub correlation: Vec<i64>,
+    pub correlation: DefaultColumn<i64>,
     /// `args.stream` (device events), [`NONE_I64`] if absent or not an integer.
-    pub stream: Vec<i64>,
+    pub stream: DefaultColumn<i64>,
     /// `args["Input Dims"]` as compact JSON, [`NO_STR`] if absent.
-    pub input_dims: Vec<StrId>,
+    pub input_dims: DefaultColumn<StrId>,
     /// `args["Sequence number"]`, [`NONE_I64`] if absent.
-    pub sequence_nr: Vec<i64>,
+    pub sequence_nr: DefaultColumn<i64>,
     /// `args.device` (device events' device index), [`NONE_I64`] if absent.
-    pub device: Vec<i64>,
+    pub device: DefaultColumn<i64>,
     /// `args["Fwd thread id"]` (backward ops: the forward's thread), [`NONE_I64`] if absent.
-    pub fwd_thread: Vec<i64>,
+    pub fwd_thread: DefaultColumn<i64>,
     /// `args["Input type"]` as compact JSON, [`NO_STR`] if absent.
-    pub input_types: Vec<StrId>,
+    pub input_types: DefaultColumn<StrId>,
     /// `args["Concrete Inputs"]` as compact JSON (scalar arguments such as
     /// a convolution's stride and padding), [`NO_STR`] if absent.
-    pub concrete_inputs: Vec<StrId>,
+    pub concrete_inputs: DefaultColumn<StrId>,
     /// Raw `args` JSON text, `args_arena[off .. off + len]`, kept for device
     /// events, runtime calls and unknown categories (grid, block, bytes,
     /// stream…). Ops, annotations and Python frames keep their shapes and
     /// types above; the rest of their args is read back from `source`.
-    pub args_range: Vec<(u64, u32)>,
+    pub args_range: DefaultColumn<(u64, u32)>,
     /// Where the whole event's JSON text sits in the (decompressed) input:
     /// byte offset and length, for the details panel to read it back.
-    pub source: Vec<(u64, u32)>,
+    pub source: DefaultColumn<(u64, u32)>,
     /// Position of the event in the file (0-based among all events), for
     /// stable ordering and for pointing at the source in diagnostics.
     pub file_order: Vec<u32>,
+}
+
+impl Default for Slices {
+    fn default() -> Self {
+        Slices {
+            track: Vec::new(),
+            start_ns: Vec::new(),
+            dur_ns: Vec::new(),
+            name: Vec::new(),
+            cat: Vec::new(),
+            category: Vec::new(),
+            depth: Vec::new(),
+            parent: Vec::new(),
+            external_id: DefaultColumn::new(NONE_I64),
+            correlation: DefaultColumn::new(NONE_I64),
+            stream: DefaultColumn::new(NONE_I64),
+            input_dims: DefaultColumn::new(NO_STR),
+            sequence_nr: DefaultColumn::new(NONE_I64),
+            device: DefaultColumn::new(NONE_I64),
+            fwd_thread: DefaultColumn::new(NONE_I64),
+            input_types: DefaultColumn::new(NO_STR),
+            concrete_inputs: DefaultColumn::new(NO_STR),
+            args_range: DefaultColumn::new((0, 0)),
+            source: DefaultColumn::new((0, 0)),
+            file_order: Vec::new(),
+        }
+    }
 }
 
 impl Slices {
@@ -119,7 +149,25 @@ impl Slices {
     }
     pub fn heap_bytes(&self) -> usize {
         let n = self.start_ns.len();
-        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 8 + 8 + 8 + 4 + 4 + 4 + 8 + 8 + 8 + 16 + 16 + 4)
+        // track, start, duration, name, cat, category, depth, parent, order.
+        n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 4)
+            + [
+                &self.external_id,
+                &self.correlation,
+                &self.stream,
+                &self.sequence_nr,
+                &self.device,
+                &self.fwd_thread,
+            ]
+            .iter()
+            .map(|c| c.heap_bytes())
+            .sum::<usize>()
+            + [&self.input_dims, &self.input_types, &self.concrete_inputs]
+                .iter()
+                .map(|c| c.heap_bytes())
+                .sum::<usize>()
+            + self.args_range.heap_bytes()
+            + self.source.heap_bytes()
     }
 }
 

@@ -104,18 +104,19 @@ pub fn stack(parts: Vec<Part>, base_ns: i64) -> Trace {
         o.category.extend_from_slice(&a.category);
         o.depth.extend_from_slice(&a.depth);
         o.parent.extend(a.parent.iter().map(|&k| at(k)));
-        o.external_id.extend_from_slice(&a.external_id);
-        o.correlation.extend_from_slice(&a.correlation);
-        o.stream.extend_from_slice(&a.stream);
-        o.input_dims.extend(a.input_dims.iter().map(|&x| s(x)));
-        o.sequence_nr.extend_from_slice(&a.sequence_nr);
-        o.device.extend_from_slice(&a.device);
-        o.fwd_thread.extend_from_slice(&a.fwd_thread);
-        o.input_types.extend(a.input_types.iter().map(|&x| s(x)));
-        o.concrete_inputs
-            .extend(a.concrete_inputs.iter().map(|&x| s(x)));
-        o.args_range
-            .extend(a.args_range.iter().map(|&(off, len)| (off + arena0, len)));
+        o.external_id.extend_mapped(&a.external_id, |v| v);
+        o.correlation.extend_mapped(&a.correlation, |v| v);
+        o.stream.extend_mapped(&a.stream, |v| v);
+        o.input_dims.extend_mapped(&a.input_dims, s);
+        o.sequence_nr.extend_mapped(&a.sequence_nr, |v| v);
+        o.device.extend_mapped(&a.device, |v| v);
+        o.fwd_thread.extend_mapped(&a.fwd_thread, |v| v);
+        o.input_types.extend_mapped(&a.input_types, s);
+        o.concrete_inputs.extend_mapped(&a.concrete_inputs, s);
+        // An empty range (no args) stays the default.
+        o.args_range.extend_mapped(&a.args_range, |(off, len)| {
+            (if len == 0 { off } else { off + arena0 }, len)
+        });
         // No one file holds a stack's events.
         o.source.extend(std::iter::repeat_n((0, 0), a.len()));
         o.file_order.extend(a.file_order.iter().map(|k| k + order0));

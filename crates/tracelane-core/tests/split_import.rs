@@ -15,7 +15,7 @@ fn fingerprint(t: &Trace) -> String {
     let s = &t.slices;
     let names: Vec<&str> = (0..s.len()).map(|i| t.slice_name(i)).collect();
     let cats: Vec<&str> = s.cat.iter().map(|&c| t.str(c)).collect();
-    let dims: Vec<&str> = s.input_dims.iter().map(|&c| t.str(c)).collect();
+    let dims: Vec<&str> = s.input_dims.iter().map(|c| t.str(c)).collect();
     let args: Vec<std::borrow::Cow<str>> = (0..s.len()).map(|i| t.slice_args_json(i)).collect();
     let iargs: Vec<std::borrow::Cow<str>> = (0..t.instants.ts_ns.len())
         .map(|i| t.instant_args_json(i))

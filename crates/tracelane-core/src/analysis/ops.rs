@@ -627,7 +627,7 @@ impl Attribution {
             shape_of_dims = vec![UNSEEN; t.strings.len()];
             let mut ids: FxHashMap<String, u32> = FxHashMap::default();
             ids.insert("[]".to_string(), 0);
-            for &d in &s.input_dims {
+            for d in s.input_dims.iter() {
                 if d == NO_STR || shape_of_dims[d.0 as usize] != UNSEEN {
                     continue;
                 }

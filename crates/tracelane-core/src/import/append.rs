@@ -81,22 +81,22 @@ pub(super) fn append_slices(
         a.name.extend(name.into_iter().map(s));
         a.cat.extend(cat.into_iter().map(s));
         a.category.extend(category);
-        a.external_id.extend(external_id);
-        a.correlation.extend(correlation);
-        a.stream.extend(stream);
-        a.input_dims.extend(input_dims.into_iter().map(s));
-        a.input_types.extend(input_types.into_iter().map(s));
-        a.concrete_inputs.extend(concrete_inputs.into_iter().map(s));
-        a.sequence_nr.extend(sequence_nr);
+        a.external_id.append(external_id);
+        a.correlation.append(correlation);
+        a.stream.append(stream);
+        a.input_dims.append_mapped(input_dims, s);
+        a.input_types.append_mapped(input_types, s);
+        a.concrete_inputs.append_mapped(concrete_inputs, s);
+        a.sequence_nr.append(sequence_nr);
     };
     let (a_device, a_fwd_thread, a_args_range) =
         (&mut a.device, &mut a.fwd_thread, &mut a.args_range);
     let (a_source, a_file_order) = (&mut a.source, &mut a.file_order);
     let second = || {
-        a_device.extend(device);
-        a_fwd_thread.extend(fwd_thread);
-        a_args_range.extend(args_range.into_iter().map(|x| r.arena_range(x)));
-        a_source.extend(source);
+        a_device.append(device);
+        a_fwd_thread.append(fwd_thread);
+        a_args_range.append_mapped(args_range, |x| r.arena_range(x));
+        a_source.append(source);
         a_file_order.extend(file_order.into_iter().map(|x| x + r.order_base));
         arena.extend(b_arena);
     };

@@ -92,9 +92,24 @@ impl Writer {
     }
     /// A column: its length, then each value's fixed-size little-endian form.
     fn col<T: Copy, const N: usize>(&mut self, v: &[T], f: impl Fn(T) -> [u8; N]) {
+        self.rows(v.iter().copied(), f);
+    }
+    /// A [`DefaultColumn`], every row written as [`Self::col`] writes them.
+    fn default_col<T: Copy + PartialEq, const N: usize>(
+        &mut self,
+        v: &DefaultColumn<T>,
+        f: impl Fn(T) -> [u8; N],
+    ) {
+        self.rows(v.iter(), f);
+    }
+    fn rows<T, const N: usize>(
+        &mut self,
+        v: impl ExactSizeIterator<Item = T>,
+        f: impl Fn(T) -> [u8; N],
+    ) {
         self.u64(v.len() as u64);
         self.0.reserve(v.len() * N);
-        for &x in v {
+        for x in v {
             self.0.extend_from_slice(&f(x));
         }
     }
@@ -415,17 +430,17 @@ pub(super) fn encode(b: &Builder, at: Position, span: Span, rest: &[u8]) -> Vec<
     w.col(&s.name, |x| x.0.to_le_bytes());
     w.col(&s.cat, |x| x.0.to_le_bytes());
     w.col(&s.category, |c| [category_code(c)]);
-    w.col(&s.external_id, i64::to_le_bytes);
-    w.col(&s.correlation, i64::to_le_bytes);
-    w.col(&s.stream, i64::to_le_bytes);
-    w.col(&s.input_dims, |x| x.0.to_le_bytes());
-    w.col(&s.sequence_nr, i64::to_le_bytes);
-    w.col(&s.device, i64::to_le_bytes);
-    w.col(&s.fwd_thread, i64::to_le_bytes);
-    w.col(&s.input_types, |x| x.0.to_le_bytes());
-    w.col(&s.concrete_inputs, |x| x.0.to_le_bytes());
-    w.col(&s.args_range, pair);
-    w.col(&s.source, pair);
+    w.default_col(&s.external_id, i64::to_le_bytes);
+    w.default_col(&s.correlation, i64::to_le_bytes);
+    w.default_col(&s.stream, i64::to_le_bytes);
+    w.default_col(&s.input_dims, |x| x.0.to_le_bytes());
+    w.default_col(&s.sequence_nr, i64::to_le_bytes);
+    w.default_col(&s.device, i64::to_le_bytes);
+    w.default_col(&s.fwd_thread, i64::to_le_bytes);
+    w.default_col(&s.input_types, |x| x.0.to_le_bytes());
+    w.default_col(&s.concrete_inputs, |x| x.0.to_le_bytes());
+    w.default_col(&s.args_range, pair);
+    w.default_col(&s.source, pair);
     w.col(&s.file_order, u32::to_le_bytes);
     let i = &t.instants;
     w.col(&i.track, |x| x.0.to_le_bytes());

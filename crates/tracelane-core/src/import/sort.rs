@@ -3,7 +3,7 @@
 //! each lane's range of rows.
 
 use crate::category::Category;
-use crate::model::{Slices, Trace};
+use crate::model::{DefaultColumn, Slices, Trace};
 
 /// A slice's place on its track: start, longest first, ops before runtime
 /// calls, file order.
@@ -59,17 +59,17 @@ pub(super) fn sort_slices(t: &mut Trace) {
     apply(&mut s.name, &perm, &moved);
     apply(&mut s.cat, &perm, &moved);
     apply(&mut s.category, &perm, &moved);
-    apply(&mut s.external_id, &perm, &moved);
-    apply(&mut s.correlation, &perm, &moved);
-    apply(&mut s.stream, &perm, &moved);
-    apply(&mut s.input_dims, &perm, &moved);
-    apply(&mut s.sequence_nr, &perm, &moved);
-    apply(&mut s.device, &perm, &moved);
-    apply(&mut s.fwd_thread, &perm, &moved);
-    apply(&mut s.args_range, &perm, &moved);
-    apply(&mut s.source, &perm, &moved);
-    apply(&mut s.input_types, &perm, &moved);
-    apply(&mut s.concrete_inputs, &perm, &moved);
+    apply_stored(&mut s.external_id, &perm, &moved);
+    apply_stored(&mut s.correlation, &perm, &moved);
+    apply_stored(&mut s.stream, &perm, &moved);
+    apply_stored(&mut s.input_dims, &perm, &moved);
+    apply_stored(&mut s.sequence_nr, &perm, &moved);
+    apply_stored(&mut s.device, &perm, &moved);
+    apply_stored(&mut s.fwd_thread, &perm, &moved);
+    apply_stored(&mut s.args_range, &perm, &moved);
+    apply_stored(&mut s.source, &perm, &moved);
+    apply_stored(&mut s.input_types, &perm, &moved);
+    apply_stored(&mut s.concrete_inputs, &perm, &moved);
     apply(&mut s.file_order, &perm, &moved);
     set_track_ranges(t);
 }
@@ -119,6 +119,14 @@ fn apply<T: Copy>(v: &mut [T], perm: &[u32], moved: &[u32]) {
         .collect();
     for (&k, x) in moved.iter().zip(gathered) {
         v[k as usize] = x;
+    }
+}
+
+/// [`apply`] on a column's stored rows (none while every row is the
+/// default: nothing moves).
+fn apply_stored<T: Copy + PartialEq>(c: &mut DefaultColumn<T>, perm: &[u32], moved: &[u32]) {
+    if let Some(v) = c.stored_mut() {
+        apply(v, perm, moved);
     }
 }
 

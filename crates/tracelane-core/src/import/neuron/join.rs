@@ -89,21 +89,21 @@ pub(super) fn join(ev: &mut Events, b: &mut Builder, counts: &mut NeuronCounts) 
         }
         let i = r.slice as usize;
         match r.layer {
-            Layer::Framework => s.external_id[i] = id_of[k],
+            Layer::Framework => s.external_id.set(i, id_of[k]),
             Layer::Runtime => {
                 if let Some(x) = ext_of[k] {
-                    s.external_id[i] = x.get();
+                    s.external_id.set(i, x.get());
                 }
                 if ext_of[k].is_some() || launches[k] {
-                    s.correlation[i] = id_of[k];
+                    s.correlation.set(i, id_of[k]);
                 }
             }
             Layer::Hardware => {
                 if let Some(x) = ext_of[k] {
-                    s.external_id[i] = x.get();
+                    s.external_id.set(i, x.get());
                 }
                 if let Some(c) = corr_of[k] {
-                    s.correlation[i] = c.get();
+                    s.correlation.set(i, c.get());
                 }
             }
             Layer::Unknown => {}
@@ -418,7 +418,8 @@ pub(super) fn add_arg(b: &mut Builder, slice: usize, key: &str, value: &Value) {
     text.push(b':');
     let _ = serde_json::to_writer(&mut text, value);
     text.push(b'}');
-    b.trace.slices.args_range[slice] = b.store_args(Some(&text));
+    let args = b.store_args(Some(&text));
+    b.trace.slices.args_range.set(slice, args);
 }
 
 /// The runtime's sequence id (`nrta_seq_id`) of each hardware execution
