@@ -14,7 +14,7 @@ use std::ops::Index;
 
 /// A column whose rows are all `default` until one is not; from then on
 /// one value per row.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct DefaultColumn<T> {
     default: T,
     len: usize,
@@ -173,6 +173,13 @@ impl<T: Copy + PartialEq> Extend<T> for DefaultColumn<T> {
         for v in rows {
             self.push(v);
         }
+    }
+}
+
+/// Its rows, as a `Vec` of them shows (how it stores them is not its value).
+impl<T: Copy + PartialEq + std::fmt::Debug> std::fmt::Debug for DefaultColumn<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
