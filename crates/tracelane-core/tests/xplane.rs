@@ -479,3 +479,41 @@ fn an_xplane_events_stats_read_back_as_its_args_json() {
         }
     }
 }
+
+#[test]
+fn a_tpus_nested_ops_count_once_in_the_kernel_table() {
+    // A loop's body and a fusion's pieces lie inside their op on the TPU's
+    // op line: the kernel table counts each outermost op once, so its rows
+    // add up to the devices' busy time (they summed to 202 µs for 168).
+    use tracelane_core::analysis::device_time::device_time;
+    use tracelane_core::analysis::frame::Mode;
+    use tracelane_core::analysis::Scope;
+    let t = load(&common::fixtures().join("xplane/tpu_rules.xplane.pb"));
+    let r = device_time(&t, &Scope::Whole, Mode::Exact).unwrap();
+    let kernels: i64 = r.kernels.iter().map(|k| k.total_ns).sum();
+    let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
+    assert_eq!((kernels, busy), (168_000, 168_000));
+    let count = |name: &str| r.kernels.iter().find(|k| k.name == name).map(|k| k.count);
+    assert_eq!(count("while.1"), Some(1));
+    // Inside the loop: its time is the loop's.
+    assert_eq!(count("wrapped_reduce"), None);
+}
+
+#[test]
+fn a_profile_with_nothing_to_follow_says_so_not_that_its_graph_has_a_cycle() {
+    // A jax[cpu] host's events are TraceMe annotations and a TPU's ops are
+    // launched by no recorded host call: the critical path has no graph,
+    // which it reported as a cycle.
+    use tracelane_core::analysis::critical_path::critical_path;
+    use tracelane_core::analysis::frame::Mode;
+    use tracelane_core::analysis::Scope;
+    for rel in ["jax-cpu/matmul.xplane.pb", "xplane/tpu_rules.xplane.pb"] {
+        let t = load(&common::fixtures().join(rel));
+        let args = |s: usize| t.slice_args_json(s).to_string();
+        let e = critical_path(&t, &Scope::Whole, Mode::Exact, &args).unwrap_err();
+        assert!(
+            e.starts_with("nothing in this scope to build a critical path from"),
+            "{rel}: {e}"
+        );
+    }
+}

@@ -371,13 +371,33 @@ fn exact(t: &Trace) -> Frame {
         mode: Mode::Exact,
         ..Frame::default()
     };
+    let is_device_work = |i: usize| {
+        matches!(
+            s.category[i],
+            Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
+        ) && !t.on_host(i)
+    };
+    // A TPU records its ops nested on its op line (a loop's body inside
+    // the loop, fused computations inside their fusion): its device work is
+    // each outermost op, once — as the comparison counts it
+    // (`xla_ops::tpu_ops::outermost_ops`). Rows inside one would count its
+    // time twice in the kernel tables and make the critical path's lane
+    // order go back in time (a cycle).
+    let nested_ops = crate::analysis::xla_ops::is_tpu_profile(t);
+    let inside_device_work = |i: usize| {
+        let mut p = s.parent[i];
+        while p != NO_SLICE {
+            if is_device_work(p as usize) {
+                return true;
+            }
+            p = s.parent[p as usize];
+        }
+        false
+    };
     let mut row_of = vec![NO_ROW; s.len()];
     for (i, row) in row_of.iter_mut().enumerate() {
         let cat = s.category[i];
-        let device_work = matches!(
-            cat,
-            Category::Kernel | Category::Memcpy | Category::Memset | Category::DeviceWindow
-        ) && !t.on_host(i);
+        let device_work = is_device_work(i) && !(nested_ops && inside_device_work(i));
         let host = t.on_host(i) && cat.is_counted_host();
         if !device_work && !host {
             continue;

@@ -270,7 +270,10 @@ pub(super) fn longest_path(g: &Graph) -> Option<Vec<u32>> {
             _ => (0, NONE),
         };
     }
-    let mut end = *order.first()?;
+    let Some(&first) = order.first() else {
+        return Some(Vec::new());
+    };
+    let mut end = first;
     for &v in &order {
         if dist[v as usize].0 > dist[end as usize].0 {
             end = v;

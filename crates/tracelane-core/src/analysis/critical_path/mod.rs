@@ -101,6 +101,9 @@ pub fn critical_path_of(
     let window = window(f, scope, &occ);
     let (clipped, in_clip) = clip(t, f, window);
     let (mut g, events) = nodes(t, f, &clipped);
+    if g.nodes.is_empty() {
+        return Err(nothing_to_follow(f, window, clipped.len()));
+    }
     match mode {
         Mode::Hta => {
             runtime_lock_edges(&mut g);
@@ -116,6 +119,19 @@ pub fn critical_path_of(
         return Err("nothing in this scope to build a critical path from".into());
     }
     Ok(report(t, f, scope, &g, &path, &events, window, notes))
+}
+
+/// Why a scope has no graph: the path follows the host's work and the
+/// device work it launched, and says what the scope held instead (an
+/// XPlane host's TraceMe events are annotations; a TPU's ops are launched
+/// by no host call the profile records).
+fn nothing_to_follow(f: &Frame, (lo, hi): (i64, i64), in_window: usize) -> String {
+    let unlaunched = (0..f.len())
+        .filter(|&r| f.is_device(r) && f.partner[r] == NO_ROW && f.ts[r] <= hi && f.end[r] >= lo)
+        .count();
+    format!(
+        "nothing in this scope to build a critical path from: it runs through CPU ops, runtime calls and the device work they launch, and this scope has none ({in_window} events in it, none of them that; {unlaunched} device events with no recorded launch)"
+    )
 }
 
 /// The window: HTA's annotation window (its rows' rounded times) or the
