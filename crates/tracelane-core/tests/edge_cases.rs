@@ -891,3 +891,15 @@ fn sqlite_database_says_how_to_convert_a_rocpd_database() {
     let e = import_bytes(&bytes, ImportOptions::default()).unwrap_err();
     assert!(e.to_string().contains("rocpd convert -f pftrace"), "{e}");
 }
+
+/// Found by the fuzzer: a GPU kernel's `offset_ps` and `duration_ps` stats
+/// near i64's ends overflowed the op tables' plane span (a panic in a
+/// debug build, a wrong span in a release one); the sums now saturate.
+#[test]
+fn xplane_stat_times_near_the_integer_ends_do_not_overflow_the_op_tables() {
+    let bytes = std::fs::read(common::fixtures().join("edge/xplane_stat_times_overflow.xplane.pb"))
+        .unwrap();
+    let t = import_bytes(&bytes, ImportOptions::default()).unwrap();
+    let stats = tracelane_core::analysis::xla_ops::xla_op_stats(&t).unwrap();
+    assert!(stats.device_idle_ps <= stats.device_total_ps);
+}

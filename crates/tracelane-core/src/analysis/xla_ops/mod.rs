@@ -110,7 +110,9 @@ impl XlaOpStats {
     }
 }
 
-/// The op tables of an XPlane profile; `None` for any other trace.
+/// The op tables of an XPlane profile; `None` for any other trace. Times
+/// and costs here are the events' stats, which a file may set to anything:
+/// their sums saturate.
 pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
     let xla = t.xla.as_deref()?;
     let mut out = XlaOpStats::default();
@@ -129,7 +131,7 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
             continue;
         }
         let mut span: Option<(i64, i64)> = None;
-        let mut op_time = 0;
+        let mut op_time: u64 = 0;
         let mut any = false;
         let derived = DerivedOps::of(t, p);
         for track in t.tracks.iter().filter(|k| k.process.0 as usize == p) {
@@ -144,7 +146,7 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
                     serde_json::from_str(&t.slice_args_json(i as usize)).unwrap_or(Value::Null);
                 let (offset, dur) = (int(&args, "offset_ps"), int(&args, "duration_ps"));
                 let start = offset.unwrap_or(0);
-                let end = start + dur.unwrap_or(0).max(0);
+                let end = start.saturating_add(dur.unwrap_or(0).max(0));
                 span = Some(span.map_or((start, end), |(a, z)| (a.min(start), z.max(end))));
                 let mut stats = EventStats::of(&args);
                 if stats.hlo_op.is_none() && stats.tf_op.is_none() {
@@ -168,7 +170,7 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
                     // (0 until one is seen): without group ids every
                     // event is an occurrence of its own.
                     if hlo != current.name || stats.group_id != Some(current.group_id) {
-                        op_time += current.flush(&mut db);
+                        op_time = op_time.saturating_add(current.flush(&mut db));
                     }
                     if current.occurrences == 0 {
                         current.name = hlo.to_string();
@@ -176,29 +178,33 @@ pub fn xla_op_stats(t: &Trace) -> Option<XlaOpStats> {
                         current.group_id = stats.group_id.unwrap_or(0);
                     }
                     current.occurrences += 1;
-                    current.duration += dur.unwrap_or(0).max(0) as u64;
+                    current.duration = current
+                        .duration
+                        .saturating_add(dur.unwrap_or(0).max(0) as u64);
                     current.flops = stats.flops.or(current.flops);
                     current.bytes = stats.bytes.or(current.bytes);
                 } else if let Some(tf) = stats.tf_op {
-                    op_time += current.flush(&mut db);
+                    op_time = op_time.saturating_add(current.flush(&mut db));
                     let parsed = tf_op::parse(tf);
                     let name = format!("{}/{}", parsed.name, t.slice_name(i as usize));
                     let d = dur.unwrap_or(0).max(0) as u64;
                     let m = db.entry(0, &name);
                     m.occurrences += 1;
-                    m.time_ps += d;
-                    m.self_ps += d;
+                    m.time_ps = m.time_ps.saturating_add(d);
+                    m.self_ps = m.self_ps.saturating_add(d);
                     m.tf_only = Some((parsed.op_type, tf.to_string()));
-                    op_time += d;
+                    op_time = op_time.saturating_add(d);
                 }
             }
-            op_time += current.flush(&mut db);
+            op_time = op_time.saturating_add(current.flush(&mut db));
         }
         if any {
             out.device_planes += 1;
             let total = span.map_or(0, |(a, z)| z.saturating_sub(a).max(0) as u64);
-            out.device_total_ps += total;
-            out.device_idle_ps += total.saturating_sub(op_time);
+            out.device_total_ps = out.device_total_ps.saturating_add(total);
+            out.device_idle_ps = out
+                .device_idle_ps
+                .saturating_add(total.saturating_sub(op_time));
         }
     }
     out.hlo_ops = hlo_rows(&db, xla, out.device_total_ps);
