@@ -481,7 +481,7 @@ fn an_xplane_events_stats_read_back_as_its_args_json() {
 }
 
 #[test]
-fn a_tpus_nested_ops_count_once_in_the_kernel_table() {
+fn a_tpus_nested_ops_count_once_in_the_kernel_tables() {
     // A loop's body and a fusion's pieces lie inside their op on the TPU's
     // op line: the kernel table counts each outermost op once, so its rows
     // add up to the devices' busy time (they summed to 202 µs for 168).
@@ -493,6 +493,10 @@ fn a_tpus_nested_ops_count_once_in_the_kernel_table() {
     let kernels: i64 = r.kernels.iter().map(|k| k.total_ns).sum();
     let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
     assert_eq!((kernels, busy), (168_000, 168_000));
+    // Each device's kernel types on their own: two cores at once are two
+    // cores' time (the sweep over all devices together gave 125 µs).
+    let types: i64 = r.kernel_types.iter().map(|k| k.time_ns).sum();
+    assert_eq!(types, 168_000);
     let count = |name: &str| r.kernels.iter().find(|k| k.name == name).map(|k| k.count);
     assert_eq!(count("while.1"), Some(1));
     // Inside the loop: its time is the loop's.

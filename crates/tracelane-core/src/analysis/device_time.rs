@@ -316,6 +316,8 @@ pub struct DeviceTimeReport {
     /// What the rules left out or could not answer, in words.
     pub notes: Vec<String>,
     pub devices: Vec<TemporalBreakdown>,
+    /// Time of each kernel type (and each overlap of types) on a device,
+    /// summed over devices (exact mode); HTA's kernel-type sweep under HTA.
     pub kernel_types: Vec<KernelTypeTime>,
     pub kernels: Vec<KernelStats>,
     /// `None` when no lane has kernels (HTA raises there).
@@ -520,19 +522,26 @@ fn kernel_types(f: &Frame) -> Vec<KernelTypeTime> {
             })
             .collect();
     }
+    // Each device swept on its own: kernels of two devices at the same
+    // time are two devices' time, not one type overlapping another (a TPU's
+    // cores, several GPUs in one process).
     let types = &KernelType::ALL;
-    let sets: Vec<Vec<Interval>> = types
-        .iter()
-        .map(|&k| {
-            device_rows(f)
-                .filter(|&r| f.kernel_type[r] == k)
-                .map(|r| (f.ts[r], f.end[r]))
-                .collect()
-        })
-        .collect();
+    let mut sets_of: HashMap<u32, Vec<Vec<Interval>>> = HashMap::default();
+    for r in device_rows(f) {
+        let k = types
+            .iter()
+            .position(|&k| k == f.kernel_type[r])
+            .unwrap_or(0);
+        sets_of
+            .entry(f.device[r])
+            .or_insert_with(|| vec![Vec::new(); types.len()])[k]
+            .push((f.ts[r], f.end[r]));
+    }
     let mut by_mask: HashMap<u32, i64> = HashMap::default();
-    for s in intervals::sweep(&sets) {
-        *by_mask.entry(s.mask).or_default() += s.end_ns - s.start_ns;
+    for sets in sets_of.values() {
+        for s in intervals::sweep(sets) {
+            *by_mask.entry(s.mask).or_default() += s.end_ns - s.start_ns;
+        }
     }
     let mut out: Vec<KernelTypeTime> = by_mask
         .into_iter()
