@@ -44,17 +44,6 @@ impl<T: Copy + PartialEq> DefaultColumn<T> {
         self.len == 0
     }
 
-    /// The value every row holds until set.
-    pub fn default_value(&self) -> T {
-        self.default
-    }
-
-    /// Whether some row holds another value than the default (the column
-    /// then stores every row).
-    pub fn is_stored(&self) -> bool {
-        !self.values.is_empty()
-    }
-
     /// Row `i`'s value, `None` past the end.
     pub fn get(&self, i: usize) -> Option<T> {
         (i < self.len).then(|| self.at(i))

@@ -151,21 +151,15 @@ impl Slices {
         let n = self.start_ns.len();
         // track, start, duration, name, cat, category, depth, parent, order.
         n * (4 + 8 + 8 + 4 + 4 + 1 + 2 + 4 + 4)
-            + [
-                &self.external_id,
-                &self.correlation,
-                &self.stream,
-                &self.sequence_nr,
-                &self.device,
-                &self.fwd_thread,
-            ]
-            .iter()
-            .map(|c| c.heap_bytes())
-            .sum::<usize>()
-            + [&self.input_dims, &self.input_types, &self.concrete_inputs]
-                .iter()
-                .map(|c| c.heap_bytes())
-                .sum::<usize>()
+            + self.external_id.heap_bytes()
+            + self.correlation.heap_bytes()
+            + self.stream.heap_bytes()
+            + self.sequence_nr.heap_bytes()
+            + self.device.heap_bytes()
+            + self.fwd_thread.heap_bytes()
+            + self.input_dims.heap_bytes()
+            + self.input_types.heap_bytes()
+            + self.concrete_inputs.heap_bytes()
             + self.args_range.heap_bytes()
             + self.source.heap_bytes()
     }
