@@ -8,6 +8,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, MessagePort, OffscreenCanvas};
 
 use crate::js::{field, object};
+use crate::shared::protocol::TimelineSlot;
 
 /// A message with JavaScript objects in it.
 pub enum Transfer {
@@ -91,10 +92,12 @@ pub enum Transfer {
         labels: Vec<String>,
         base_ns: i64,
     },
-    /// Page → primary: the timeline's canvases for trace `id`, and a
-    /// renderer forced by the URL (`webgl2`, `canvas2d`, or empty).
+    /// Page → primary: the canvases of timeline `slot`, showing trace
+    /// `id` (they replace what that slot had), and a renderer forced by
+    /// the URL (`webgl2`, `canvas2d`, or empty).
     Attach {
         id: u32,
+        slot: TimelineSlot,
         rects: OffscreenCanvas,
         overlay: OffscreenCanvas,
         renderer: String,
@@ -221,6 +224,7 @@ impl Transfer {
             }
             Transfer::Attach {
                 id,
+                slot,
                 rects,
                 overlay,
                 renderer,
@@ -230,6 +234,7 @@ impl Transfer {
                 object(&[
                     ("transfer", "attach".into()),
                     ("id", (*id).into()),
+                    ("slot", slot.index().into()),
                     ("rects", rects.into()),
                     ("overlay", overlay.into()),
                     ("renderer", renderer.as_str().into()),
@@ -348,6 +353,9 @@ impl Transfer {
             }
             "attach" => Transfer::Attach {
                 id: id()?,
+                slot: TimelineSlot::ALL
+                    .get(field(data, "slot")?.as_f64()? as usize)
+                    .copied()?,
                 rects: field(data, "rects")?.dyn_into().ok()?,
                 overlay: field(data, "overlay")?.dyn_into().ok()?,
                 renderer: field(data, "renderer")

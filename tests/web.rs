@@ -38,6 +38,7 @@ fn chunked_import_in_the_browser_reports_bad_files() {
 
 #[wasm_bindgen_test]
 fn every_transfer_message_reads_back_what_was_written() {
+    use tracelane_app::shared::protocol::TimelineSlot;
     use tracelane_app::transfer::Transfer;
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&b"abc"[..]));
     let blob = web_sys::Blob::new_with_u8_array_sequence(&parts).unwrap();
@@ -65,6 +66,7 @@ fn every_transfer_message_reads_back_what_was_written() {
         },
         Transfer::Attach {
             id: 4,
+            slot: TimelineSlot::SplitB,
             rects: canvas(),
             overlay: canvas(),
             renderer: "webgl2".into(),
@@ -105,12 +107,17 @@ fn every_transfer_message_reads_back_what_was_written() {
                 assert_eq!(transfer.length(), u32::from(encoded.is_some()));
             }
             (
-                Transfer::Attach { id, renderer, .. },
                 Transfer::Attach {
-                    id: i, renderer: r, ..
+                    id, slot, renderer, ..
+                },
+                Transfer::Attach {
+                    id: i,
+                    slot: s,
+                    renderer: r,
+                    ..
                 },
             ) => {
-                assert_eq!((*id, renderer.as_str()), (i, r.as_str()));
+                assert_eq!((*id, *slot, renderer.as_str()), (i, s, r.as_str()));
                 assert_eq!(transfer.length(), 2);
             }
             _ => panic!("read back as another message"),

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use crate::page::client;
 use crate::page::dom::{download, window};
 use crate::page::state::{Focus, Ui};
+use crate::page::timeline::{window_of, SplitSide, SplitTimelines};
 use crate::shared::align_view::AlignedView;
 use crate::shared::compare_view::VariantSpec;
 use crate::shared::link::AlignState;
@@ -216,6 +217,11 @@ fn AlignedResult(v: AlignedView, heard: u32, pair: (VariantSpec, VariantSpec)) -
             b_name.clone(),
         ))
     };
+    let split = move || {
+        let id = selected.get()?;
+        let row = rows.with_value(|rows| rows.iter().find(|x| x.id == Some(id)).cloned())?;
+        split_timelines(ui, traces, &row)
+    };
     view! {
         <div id="align-result" data-progress-heard=heard>
             <div class="compare-actions">
@@ -238,6 +244,7 @@ fn AlignedResult(v: AlignedView, heard: u32, pair: (VariantSpec, VariantSpec)) -
                 </div>
             </div>
             <div id="align-selected">{details}</div>
+            {split}
             <h3>"Kernel families"</h3>
             {families(&r)}
             {(r.metric == Metric::Device).then(|| view! { <Rooflines pair=pair device_us=r.total_us/> })}
@@ -465,12 +472,6 @@ fn scroll_to(
     }
 }
 
-/// A node's window on a timeline: its extent and a quarter each side.
-fn window_of(span: [i64; 2]) -> (i64, i64) {
-    let pad = ((span[1] - span[0]) / 4).max(1_000);
-    (span[0] - pad, span[1] + pad)
-}
-
 /// Writes the node's slice and window into both traces' view states: each
 /// timeline opens on it.
 fn select_on_timelines(ui: Ui, traces: [u32; 2], row: &TreeRow) {
@@ -509,6 +510,25 @@ fn open_timeline(ui: Ui, id: u32, slice: Option<u32>, span: Option<[i64; 2]>) {
     ui.compare_open.set(false);
     ui.view.set(1);
     ui.active.set(k);
+}
+
+/// Both traces' timelines on the node (each side's window and first op).
+fn split_timelines(ui: Ui, traces: [u32; 2], row: &TreeRow) -> Option<impl IntoView> {
+    let summary = |id: u32| {
+        ui.traces
+            .with_untracked(|t| t.iter().find(|s| s.id == id).cloned())
+    };
+    let a = SplitSide {
+        summary: summary(traces[0])?,
+        span: row.a_span_ns,
+        slice: row.a_slice,
+    };
+    let b = SplitSide {
+        summary: summary(traces[1])?,
+        span: row.b_span_ns,
+        slice: row.b_slice,
+    };
+    Some(view! { <SplitTimelines a=a b=b/> })
 }
 
 fn selected_details(

@@ -398,13 +398,14 @@ fn on_worker_message(ui: Ui, msg: FromWorker) {
             pump(ui);
         }
         FromWorker::Painted {
+            slot,
             frame,
             frame_ms,
             layout_ms,
             paint_ms,
             renderer,
-        } => crate::page::frames::on_painted(frame, frame_ms, layout_ms, paint_ms, &renderer),
-        FromWorker::Shown { frame } => crate::page::frames::on_shown(frame),
+        } => crate::page::frames::on_painted(slot, frame, frame_ms, layout_ms, paint_ms, &renderer),
+        FromWorker::Shown { slot, frame } => crate::page::frames::on_shown(slot, frame),
         FromWorker::Answer { request, answer } => client::answered(request, answer),
         FromWorker::AskProgress {
             request,

@@ -30,6 +30,42 @@ use tracelane_core::analysis::Scope;
 use tracelane_core::analysis::WhySlow;
 use tracelane_core::Trace;
 
+/// Which of the page's timelines a scene, a canvas or a painted frame
+/// belongs to: the trace's own, or one side of the Compare view's split
+/// (both sides may show one trace, so a timeline is named by its place,
+/// not by its trace).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelineSlot {
+    /// The Timeline view of the trace shown.
+    #[default]
+    Main,
+    /// The Compare view's split: the baseline (A) above …
+    SplitA,
+    /// … the candidate (B) below.
+    SplitB,
+}
+
+impl TimelineSlot {
+    /// Every slot, in the page's order.
+    pub const ALL: [TimelineSlot; 3] = [Self::Main, Self::SplitA, Self::SplitB];
+
+    /// Its place in [`TimelineSlot::ALL`].
+    pub fn index(self) -> u32 {
+        self as u32
+    }
+
+    /// Suffix of the DOM ids inside a timeline: none for the main one (its
+    /// ids are the page's long-standing ones), `-a` / `-b` for the split.
+    pub fn id_suffix(self) -> &'static str {
+        match self {
+            Self::Main => "",
+            Self::SplitA => "-a",
+            Self::SplitB => "-b",
+        }
+    }
+}
+
 /// Page → worker: commands (no answer but events) and questions
 /// ([`ToWorker::Ask`], answered by [`FromWorker::Answer`] with the same
 /// request number).
@@ -63,6 +99,8 @@ pub enum ToWorker {
     /// sent it (`timeOrigin + now()`, comparable across threads).
     View {
         id: u32,
+        /// Which of the page's timelines it is for ([`TimelineSlot`]).
+        slot: TimelineSlot,
         /// The page's number for this scene; [`FromWorker::Painted`] echoes it.
         frame: u32,
         scene: Box<Scene>,
@@ -334,6 +372,7 @@ pub enum FromWorker {
     /// A [`ToWorker::View`] was painted: milliseconds from the page's send
     /// to the end of painting, and the worker's layout and paint parts.
     Painted {
+        slot: TimelineSlot,
         /// The scene painted ([`ToWorker::View`]'s `frame`).
         frame: u32,
         frame_ms: f64,
@@ -346,6 +385,7 @@ pub enum FromWorker {
     /// handed to the compositor when the painting task ends, after
     /// [`FromWorker::Painted`] was posted). What reads pixels waits on this.
     Shown {
+        slot: TimelineSlot,
         frame: u32,
     },
     /// How far the answer to [`ToWorker::Ask`] number `request` has come

@@ -268,6 +268,7 @@ fn samples() -> (Vec<ToWorker>, Vec<FromWorker>) {
         ToWorker::Close { id: 3 },
         ToWorker::View {
             id: 3,
+            slot: TimelineSlot::SplitB,
             frame: 7,
             scene: Box::new(Scene {
                 view,
@@ -306,13 +307,17 @@ fn samples() -> (Vec<ToWorker>, Vec<FromWorker>) {
             heap_after: 4,
         },
         FromWorker::Painted {
+            slot: TimelineSlot::SplitA,
             frame: 7,
             frame_ms: 1.0,
             layout_ms: 0.5,
             paint_ms: 0.25,
             renderer: "webgl2".into(),
         },
-        FromWorker::Shown { frame: 7 },
+        FromWorker::Shown {
+            slot: TimelineSlot::Main,
+            frame: 7,
+        },
         FromWorker::AskProgress {
             request: 4,
             stage: "aligning the op trees".into(),

@@ -15,7 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, MessagePort};
 
 use crate::js::object;
-use crate::shared::protocol::{summarize, FromWorker, ImportPhases};
+use crate::shared::protocol::{summarize, FromWorker, ImportPhases, TimelineSlot};
 use crate::shared::timeline_view::TimelineModel;
 use crate::transfer::{Opened, Transfer};
 use crate::worker::paint::Surface;
@@ -65,7 +65,9 @@ pub(super) struct PartJob {
 pub(super) struct Shared {
     pub(super) scope: DedicatedWorkerGlobalScope,
     pub(super) models: Models,
-    pub(super) surface: RefCell<Option<Surface>>,
+    /// The canvases of each timeline the page shows (at most one per
+    /// slot), with the slot.
+    pub(super) surfaces: RefCell<Vec<(TimelineSlot, Surface)>>,
     /// The Memory view's bands canvas, with what was built for it.
     pub(super) bands: RefCell<Option<super::bands::BandsCanvas>>,
     pub(super) job: RefCell<Option<Job>>,
@@ -91,9 +93,9 @@ pub(super) struct Shared {
     pub(super) decoder: RefCell<Option<web_sys::Worker>>,
     pub(super) decoder_ready: Cell<bool>,
     pub(super) decode_queue: RefCell<Vec<Transfer>>,
-    /// A painted scene waiting for the next animation frame to be reported
-    /// shown ([`Shared::show_after_commit`]).
-    pub(super) shown_pending: Cell<Option<u32>>,
+    /// Painted scenes waiting for the next animation frame to be reported
+    /// shown ([`Shared::show_after_commit`]): the latest of each slot.
+    pub(super) shown_pending: RefCell<Vec<(TimelineSlot, u32)>>,
     /// This value's own handle, for callbacks.
     pub(super) me: std::rc::Weak<Shared>,
 }
@@ -574,19 +576,28 @@ pub(super) struct Finishing {
 }
 
 impl Shared {
-    /// Posts [`FromWorker::Shown`] for `frame` from the next animation
-    /// frame: by then the task that painted it has ended and its canvas
-    /// frame was handed to the compositor. One callback serves every paint
-    /// before it (the latest frame is reported).
-    pub(super) fn show_after_commit(&self, frame: u32) {
-        if self.shown_pending.replace(Some(frame)).is_some() {
+    /// Posts [`FromWorker::Shown`] for `frame` of timeline `slot` from the
+    /// next animation frame: by then the task that painted it has ended
+    /// and its canvas frame was handed to the compositor. One callback
+    /// serves every paint before it (the latest frame of each slot is
+    /// reported).
+    pub(super) fn show_after_commit(&self, slot: TimelineSlot, frame: u32) {
+        let waiting = {
+            let mut pending = self.shown_pending.borrow_mut();
+            let waiting = !pending.is_empty();
+            pending.retain(|(s, _)| *s != slot);
+            pending.push((slot, frame));
+            waiting
+        };
+        if waiting {
             return; // a callback is already waiting
         }
         let report = |weak: std::rc::Weak<Shared>| {
             move || {
                 if let Some(sh) = weak.upgrade() {
-                    if let Some(frame) = sh.shown_pending.take() {
-                        sh.post(&FromWorker::Shown { frame });
+                    let pending = std::mem::take(&mut *sh.shown_pending.borrow_mut());
+                    for (slot, frame) in pending {
+                        sh.post(&FromWorker::Shown { slot, frame });
                     }
                 }
             }

@@ -38,7 +38,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use crate::shared::protocol::{summarize, Ask, FromWorker, ToWorker};
+use crate::shared::protocol::{summarize, Ask, FromWorker, TimelineSlot, ToWorker};
 use crate::shared::timeline_view::{Scene, TimelineModel};
 use crate::transfer::Transfer;
 use crate::worker::paint::Surface;
@@ -58,14 +58,14 @@ pub fn start() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let sh = Rc::new_cyclic(|me| Shared {
         me: me.clone(),
-        shown_pending: Cell::new(None),
+        shown_pending: RefCell::default(),
         decoding: RefCell::default(),
         decoder: RefCell::default(),
         decoder_ready: Cell::new(false),
         decode_queue: RefCell::default(),
         scope: scope.clone(),
         models: RefCell::default(),
-        surface: RefCell::default(),
+        surfaces: RefCell::default(),
         bands: RefCell::default(),
         job: RefCell::default(),
         part_job: RefCell::default(),
@@ -193,11 +193,14 @@ fn on_transfer(sh: &Rc<Shared>, t: Transfer) {
         }
         Transfer::Attach {
             id,
+            slot,
             rects,
             overlay,
             renderer,
         } => {
-            *sh.surface.borrow_mut() = Some(Surface::new(id, rects, overlay, &renderer));
+            let mut surfaces = sh.surfaces.borrow_mut();
+            surfaces.retain(|(s, _)| *s != slot);
+            surfaces.push((slot, Surface::new(id, rects, overlay, &renderer)));
         }
         Transfer::AttachBands { id, canvas } => {
             *sh.bands.borrow_mut() = Some(bands::BandsCanvas::new(id, canvas));
@@ -278,9 +281,7 @@ fn on_request(sh: &Rc<Shared>, request: ToWorker) {
         ToWorker::Close { id } => {
             let heap_before = crate::alloc::live_bytes();
             sh.models.borrow_mut().retain(|k| k.id != id);
-            if sh.surface.borrow().as_ref().is_some_and(|x| x.id == id) {
-                *sh.surface.borrow_mut() = None;
-            }
+            sh.surfaces.borrow_mut().retain(|(_, x)| x.id != id);
             sh.bands.borrow_mut().take_if(|b| b.id() == id);
             post(
                 &sh.scope,
@@ -293,10 +294,11 @@ fn on_request(sh: &Rc<Shared>, request: ToWorker) {
         }
         ToWorker::View {
             id,
+            slot,
             frame,
             scene,
             sent_ms,
-        } => paint_view(sh, id, frame, scene, sent_ms),
+        } => paint_view(sh, (id, slot), frame, scene, sent_ms),
         ToWorker::Ask { request, ask } => {
             let answer = match ask {
                 Ask::MemoryBands {
@@ -336,10 +338,12 @@ fn on_request(sh: &Rc<Shared>, request: ToWorker) {
     }
 }
 
-/// Paints a scene of model `id` on its canvas, and says when it was.
-fn paint_view(sh: &Shared, id: u32, frame: u32, scene: Box<Scene>, sent_ms: f64) {
-    let surface = sh.surface.borrow();
-    let Some(surface) = surface.as_ref().filter(|x| x.id == id) else {
+/// Paints a scene of model `id` on timeline `slot`'s canvases, and says
+/// when it was.
+fn paint_view(sh: &Shared, to: (u32, TimelineSlot), frame: u32, scene: Box<Scene>, sent_ms: f64) {
+    let (id, slot) = to;
+    let surfaces = sh.surfaces.borrow();
+    let Some((_, surface)) = surfaces.iter().find(|(s, x)| *s == slot && x.id == id) else {
         return;
     };
     let painted = with_model(&sh.models, id, |k| {
@@ -354,6 +358,7 @@ fn paint_view(sh: &Shared, id: u32, frame: u32, scene: Box<Scene>, sent_ms: f64)
         post(
             &sh.scope,
             &FromWorker::Painted {
+                slot,
                 frame,
                 frame_ms: epoch_ms(&sh.scope) - sent_ms,
                 layout_ms,
@@ -361,6 +366,6 @@ fn paint_view(sh: &Shared, id: u32, frame: u32, scene: Box<Scene>, sent_ms: f64)
                 renderer: surface.renderer().into(),
             },
         );
-        sh.show_after_commit(frame);
+        sh.show_after_commit(slot, frame);
     }
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import {
-  artifacts, cli, env, fixtures, open, useBrowser, waitForDemo,
+  artifacts, axeViolations, cli, decodePng, env, fixtures, open, timelineView, useBrowser, waitForDemo, waitForPainted,
 } from './helpers.mjs';
 
 useBrowser();
@@ -29,6 +29,34 @@ async function aligned(page) {
 }
 
 const close = (a, b) => Math.abs(a - b) < 1e-6 * Math.max(1, Math.abs(b));
+
+/**
+ * Waits until both panes of the split show the node: each pane's
+ * selected slice is its side's (`data-slice` of the node's details), each
+ * pane has painted its current scene; returns the panes' selected names.
+ */
+async function splitShows(page) {
+  const names = [];
+  for (const side of ['A', 'B']) {
+    const pane = `#timeline-${side.toLowerCase()}`;
+    const slice = await page.locator(`#align-selected .side-${side}`).getAttribute('data-slice');
+    if (slice !== null) {
+      await page.waitForFunction(([pane, slice]) => document.querySelector(pane)?.dataset.selected === slice, [pane, slice], { timeout: 20000 });
+    }
+    await waitForPainted(page, pane);
+    names.push(await page.locator(`#timeline-picked-${side.toLowerCase()}`).textContent());
+  }
+  return names;
+}
+
+/** How many distinct colours a pane's plot shows (its slices drawn: more than the background). */
+async function colours(page, pane) {
+  await waitForPainted(page, pane);
+  const png = decodePng(await page.locator(`${pane} .plot-layers`).screenshot());
+  const seen = new Set();
+  for (let k = 0; k < png.pixels.length; k += png.channels) seen.add(png.pixels[k] << 16 | png.pixels[k + 1] << 8 | png.pixels[k + 2]);
+  return seen.size;
+}
 
 /** Makes the comparison's variants these (file name, region value) pairs, the first the baseline. */
 async function setVariants(page, variants) {
@@ -77,6 +105,11 @@ test('align: the demo\'s naive against fused RMSNorm on TorchNeuron, as `tracela
   await page.waitForFunction((id) => document.querySelector(`#align-tree .align-row[data-id="${id}"]`)?.getAttribute('aria-selected') === 'true', top.id);
   assert.match(await row.textContent(), /↔ aten::rms_norm/);
   await page.waitForSelector(`#align-selected .align-selected[data-id="${top.id}"]`);
+  // Both sides are one trace: each pane is its own timeline, on its own slice.
+  const [pickedA, pickedB] = await splitShows(page);
+  assert.match(pickedA, /^selected: /);
+  assert.match(pickedB, /^selected: aten::rms_norm/);
+  assert.notEqual(await page.locator('#timeline-a').getAttribute('data-selected'), await page.locator('#timeline-b').getAttribute('data-selected'));
   await page.waitForFunction((id) => location.hash.includes('align=1') && location.hash.includes(`anode=${id}`), top.id, { timeout: 20000 });
   const link = await page.evaluate(() => location.hash);
   await page.screenshot({ path: path.join(artifacts, 'align.png'), fullPage: true });
@@ -92,6 +125,7 @@ test('align: the demo\'s naive against fused RMSNorm on TorchNeuron, as `tracela
   await aligned(again);
   await again.waitForFunction((id) => document.querySelector(`#align-tree .align-row[data-id="${id}"]`)?.getAttribute('aria-selected') === 'true', top.id, { timeout: 30000 });
   await again.waitForSelector(`#align-selected .align-selected[data-id="${top.id}"]`);
+  await splitShows(again);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -114,6 +148,35 @@ test('align: two traces (CPU naive against fused RMSNorm): the node chosen is se
   const top = want.nodes[0];
   await page.locator(`#align-ranked li[data-id="${top.id}"] button.align-node`).click();
   await page.waitForSelector(`#align-selected .align-selected[data-id="${top.id}"]`);
+  // The split: A's pane on the node's first op, B's on its one op, both painted.
+  const [pickedA, pickedB] = await splitShows(page);
+  assert.match(pickedA, /^selected: aten::pow /);
+  assert.match(pickedB, /^selected: aten::rms_norm /);
+  for (const pane of ['#timeline-a', '#timeline-b']) assert.ok(await colours(page, pane) > 2, `${pane} drew no slices`);
+  assert.deepEqual(await axeViolations(page, 'aligned, both timelines'), []);
+  // At one scale, linked: a zoom on A moves B by as much around its own node.
+  const [a0, b0] = [await timelineView(page, '#timeline-a'), await timelineView(page, '#timeline-b')];
+  assert.equal(a0.nsPerPx, b0.nsPerPx);
+  await page.locator('#timeline-a canvas.overlay').scrollIntoViewIfNeeded();
+  let boxA = await page.locator('#timeline-a canvas.overlay').boundingBox();
+  await page.mouse.move(boxA.x + boxA.width / 3, boxA.y + 9);
+  await page.mouse.wheel(0, -200);
+  await page.waitForFunction((was) => Number(document.querySelector('#timeline-b').dataset.view.split(' ')[1]) !== was, b0.nsPerPx);
+  const [a1, b1] = [await timelineView(page, '#timeline-a'), await timelineView(page, '#timeline-b')];
+  assert.equal(a1.nsPerPx, b1.nsPerPx);
+  assert.ok(a1.nsPerPx < a0.nsPerPx);
+  assert.equal(a1.start - a0.start, b1.start - b0.start);
+  await waitForPainted(page, '#timeline-a');
+  await waitForPainted(page, '#timeline-b');
+  // Unlinked: B stays where it is.
+  await page.uncheck('#split-linked');
+  await page.locator('#timeline-a canvas.overlay').scrollIntoViewIfNeeded();
+  boxA = await page.locator('#timeline-a canvas.overlay').boundingBox();
+  await page.mouse.move(boxA.x + boxA.width / 3, boxA.y + 9);
+  await page.mouse.wheel(0, -200);
+  await page.waitForFunction((was) => Number(document.querySelector('#timeline-a').dataset.view.split(' ')[1]) !== was, a1.nsPerPx);
+  assert.deepEqual(await timelineView(page, '#timeline-b'), b1);
+  await page.screenshot({ path: path.join(artifacts, 'align-split.png'), fullPage: true });
   // A's timeline: the first op of A's side of the node; B's: its one op.
   for (const [side, name, file] of [['A', 'aten::pow', 'naive'], ['B', 'aten::rms_norm', 'fused']]) {
     if (side === 'B') {

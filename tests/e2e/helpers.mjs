@@ -184,17 +184,18 @@ export function decodePng(buf) {
 }
 
 /**
- * Waits until the timeline shows the scene the page last asked for: the
+ * Waits until the timeline (`#timeline`, or a split pane's `#timeline-a` /
+ * `#timeline-b`) shows the scene the page last asked for: the
  * rectangle canvas's `data-shown` (the last frame the worker painted and
  * saw reach the screen) equals its `data-scene` (the latest one wanted).
  * (`data-painted` alone can run ahead of the screen: the worker's frame
  * goes to the compositor only when its painting task ends.)
  */
-export async function waitForPainted(page) {
-  await page.waitForFunction(() => {
-    const c = document.querySelector('#timeline canvas.rects');
+export async function waitForPainted(page, timeline = '#timeline') {
+  await page.waitForFunction((sel) => {
+    const c = document.querySelector(`${sel} canvas.rects`);
     return c && c.dataset.scene && c.dataset.painted === c.dataset.scene && c.dataset.shown === c.dataset.scene;
-  }, null, { timeout: 20000 });
+  }, timeline, { timeout: 20000 });
 }
 
 /** RGB of the pixel at (x, y) of a page screenshot (CSS px; device scale 1), once the current scene is painted. */
@@ -205,8 +206,8 @@ export async function pixelAt(page, x, y) {
 }
 
 /** The timeline's view: start (ns after the trace start), ns per px, width. */
-export async function timelineView(page) {
-  const [start, nsPerPx, width] = (await page.locator('#timeline').getAttribute('data-view')).split(' ').map(Number);
+export async function timelineView(page, timeline = '#timeline') {
+  const [start, nsPerPx, width] = (await page.locator(timeline).getAttribute('data-view')).split(' ').map(Number);
   return { start, nsPerPx, width };
 }
 

@@ -64,6 +64,27 @@ impl TimeAxis {
     }
 }
 
+/// Two timelines shown one above the other, each around an event of its
+/// own (a compared op on trace A and on trace B): their windows at one
+/// scale, so equal durations are equal widths. Each window starts a
+/// quarter of the longer event before its own event and is as long as
+/// the longer event plus a quarter each side (at least 1 µs of margin).
+pub fn paired_windows(a: [i64; 2], b: [i64; 2]) -> [(i64, i64); 2] {
+    let len = (a[1] - a[0]).max(b[1] - b[0]).max(0);
+    let pad = (len / 4).max(1_000);
+    [a, b].map(|s| (s[0] - pad, s[0] + len + pad))
+}
+
+/// The view of a timeline following another one: the same scale, and the
+/// same offset from its own anchor as the leader's view has from the
+/// leader's anchor (linked zoom and pan around two compared events).
+pub fn follow_axis(leader: TimeAxis, leader_anchor: i64, anchor: i64) -> TimeAxis {
+    TimeAxis {
+        start_ns: anchor.saturating_add(leader.start_ns.saturating_sub(leader_anchor)),
+        ns_per_px: leader.ns_per_px,
+    }
+}
+
 /// One row of the timeline: the slices of one track at one depth.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -429,6 +450,30 @@ pub fn ruler_ticks(axis: &TimeAxis, width_px: f64, origin_ns: i64, min_gap_px: f
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn paired_windows_share_one_scale_each_at_its_own_event() {
+        let [a, b] = super::paired_windows([10_000, 14_000], [500_000, 516_000]);
+        // The longer event (16 µs) sets both lengths, 4 µs margin each side.
+        assert_eq!(a, (6_000, 30_000));
+        assert_eq!(b, (496_000, 520_000));
+        // A zero-length event still gets a window.
+        let [z, _] = super::paired_windows([5, 5], [7, 7]);
+        assert_eq!(z, (-995, 1_005));
+    }
+
+    #[test]
+    fn following_axis_keeps_the_offset_and_returns_to_the_leader() {
+        let leader = super::TimeAxis {
+            start_ns: 9_000,
+            ns_per_px: 2.5,
+        };
+        let b = super::follow_axis(leader, 10_000, 500_000);
+        assert_eq!(b.start_ns, 499_000);
+        assert_eq!(b.ns_per_px, 2.5);
+        // Following back gives the leader's view exactly: linked views settle.
+        assert_eq!(super::follow_axis(b, 500_000, 10_000), leader);
+    }
+
     use super::*;
     use crate::{import_bytes, ImportOptions};
 

@@ -22,18 +22,20 @@
 
 mod paint;
 mod panels;
+mod split;
 mod state;
+
+pub use split::{window_of, SplitSide, SplitTimelines};
 
 use crate::page::dom::window;
 use crate::page::state::Ui;
-use crate::shared::protocol::Summary;
+use crate::shared::protocol::{Summary, TimelineSlot};
 use leptos::prelude::*;
 use tracelane_core::timeline::TimeAxis;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use paint::paint_in_worker;
-use panels::{LaneLabels, Legend, Plot, RangePanel, Ruler, SliceDetails, Toolbar, Tooltip};
+use panels::{LanesAndPlot, Legend, RangePanel, SliceDetails, Toolbar};
 use state::Tl;
 
 /// The op table can follow the visible range (after the view settles).
@@ -59,10 +61,7 @@ fn follow_visible_range(tl: Tl) {
 #[component]
 pub fn TimelineView(summary: Summary) -> impl IntoView {
     let ui: Ui = expect_context();
-    let tl = Tl::new(&summary, ui);
-    let rects: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
-    let no_offscreen = paint_in_worker(tl, rects, overlay);
+    let tl = Tl::new(&summary, ui, TimelineSlot::Main);
     follow_visible_range(tl);
     // Another view asked to show a slice (a gap, a launch): fit its window
     // (or the slice) and select it. Else the timeline shows what it showed
@@ -81,27 +80,14 @@ pub fn TimelineView(summary: Summary) -> impl IntoView {
             tl.select_slice(slice);
         }
     }
-    let (t0, width) = (tl.t0, tl.width);
-    let data_view = move || {
-        let a = tl.axis.get();
-        format!("{} {} {}", a.start_ns - t0, a.ns_per_px, width.get())
-    };
     view! {
         <Toolbar tl=tl/>
         <div class="timeline-help muted">
             "wheel or W/S zoom · drag or A/D pan · 0 all · Shift+drag or drag on the ruler selects a range · F fits it · Esc clears · click a slice"
         </div>
         <Legend/>
-        <div class="timeline" id="timeline" tabindex="0" on:keydown=move |ev| tl.on_key(ev) node_ref=tl.scroller data-view=data_view>
-            <LaneLabels tl=tl/>
-            <div class="timeline-plot" style=move || format!("width:{}px", width.get())>
-                <Ruler tl=tl/>
-                {move || no_offscreen.get().then(|| view! {
-                    <p class="error-text">"This browser cannot draw the timeline in a worker (it lacks OffscreenCanvas); use a current Chrome, Edge, Firefox or Safari."</p>
-                })}
-                <Plot tl=tl rects=rects overlay=overlay/>
-                <Tooltip tl=tl/>
-            </div>
+        <div class="timeline" id="timeline" tabindex="0" on:keydown=move |ev| tl.on_key(ev) node_ref=tl.scroller data-view=move || tl.data_view()>
+            <LanesAndPlot tl=tl/>
         </div>
         <SliceDetails selected=tl.selected lanes=tl.lanes select=move |s| tl.select_slice(s)/>
         <RangePanel tl=tl summary=summary/>

@@ -13,25 +13,30 @@ use crate::page::client::{self};
 use crate::page::dom::window;
 use crate::page::frames::{with_frames, Frames, FRAMES};
 use crate::page::state::Ui;
-use crate::shared::protocol::ToWorker;
+use crate::shared::protocol::{TimelineSlot, ToWorker};
 use crate::shared::timeline_view::Scene;
 use crate::transfer::Transfer;
 
 use super::state::{Tl, STALE_FRAME_MS};
 
 thread_local! {
-    /// The shown timeline's window-resize listener (trace id, function).
-    static RESIZE: RefCell<Option<(u32, js_sys::Function)>> = const { RefCell::new(None) };
+    /// Each shown timeline's window-resize listener (slot, mounting,
+    /// function).
+    static RESIZE: RefCell<Vec<(TimelineSlot, u32, js_sys::Function)>> =
+        const { RefCell::new(Vec::new()) };
+    /// Mountings of timelines so far (each gets the next number).
+    static MOUNTS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
-/// Starts the frame loop; it stops by itself once the timeline is unmounted.
-pub(super) fn start_frame_loop(trace_id: u32) {
+/// Starts the frame loop of timeline `slot`'s mounting `mount`; it stops
+/// by itself once that mounting is gone.
+pub(super) fn start_frame_loop(slot: TimelineSlot, mount: u32) {
     type Loop = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
     let frame: Loop = Rc::default();
     let again = frame.clone();
     *frame.borrow_mut() = Some(Closure::new(move || {
-        let alive = with_frames(|f| {
-            if f.trace_id != trace_id {
+        let alive = with_frames(slot, |f| {
+            if f.mount != mount {
                 return false;
             }
             let now = window().performance().map(|p| p.now()).unwrap_or(0.0);
@@ -43,7 +48,8 @@ pub(super) fn start_frame_loop(trace_id: u32) {
                         .map(|p| p.time_origin() + p.now())
                         .unwrap_or(0.0);
                     let msg = ToWorker::View {
-                        id: trace_id,
+                        id: f.trace_id,
+                        slot,
                         frame,
                         scene: Box::new(scene),
                         sent_ms,
@@ -75,7 +81,7 @@ pub(super) fn start_frame_loop(trace_id: u32) {
 
 /// Hands the two canvases to the worker, which paints them from then on.
 pub(super) fn attach_canvases(
-    id: u32,
+    (id, slot): (u32, TimelineSlot),
     rects: &HtmlCanvasElement,
     overlay: &HtmlCanvasElement,
 ) -> bool {
@@ -95,6 +101,7 @@ pub(super) fn attach_canvases(
         .unwrap_or_default();
     client::post_transfer(&Transfer::Attach {
         id,
+        slot,
         rects: r,
         overlay: o,
         renderer,
@@ -110,21 +117,32 @@ pub(super) fn paint_in_worker(
     rects: NodeRef<leptos::html::Canvas>,
     overlay: NodeRef<leptos::html::Canvas>,
 ) -> RwSignal<bool> {
-    let id = tl.id;
+    let (id, slot) = (tl.id, tl.slot);
+    let mount = MOUNTS.with(|m| {
+        m.set(m.get() + 1);
+        m.get()
+    });
     let ui: Ui = expect_context();
     let no_offscreen = RwSignal::new(false);
+    // The latest scene, for the canvases if they are handed over after it
+    // was wanted.
+    let latest = StoredValue::new(None::<Scene>);
     Effect::new(move |_| {
         let (Some(r), Some(o)) = (rects.get(), overlay.get()) else {
             return;
         };
         let r: HtmlCanvasElement = r.unchecked_into();
         let o: HtmlCanvasElement = o.unchecked_into();
-        if !attach_canvases(id, &r, &o) {
+        if !attach_canvases((id, slot), &r, &o) {
             no_offscreen.set(true);
             return;
         }
         FRAMES.with(|f| {
-            *f.borrow_mut() = Some(Frames {
+            let mut f = f.borrow_mut();
+            f.retain(|x| x.slot != slot);
+            f.push(Frames {
+                slot,
+                mount,
                 trace_id: id,
                 rects_canvas: r,
                 wanted: None,
@@ -132,32 +150,33 @@ pub(super) fn paint_in_worker(
                 in_flight_since: None,
             })
         });
-        start_frame_loop(id);
+        if let Some(scene) = latest.get_value() {
+            want(slot, mount, scene);
+        }
+        start_frame_loop(slot, mount);
     });
-    // The plot follows the window's width (one listener: the timeline
+    // The plot follows the window's width (one listener per timeline
     // shown).
     let on_resize: js_sys::Function = Closure::<dyn FnMut()>::new(move || tl.resized())
         .into_js_value()
         .unchecked_into();
     RESIZE.with(|r| {
-        if let Some((_, old)) = r.borrow_mut().take() {
-            let _ = window().remove_event_listener_with_callback("resize", &old);
+        let mut r = r.borrow_mut();
+        for (_, _, old) in r.iter().filter(|x| x.0 == slot) {
+            let _ = window().remove_event_listener_with_callback("resize", old);
         }
+        r.retain(|x| x.0 != slot);
         let _ = window().add_event_listener_with_callback("resize", &on_resize);
-        *r.borrow_mut() = Some((id, on_resize));
+        r.push((slot, mount, on_resize));
     });
     on_cleanup(move || {
-        FRAMES.with(|f| {
-            if f.borrow().as_ref().is_some_and(|f| f.trace_id == id) {
-                *f.borrow_mut() = None;
-            }
-        });
+        FRAMES.with(|f| f.borrow_mut().retain(|x| x.mount != mount));
         RESIZE.with(|r| {
-            if r.borrow().as_ref().is_some_and(|(k, _)| *k == id) {
-                if let Some((_, f)) = r.borrow_mut().take() {
-                    let _ = window().remove_event_listener_with_callback("resize", &f);
-                }
+            let mut r = r.borrow_mut();
+            for (_, _, f) in r.iter().filter(|x| x.1 == mount) {
+                let _ = window().remove_event_listener_with_callback("resize", f);
             }
+            r.retain(|x| x.1 != mount);
         });
     });
     Effect::new(move |_| {
@@ -173,15 +192,25 @@ pub(super) fn paint_in_worker(
                 .map(|(_, mode)| mode),
             dark: dark_theme(),
         };
-        with_frames(|f| {
-            f.scene_seq += 1;
-            f.wanted = Some((f.scene_seq, scene));
-            let _ = f
-                .rects_canvas
-                .set_attribute("data-scene", &f.scene_seq.to_string());
-        });
+        latest.set_value(Some(scene.clone()));
+        want(slot, mount, scene);
     });
     no_offscreen
+}
+
+/// Marks `scene` as the next one to send for timeline `slot`'s mounting
+/// `mount` (not an earlier mounting's, still there until its cleanup).
+fn want(slot: TimelineSlot, mount: u32, scene: Scene) {
+    with_frames(slot, |f| {
+        if f.mount != mount {
+            return;
+        }
+        f.scene_seq += 1;
+        f.wanted = Some((f.scene_seq, scene));
+        let _ = f
+            .rects_canvas
+            .set_attribute("data-scene", &f.scene_seq.to_string());
+    });
 }
 
 /// Whether the page shows its dark theme (the browser prefers it).

@@ -10,23 +10,27 @@ use crate::shared::protocol::Summary;
 use crate::shared::table;
 use crate::shared::timeline_view::{palette, LaneKind, LaneView, PickedSlice, LEGEND, ROW_PX};
 
+use super::paint::paint_in_worker;
 use super::state::{Drag, Tl, LABELS_PX};
+
+/// The span the plot shows, from the trace's start (`1 ms – 2 ms
+/// (showing 1 ms)`); reactive.
+pub(super) fn visible_span(tl: Tl) -> String {
+    let a = tl.axis.get();
+    let (from, to) = (a.start_ns - tl.t0, a.time(tl.width.get()) - tl.t0);
+    format!(
+        "{} – {} (showing {})",
+        table::fmt_ns(from as f64),
+        table::fmt_ns(to as f64),
+        table::fmt_ns((to - from) as f64)
+    )
+}
 
 /// Visible span, search with its count, the op table's highlight, colours.
 #[component]
 pub(super) fn Toolbar(tl: Tl) -> impl IntoView {
     let ui: Ui = expect_context();
-    let (t0, width) = (tl.t0, tl.width);
-    let visible = move || {
-        let a = tl.axis.get();
-        let (from, to) = (a.start_ns - t0, a.time(width.get()) - t0);
-        format!(
-            "{} – {} (showing {})",
-            table::fmt_ns(from as f64),
-            table::fmt_ns(to as f64),
-            table::fmt_ns((to - from) as f64)
-        )
-    };
+    let visible = move || visible_span(tl);
     view! {
         <div class="timeline-bar">
             <span id="timeline-range">{visible}</span>
@@ -96,7 +100,7 @@ pub(super) fn Legend() -> impl IntoView {
 
 /// Group headers (fold and unfold) and a label per lane, row for row with the plot.
 #[component]
-pub(super) fn LaneLabels(tl: Tl) -> impl IntoView {
+fn LaneLabels(tl: Tl) -> impl IntoView {
     let lane_labels = move || {
         let l = tl.layout.get();
         let folded = tl.collapsed.get();
@@ -156,9 +160,30 @@ pub(super) fn LaneLabels(tl: Tl) -> impl IntoView {
     }
 }
 
+/// The lane labels beside the plot (ruler, the two canvases the worker
+/// paints, the tooltip): what scrolls inside a timeline's box.
+#[component]
+pub(super) fn LanesAndPlot(tl: Tl) -> impl IntoView {
+    let rects: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let overlay: NodeRef<leptos::html::Canvas> = NodeRef::new();
+    let no_offscreen = paint_in_worker(tl, rects, overlay);
+    let width = tl.width;
+    view! {
+        <LaneLabels tl=tl/>
+        <div class="timeline-plot" style=move || format!("width:{}px", width.get())>
+            <Ruler tl=tl/>
+            {move || no_offscreen.get().then(|| view! {
+                <p class="error-text">"This browser cannot draw the timeline in a worker (it lacks OffscreenCanvas); use a current Chrome, Edge, Firefox or Safari."</p>
+            })}
+            <Plot tl=tl rects=rects overlay=overlay/>
+            <Tooltip tl=tl/>
+        </div>
+    }
+}
+
 /// Time ticks, and the selected range with its length; a drag selects one.
 #[component]
-pub(super) fn Ruler(tl: Tl) -> impl IntoView {
+fn Ruler(tl: Tl) -> impl IntoView {
     let ui: Ui = expect_context();
     let (t0, width) = (tl.t0, tl.width);
     let selection_label = move || {
@@ -167,13 +192,13 @@ pub(super) fn Ruler(tl: Tl) -> impl IntoView {
         let width = tl.width.get();
         let (x0, x1) = (ax.px(a).clamp(0.0, width), ax.px(b).clamp(0.0, width));
         Some(view! {
-            <span class="ruler-selection" id="ruler-selection" style=format!("left:{x0:.1}px;width:{:.1}px", (x1 - x0).max(1.0))>
+            <span class="ruler-selection" id=tl.dom_id("ruler-selection") style=format!("left:{x0:.1}px;width:{:.1}px", (x1 - x0).max(1.0))>
                 {table::fmt_ns((b - a) as f64)}
             </span>
         })
     };
     view! {
-        <div class="ruler" id="timeline-ruler" style=move || format!("width:{}px", width.get())
+        <div class="ruler" id=tl.dom_id("timeline-ruler") style=move || format!("width:{}px", width.get())
             on:mousedown=move |ev: web_sys::MouseEvent| { ev.prevent_default(); tl.begin_range(ev.offset_x() as f64) }
             on:mousemove=move |ev: web_sys::MouseEvent| tl.move_range(ev.offset_x() as f64)
             on:mouseup=move |ev: web_sys::MouseEvent| tl.end_drag(ev.offset_x() as f64, 0.0, ui)>
@@ -191,7 +216,7 @@ pub(super) fn Ruler(tl: Tl) -> impl IntoView {
 /// The two canvases the worker paints, and the pointer on them: wheel
 /// zooms, drag pans, Shift+drag selects a range, hover and click pick.
 #[component]
-pub(super) fn Plot(
+fn Plot(
     tl: Tl,
     rects: NodeRef<leptos::html::Canvas>,
     overlay: NodeRef<leptos::html::Canvas>,
@@ -252,12 +277,12 @@ pub(super) fn Plot(
 
 /// The hovered slice: name, category, start, duration, self time.
 #[component]
-pub(super) fn Tooltip(tl: Tl) -> impl IntoView {
+fn Tooltip(tl: Tl) -> impl IntoView {
     move || {
         let (x, y) = tl.hover_at.get()?;
         let p = tl.hovered.get()?;
         Some(view! {
-            <div class="tooltip" id="timeline-tooltip" style=format!("left:{:.0}px;top:{:.0}px", x + 14.0, y + 34.0)>
+            <div class="tooltip" id=tl.dom_id("timeline-tooltip") style=format!("left:{:.0}px;top:{:.0}px", x + 14.0, y + 34.0)>
                 <strong>{p.name}</strong>
                 <br/>
                 {format!(

@@ -7,7 +7,7 @@ use tracelane_core::timeline::TimeAxis;
 use crate::page::client::Latest;
 use crate::page::dom::window;
 use crate::page::state::Ui;
-use crate::shared::protocol::{Answer, Ask, RangeOps, Summary};
+use crate::shared::protocol::{Answer, Ask, RangeOps, Summary, TimelineSlot};
 use crate::shared::timeline_view::{
     row_layout, Highlight, LaneView, PickedSlice, ViewRequest, ROW_PX,
 };
@@ -42,6 +42,9 @@ pub(super) enum Drag {
 #[derive(Clone, Copy)]
 pub(super) struct Tl {
     pub(super) id: u32,
+    /// Which of the page's timelines this is (its DOM ids, its canvases
+    /// in the worker).
+    pub(super) slot: TimelineSlot,
     /// Start of the trace (the ruler's zero), the plot's width, the whole view.
     pub(super) t0: i64,
     /// The trace's end: the whole view is `t0..t1` at the plot's width.
@@ -84,7 +87,7 @@ pub(super) fn picked(answer: Result<Answer, String>) -> Option<PickedSlice> {
 }
 
 impl Tl {
-    pub(super) fn new(summary: &Summary, ui: Ui) -> Tl {
+    pub(super) fn new(summary: &Summary, ui: Ui, slot: TimelineSlot) -> Tl {
         let (t0, t1) = (summary.timeline_start_ns, summary.timeline_end_ns);
         // The lanes the analyses extended, else the import's.
         let lanes = StoredValue::new(
@@ -130,6 +133,7 @@ impl Tl {
         });
         Tl {
             id: summary.id,
+            slot,
             t0,
             t1,
             width,
@@ -204,6 +208,24 @@ impl Tl {
         });
     }
 
+    /// The view as the box's `data-view` says it (tests read it): start
+    /// after the trace's start (ns), ns per pixel, width (px); reactive.
+    pub(super) fn data_view(self) -> String {
+        let a = self.axis.get();
+        format!(
+            "{} {} {}",
+            a.start_ns - self.t0,
+            a.ns_per_px,
+            self.width.get()
+        )
+    }
+
+    /// A DOM id inside this timeline (the main one's as they are, the
+    /// split's suffixed).
+    pub(super) fn dom_id(self, name: &str) -> String {
+        format!("{name}{}", self.slot.id_suffix())
+    }
+
     /// Brings a slice into view: centred if it fits, else fitted; its lane
     /// expanded and scrolled to.
     pub(super) fn reveal(self, p: &PickedSlice) {
@@ -221,6 +243,12 @@ impl Tl {
             TimeAxis::fit(a - pad, b + pad, width)
         };
         self.axis.set(next);
+        self.show_lane(p);
+    }
+
+    /// Expands a slice's lane (and shows it if empty) and scrolls its row
+    /// into the middle of the box.
+    pub(super) fn show_lane(self, p: &PickedSlice) {
         if let Some(lane) = self.lanes.with_value(|l| l.get(p.lane as usize).cloned()) {
             self.collapsed.update(|c| c.retain(|g| *g != lane.group));
             if lane.empty {
@@ -241,24 +269,36 @@ impl Tl {
         }
     }
 
-    /// Selects a slice by index (a chain link) and brings it into view.
-    pub(super) fn select_slice(self, slice: u32) {
+    /// Selects slice `slice` (by index) once the worker has described it,
+    /// first doing `then` with it (bringing it into view).
+    fn select_then(self, slice: u32, then: impl Fn(Tl, &PickedSlice) + 'static) {
         self.picks
             .ask(Ask::Select { id: self.id, slice }, move |a| {
                 let slice = picked(a);
                 if let Some(s) = &slice {
-                    self.reveal(s);
+                    then(self, s);
                 }
                 self.selected.set(slice);
             });
     }
 
+    /// Selects a slice by index (a chain link) and brings it into view.
+    pub(super) fn select_slice(self, slice: u32) {
+        self.select_then(slice, |tl, s| tl.reveal(s));
+    }
+
+    /// Shows `[a, b)` and selects a slice there (the Compare view's node:
+    /// its window, its first op), its lane brought into view.
+    pub(super) fn focus_on(self, (a, b): (i64, i64), slice: Option<u32>) {
+        self.axis.set(TimeAxis::fit(a, b, self.w()));
+        if let Some(slice) = slice {
+            self.select_then(slice, |tl, s| tl.show_lane(s));
+        }
+    }
+
     /// Selects a slice by index without moving the view (a link's).
     pub(super) fn select_in_place(self, slice: u32) {
-        self.picks
-            .ask(Ask::Select { id: self.id, slice }, move |a| {
-                self.selected.set(picked(a))
-            });
+        self.select_then(slice, |_, _| {});
     }
 
     /// Shows what the trace's view state holds (the timeline as it was
@@ -410,7 +450,10 @@ impl Tl {
                 match self.range.get_untracked() {
                     Some((a, b)) if ax.px(b) - ax.px(a) >= 2.0 => {
                         self.follow.set(false);
-                        self.ask_range(a, b);
+                        // Only the main timeline shows a range's op table.
+                        if self.slot == TimelineSlot::Main {
+                            self.ask_range(a, b);
+                        }
                         // Offered as a region in the comparison view.
                         let id = self.id;
                         ui.ranges.update(|r| {
