@@ -7,8 +7,9 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::page::imports::{self, Source};
+use crate::page::imports;
 use crate::page::op_table::OpTable;
+use crate::page::sources::{self, Source};
 use crate::page::state::{Status, Ui};
 use crate::shared::protocol::Summary;
 use crate::shared::table;
@@ -99,7 +100,7 @@ fn App() -> impl IntoView {
                     accept=".json,.gz,.pftrace,.perfetto-trace,.pb,.parquet,.zip,.tar,application/json,application/gzip,application/zip"
                     node_ref=picker
                     on:change=move |_| {
-                        open_sources(imports::files_from(picker.get().and_then(|i| i.files())));
+                        open_sources(sources::files_from(picker.get().and_then(|i| i.files())));
                         if let Some(i) = picker.get() {
                             i.set_value("");
                         }
@@ -112,7 +113,7 @@ fn App() -> impl IntoView {
                     type="file"
                     node_ref=folder_picker
                     on:change=move |_| {
-                        open_sources(imports::files_from(folder_picker.get().and_then(|i| i.files())));
+                        open_sources(sources::files_from(folder_picker.get().and_then(|i| i.files())));
                         if let Some(i) = folder_picker.get() {
                             i.set_value("");
                         }
@@ -151,7 +152,7 @@ fn App() -> impl IntoView {
                     return Some(view! { <crate::page::library::LibraryPanel/> }.into_any());
                 }
                 if ui.ranks_open.get() {
-                    return Some(view! { <crate::page::ranks::RanksPanel/> }.into_any());
+                    return Some(view! { <crate::page::ranks_panel::RanksPanel/> }.into_any());
                 }
                 if ui.compare_open.get() {
                     return Some(view! { <crate::page::compare::ComparePanel/> }.into_any());
@@ -220,9 +221,9 @@ fn on_drop(ui: Ui, ev: web_sys::DragEvent) {
     // On the Ranks view, what is dropped (files, a folder, an archive
     // of traces) is a run.
     if ui.ranks_open.get_untracked() {
-        if let Some(entries) = imports::dropped_entries(&dt) {
+        if let Some(entries) = sources::dropped_entries(&dt) {
             leptos::task::spawn_local(async move {
-                let files = imports::walk_entries(entries).await;
+                let files = sources::walk_entries(entries).await;
                 let folder = files
                     .first()
                     .and_then(|(path, _)| path.split_once('/'))
@@ -241,14 +242,14 @@ fn on_drop(ui: Ui, ev: web_sys::DragEvent) {
     }
     // A dropped folder (a Neuron profile directory) is walked, then
     // opened like the files in it.
-    if let Some(entries) = imports::dropped_entries(&dt) {
+    if let Some(entries) = sources::dropped_entries(&dt) {
         leptos::task::spawn_local(async move {
-            let files = imports::walk_entries(entries).await;
-            open_sources(ui, imports::group_files(files));
+            let files = sources::walk_entries(entries).await;
+            open_sources(ui, sources::group_files(files));
         });
         return;
     }
-    open_sources(ui, imports::files_from(dt.files()));
+    open_sources(ui, sources::files_from(dt.files()));
 }
 
 /// The demo's line: what the built-in traces are.

@@ -12,7 +12,8 @@ use leptos::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::page::dom::window;
-use crate::page::imports::{self, Source};
+use crate::page::imports;
+use crate::page::sources::Source;
 use crate::page::state::Ui;
 use crate::shared::library::{self, Entry};
 use crate::shared::table;

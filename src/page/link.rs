@@ -18,7 +18,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::page::dom::window;
-use crate::page::imports::{self, Source};
+use crate::page::imports;
+use crate::page::sources::Source;
 use crate::page::state::{Note, Ui};
 use crate::shared::compare_view::VariantSpec;
 use crate::shared::link::{Link, TraceRef, View};

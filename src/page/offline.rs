@@ -16,7 +16,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{ServiceWorkerRegistration, ServiceWorkerState};
 
 use crate::page::dom::window;
-use crate::page::imports::Source;
+use crate::page::sources::Source;
 use crate::page::state::Ui;
 
 fn mark(state: &str) {

@@ -11,7 +11,8 @@ use crate::page::state::Ui;
 use crate::shared::link::TableState;
 use crate::shared::protocol::{Answer, Ask, Summary};
 use crate::shared::table::{self, Column};
-use tracelane_core::analysis::ops::{NamedStats, OpDetails, OpRow};
+use tracelane_core::analysis::op_details::{NamedStats, OpDetails};
+use tracelane_core::analysis::ops::OpRow;
 
 const ROW_PX: f64 = 28.0;
 

@@ -2,7 +2,7 @@
 use super::*;
 use crate::shared::compare_view::compare_traces;
 use crate::shared::timeline_view::kept_args;
-use tracelane_core::analysis::ops::op_details;
+use tracelane_core::analysis::op_details::op_details;
 use tracelane_core::analysis::Scope;
 use tracelane_core::{import_bytes, ImportOptions};
 

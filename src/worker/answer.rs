@@ -2,7 +2,7 @@
 //! picks and searches, tables, comparisons, and the analyses.
 
 use tracelane_core::analysis::frame::Mode;
-use tracelane_core::analysis::ops::op_details;
+use tracelane_core::analysis::op_details::op_details;
 use tracelane_core::analysis::Scope;
 
 use crate::shared::compare_view::compare_traces;
@@ -126,46 +126,7 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
                 &model(id)?.trace,
             )),
         },
-        Ask::Memory { id, at_ns } => {
-            use tracelane_core::analysis::memory::{memory, At};
-            let at = at_ns.map_or(At::Peak, At::Time);
-            let trace = &model(id)?.trace;
-            let r = memory(trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
-            // A snapshot's times are epoch µs; the timeline's, ns from the
-            // trace's clock.
-            let snapshot_peaks = r.snapshot.iter().flat_map(|s| {
-                s.devices.iter().map(|d| {
-                    (
-                        format!("{} (allocator snapshot)", d.device),
-                        d.peak_allocated_at_us
-                            .saturating_mul(1000)
-                            .saturating_sub(trace.clock_offset_ns),
-                    )
-                })
-            });
-            let snapshot_devices = trace
-                .memory_snapshot
-                .as_ref()
-                .map(|s| {
-                    s.devices
-                        .iter()
-                        .map(|d| format!("CUDA:{}", d.device))
-                        .collect()
-                })
-                .unwrap_or_default();
-            Answer::Memory {
-                snapshot_devices,
-                view: Box::new(crate::shared::memory_view::memory_view(&r)),
-                start_ns: r.start_ns,
-                peaks: r
-                    .devices
-                    .iter()
-                    .map(|d| (d.device.clone(), d.peak_ns))
-                    .chain(r.hbm.iter().map(|h| (h.hbm.clone(), h.peak_ns)))
-                    .chain(snapshot_peaks)
-                    .collect(),
-            }
-        }
+        Ask::Memory { id, at_ns } => memory_answer(&model(id)?.trace, at_ns)?,
         Ask::Engines { id, scope } => Answer::Engines {
             report: Box::new(
                 tracelane_core::analysis::engines::engines(&model(id)?.trace, &scope)
@@ -179,27 +140,76 @@ pub(super) fn answer(models: &Models, ask: Ask) -> Result<Answer, String> {
             peak_gbps,
         } => roofline(&*model(id)?, scope, peak_tflops, peak_gbps)?,
         Ask::CounterLanes { id } => counter_lanes(models, id)?,
-        Ask::CompareSnapshots { baseline, other } => {
-            let models = models.borrow();
-            let snap = |(id, label): &(u32, String)| {
-                let k = models.iter().find(|k| k.id == *id).ok_or_else(gone)?;
-                k.trace
-                    .memory_snapshot
-                    .as_deref()
-                    .ok_or_else(|| format!("{label} has no allocator snapshot"))
-            };
-            let c = tracelane_core::memory_snapshot::compare::compare(
-                (&baseline.1, snap(&baseline)?),
-                (&other.1, snap(&other)?),
-            );
-            Answer::SnapshotsCompared {
-                view: Box::new(crate::shared::memory_view::snapshot_comparison_view(&c)),
-            }
-        }
+        Ask::CompareSnapshots { baseline, other } => compare_snapshots(models, baseline, other)?,
         // Painted on the bands canvas (`super::bands`), not answered here.
         Ask::MemoryBands { .. } | Ask::MemoryBandAt { .. } => {
             return Err("the bands are painted by the worker's bands canvas".into())
         }
+    })
+}
+
+/// The Memory view's report at a time (else at the peak), with each
+/// device's peak for the timeline and a snapshot's devices.
+fn memory_answer(trace: &tracelane_core::Trace, at_ns: Option<i64>) -> Result<Answer, String> {
+    use tracelane_core::analysis::memory::{memory, At};
+    let at = at_ns.map_or(At::Peak, At::Time);
+    let r = memory(trace, &Scope::Whole, at).map_err(|e| e.to_string())?;
+    // A snapshot's times are epoch µs; the timeline's, ns from the
+    // trace's clock.
+    let snapshot_peaks = r.snapshot.iter().flat_map(|s| {
+        s.devices.iter().map(|d| {
+            (
+                format!("{} (allocator snapshot)", d.device),
+                d.peak_allocated_at_us
+                    .saturating_mul(1000)
+                    .saturating_sub(trace.clock_offset_ns),
+            )
+        })
+    });
+    let snapshot_devices = trace
+        .memory_snapshot
+        .as_ref()
+        .map(|s| {
+            s.devices
+                .iter()
+                .map(|d| format!("CUDA:{}", d.device))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Answer::Memory {
+        snapshot_devices,
+        view: Box::new(crate::shared::memory_view::memory_view(&r)),
+        start_ns: r.start_ns,
+        peaks: r
+            .devices
+            .iter()
+            .map(|d| (d.device.clone(), d.peak_ns))
+            .chain(r.hbm.iter().map(|h| (h.hbm.clone(), h.peak_ns)))
+            .chain(snapshot_peaks)
+            .collect(),
+    })
+}
+
+/// Two allocator snapshots compared (each named by its label).
+fn compare_snapshots(
+    models: &Models,
+    baseline: (u32, String),
+    other: (u32, String),
+) -> Result<Answer, String> {
+    let models = models.borrow();
+    let snap = |(id, label): &(u32, String)| {
+        let k = models.iter().find(|k| k.id == *id).ok_or_else(gone)?;
+        k.trace
+            .memory_snapshot
+            .as_deref()
+            .ok_or_else(|| format!("{label} has no allocator snapshot"))
+    };
+    let c = tracelane_core::memory_snapshot::compare::compare(
+        (&baseline.1, snap(&baseline)?),
+        (&other.1, snap(&other)?),
+    );
+    Ok(Answer::SnapshotsCompared {
+        view: Box::new(crate::shared::memory_view::snapshot_comparison_view(&c)),
     })
 }
 

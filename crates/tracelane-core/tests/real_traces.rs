@@ -378,7 +378,7 @@ fn row_details_list_launches_kernels_and_parents() {
     let t = common::load("public/hta_triton_example.json.gz");
     let table = op_table(&t, OpTableOptions::default());
     let op = row(&table, "triton_poi_fused_add_cos_sin_0", false);
-    let d = tracelane_core::analysis::ops::op_details(&t, op);
+    let d = tracelane_core::analysis::op_details::op_details(&t, op);
     assert_eq!(d.device_events.len(), 1);
     assert_eq!(
         (d.device_events[0].count, d.device_events[0].total_ns),
@@ -387,7 +387,7 @@ fn row_details_list_launches_kernels_and_parents() {
     assert_eq!(d.runtime_calls[0].name, "cuLaunchKernel");
     assert_eq!(d.parents, [("Torch-Compiled Region: 0/0".to_string(), 1)]);
     let kernel = row(&table, "triton_poi_fused_add_cos_sin_0", true);
-    let d = tracelane_core::analysis::ops::op_details(&t, kernel);
+    let d = tracelane_core::analysis::op_details::op_details(&t, kernel);
     assert_eq!(d.runtime_calls[0].name, "cuLaunchKernel");
     assert_eq!(
         d.parents,

@@ -52,6 +52,7 @@ pub mod memory_categories;
 pub mod memory_events;
 pub mod memory_hbm;
 pub mod neuron_runtime;
+pub mod op_details;
 pub mod ops;
 pub mod profiler_overhead;
 pub mod ranks;

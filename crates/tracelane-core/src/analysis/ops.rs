@@ -606,6 +606,127 @@ impl NameIds {
     }
 }
 
+/// Marks an interned `Input Dims` string not seen yet in [`shape_keys`].
+const UNSEEN: u32 = u32::MAX;
+
+/// PyTorch keys rows by shape on `str(input_shapes)`, where a TensorList
+/// input (a list of shapes in the file's `Input Dims`) is an empty list:
+/// the distinct keys' texts (0 is `[]`) and, per interned `Input Dims`
+/// string, its key (or [`UNSEEN`] when no event has it).
+fn shape_keys(t: &Trace) -> (Vec<String>, Vec<u32>) {
+    let mut texts: Vec<String> = vec!["[]".to_string()];
+    let mut of_dims = vec![UNSEEN; t.strings.len()];
+    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
+    ids.insert("[]".to_string(), 0);
+    for d in t.slices.input_dims.iter() {
+        if d == NO_STR || of_dims[d.0 as usize] != UNSEEN {
+            continue;
+        }
+        let text = pytorch_shapes_key(t.str(d));
+        let next = ids.len() as u32;
+        let id = *ids.entry(text.clone()).or_insert_with(|| {
+            texts.push(text);
+            next
+        });
+        of_dims[d.0 as usize] = id;
+    }
+    (texts, of_dims)
+}
+
+/// A row's key: canonical name id, device, annotation and shapes, packed.
+fn row_key(canon: u32, device: bool, annotation: bool, shapes: u32) -> u64 {
+    ((canon as u64) << 32) | ((shapes as u64) << 2) | ((device as u64) << 1) | annotation as u64
+}
+
+/// Where a row first appears: (start, −end, file order).
+type First = (i64, i64, u32);
+
+/// The op table's rows as they are summed: found by key, each with its
+/// earliest event, so they can come out in PyTorch's order (the first
+/// appearance of each key in (start, −end) order) — cheaper than sorting
+/// every event.
+struct RowSums<'a> {
+    rows: Vec<OpRow>,
+    first: Vec<First>,
+    /// Rows by key: keys without shapes straight by their bits (names are
+    /// dense ids), the others hashed.
+    direct: Vec<u32>,
+    index: FxHashMap<u64, u32>,
+    /// The shape keys' texts when grouping by shape.
+    shape_texts: Option<&'a [String]>,
+}
+
+impl<'a> RowSums<'a> {
+    fn new(t: &Trace, shape_texts: Option<&'a [String]>) -> Self {
+        RowSums {
+            rows: Vec::new(),
+            first: Vec::new(),
+            direct: vec![NONE; (t.strings.len() + 2) * 4],
+            index: FxHashMap::default(),
+            shape_texts,
+        }
+    }
+
+    /// Adds one call to row `k` (made, named by `name`, on first sight):
+    /// CPU total and self, device total and self, CPU memory total and
+    /// self, device memory total and self.
+    fn add(&mut self, name: &dyn Fn() -> String, k: u64, at: First, vals: [i64; 8]) {
+        let slot = if k & 0xFFFF_FFFC == 0 {
+            // `canon` is at most the number of strings, or u32::MAX for
+            // a name never interned (a memory row without events).
+            self.direct
+                .get_mut(((k >> 32) as usize) * 4 + (k & 3) as usize)
+        } else {
+            None
+        };
+        let slot = match slot {
+            Some(slot) => slot,
+            None => self.index.entry(k).or_insert(NONE),
+        };
+        if *slot == NONE {
+            *slot = self.rows.len() as u32;
+            let shapes = ((k & 0xFFFF_FFFF) >> 2) as usize;
+            self.rows.push(OpRow {
+                name: name(),
+                input_shapes: self.shape_texts.map(|texts| texts[shapes].clone()),
+                is_device: k & 2 != 0,
+                is_user_annotation: k & 1 != 0,
+                calls: 0,
+                cpu_total_ns: 0,
+                cpu_self_ns: 0,
+                device_total_ns: 0,
+                device_self_ns: 0,
+                cpu_mem_bytes: 0,
+                cpu_self_mem_bytes: 0,
+                device_mem_bytes: 0,
+                device_self_mem_bytes: 0,
+            });
+            self.first.push(at);
+        }
+        let row = *slot as usize;
+        self.first[row] = self.first[row].min(at);
+        let r = &mut self.rows[row];
+        r.calls += 1;
+        r.cpu_total_ns += vals[0];
+        r.cpu_self_ns += vals[1];
+        r.device_total_ns += vals[2];
+        r.device_self_ns += vals[3];
+        r.cpu_mem_bytes += vals[4];
+        r.cpu_self_mem_bytes += vals[5];
+        r.device_mem_bytes += vals[6];
+        r.device_self_mem_bytes += vals[7];
+    }
+
+    /// The rows in order of their first appearance.
+    fn in_order(self) -> Vec<OpRow> {
+        let first = self.first;
+        let mut order: Vec<usize> = (0..self.rows.len()).collect();
+        crate::sort::by_key(&mut order, &|&r| first[r]);
+        let mut rows: Vec<Option<OpRow>> = self.rows.into_iter().map(Some).collect();
+        order.into_iter().filter_map(|r| rows[r].take()).collect()
+    }
+}
+
 impl Attribution {
     /// The rows, keyed by name (and input shapes when `by_shape`).
     fn table(&self, t: &Trace, by_shape: bool) -> OpTable {
@@ -613,92 +734,12 @@ impl Attribution {
         let (nodes, alive, device_rows, mem_rows) =
             (&self.nodes, &self.alive, &self.device_rows, &self.mem_rows);
         let mut table = self.totals.clone();
-
-        // Rows come out in PyTorch's order, the first appearance of each key in
-        // (start, -end) order: each row remembers its earliest event, and the
-        // rows are sorted by it at the end (cheaper than sorting every event).
-        // By shape, PyTorch keys on `str(input_shapes)`, where a TensorList input
-        // (a list of shapes in the file's `Input Dims`) is an empty list.
-        let mut shape_texts: Vec<String> = vec!["[]".to_string()];
-        // By interned `Input Dims` string: its shapes key (0 is `[]`).
-        const UNSEEN: u32 = u32::MAX;
-        let mut shape_of_dims: Vec<u32> = Vec::new();
-        if by_shape {
-            shape_of_dims = vec![UNSEEN; t.strings.len()];
-            let mut ids: FxHashMap<String, u32> = FxHashMap::default();
-            ids.insert("[]".to_string(), 0);
-            for d in s.input_dims.iter() {
-                if d == NO_STR || shape_of_dims[d.0 as usize] != UNSEEN {
-                    continue;
-                }
-                let text = pytorch_shapes_key(t.str(d));
-                let next = ids.len() as u32;
-                let id = *ids.entry(text.clone()).or_insert_with(|| {
-                    shape_texts.push(text);
-                    next
-                });
-                shape_of_dims[d.0 as usize] = id;
-            }
-        }
-        // Key: canonical name id, device, annotation and shapes, packed.
-        let key = |canon: u32, device: bool, annotation: bool, shapes: u32| -> u64 {
-            ((canon as u64) << 32)
-                | ((shapes as u64) << 2)
-                | ((device as u64) << 1)
-                | annotation as u64
+        let (shape_texts, shape_of_dims) = if by_shape {
+            shape_keys(t)
+        } else {
+            (Vec::new(), Vec::new())
         };
-        type First = (i64, i64, u32);
-        // Rows by key: keys without shapes straight by their bits (names are
-        // dense ids), the others hashed.
-        let mut direct: Vec<u32> = vec![NONE; (t.strings.len() + 2) * 4];
-        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-        let mut first: Vec<First> = Vec::new();
-        let mut add =
-            |table: &mut OpTable, name: &dyn Fn() -> String, k: u64, at: First, vals: [i64; 8]| {
-                let slot = if k & 0xFFFF_FFFC == 0 {
-                    // `canon` is at most the number of strings, or u32::MAX for
-                    // a name never interned (a memory row without events).
-                    direct.get_mut(((k >> 32) as usize) * 4 + (k & 3) as usize)
-                } else {
-                    None
-                };
-                let slot = match slot {
-                    Some(slot) => slot,
-                    None => index.entry(k).or_insert(NONE),
-                };
-                if *slot == NONE {
-                    *slot = table.rows.len() as u32;
-                    let shapes = ((k & 0xFFFF_FFFF) >> 2) as usize;
-                    table.rows.push(OpRow {
-                        name: name(),
-                        input_shapes: by_shape.then(|| shape_texts[shapes].clone()),
-                        is_device: k & 2 != 0,
-                        is_user_annotation: k & 1 != 0,
-                        calls: 0,
-                        cpu_total_ns: 0,
-                        cpu_self_ns: 0,
-                        device_total_ns: 0,
-                        device_self_ns: 0,
-                        cpu_mem_bytes: 0,
-                        cpu_self_mem_bytes: 0,
-                        device_mem_bytes: 0,
-                        device_self_mem_bytes: 0,
-                    });
-                    first.push(at);
-                }
-                let row = *slot as usize;
-                first[row] = first[row].min(at);
-                let r = &mut table.rows[row];
-                r.calls += 1;
-                r.cpu_total_ns += vals[0];
-                r.cpu_self_ns += vals[1];
-                r.device_total_ns += vals[2];
-                r.device_self_ns += vals[3];
-                r.cpu_mem_bytes += vals[4];
-                r.cpu_self_mem_bytes += vals[5];
-                r.device_mem_bytes += vals[6];
-                r.device_self_mem_bytes += vals[7];
-            };
+        let mut sums = RowSums::new(t, by_shape.then_some(shape_texts.as_slice()));
         let canon = &self.names.canon;
         let key_of = |i: usize, device: bool, annotation: bool| -> u64 {
             let shapes = shape_of_dims
@@ -706,7 +747,7 @@ impl Attribution {
                 .copied()
                 .filter(|&k| k != UNSEEN)
                 .unwrap_or(0);
-            key(canon[s.name[i].0 as usize], device, annotation, shapes)
+            row_key(canon[s.name[i].0 as usize], device, annotation, shapes)
         };
         let name_of = |i: usize| move || rewrite_name(t.str(s.name[i])).to_string();
         let at = |i: usize| (s.start_ns[i], -s.end_ns(i), s.file_order[i]);
@@ -718,30 +759,20 @@ impl Attribution {
             let key = key_of(i, false, s.category[i] == Category::UserAnnotation);
             let dur = s.dur_ns[i];
             let [mem, child_mem] = self.mem.get(me);
+            // An async node (a c10d Work range) has no self time.
+            let own = |total: i64, children: i64| if node.is_async { 0 } else { total - children };
             let vals = [
                 dur,
-                if node.is_async {
-                    0
-                } else {
-                    dur - node.child_dur
-                },
+                own(dur, node.child_dur),
                 node.device_total,
                 node.own_device,
                 mem[0],
-                if node.is_async {
-                    0
-                } else {
-                    mem[0] - child_mem[0]
-                },
+                own(mem[0], child_mem[0]),
                 mem[1],
-                if node.is_async {
-                    0
-                } else {
-                    mem[1] - child_mem[1]
-                },
+                own(mem[1], child_mem[1]),
             ];
             table.self_cpu_total_ns += vals[1];
-            add(&mut table, &name_of(i), key, at(i), vals);
+            sums.add(&name_of(i), key, at(i), vals);
         }
         for &i in device_rows {
             let i = i as usize;
@@ -751,13 +782,7 @@ impl Attribution {
             if !is_annotation {
                 table.self_device_total_ns += d;
             }
-            add(
-                &mut table,
-                &name_of(i),
-                key,
-                at(i),
-                [0, 0, d, d, 0, 0, 0, 0],
-            );
+            sums.add(&name_of(i), key, at(i), [0, 0, d, d, 0, 0, 0, 0]);
         }
         for &(ts, name, [cpu, dev]) in mem_rows {
             // Filtered names are never the name of another row's key.
@@ -765,21 +790,14 @@ impl Attribution {
                 .strings
                 .lookup(name)
                 .map_or(u32::MAX, |s| canon[s.0 as usize]);
-            add(
-                &mut table,
+            sums.add(
                 &|| name.to_string(),
-                key(id, false, false, 0),
+                row_key(id, false, false, 0),
                 (ts, -ts, u32::MAX),
                 [0, 0, 0, 0, cpu, cpu, dev, dev],
             );
         }
-        let mut order: Vec<usize> = (0..table.rows.len()).collect();
-        crate::sort::by_key(&mut order, &|&r| first[r]);
-        let mut rows: Vec<Option<OpRow>> = std::mem::take(&mut table.rows)
-            .into_iter()
-            .map(Some)
-            .collect();
-        table.rows = order.into_iter().filter_map(|r| rows[r].take()).collect();
+        table.rows = sums.in_order();
         table
     }
 }
@@ -873,137 +891,4 @@ mod tests {
         assert_eq!(pytorch_shapes_key("[]"), "[]");
         assert_eq!(pytorch_shapes_key("[[],[3]]"), "[[],[3]]");
     }
-}
-
-/// Aggregate of events that share a name.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct NamedStats {
-    pub name: String,
-    pub count: u64,
-    pub total_ns: i64,
-    pub min_ns: i64,
-    pub max_ns: i64,
-}
-
-/// What the details panel shows for one row of the op table.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
-pub struct OpDetails {
-    /// For host rows: the device events its calls launched directly, by name.
-    /// For device rows: these events themselves.
-    pub device_events: Vec<NamedStats>,
-    /// For host rows: the runtime/driver calls made directly. For device
-    /// rows: the calls that launched them.
-    pub runtime_calls: Vec<NamedStats>,
-    /// Distinct `Input type` lists with how many calls had each.
-    pub input_types: Vec<(String, u64)>,
-    /// Where the calls sit: the enclosing op or annotation (for device rows,
-    /// the op that launched them), by name.
-    pub parents: Vec<(String, u64)>,
-}
-
-fn add_stats(map: &mut Vec<NamedStats>, name: &str, dur: i64) {
-    match map.iter_mut().find(|s| s.name == name) {
-        Some(s) => {
-            s.count += 1;
-            s.total_ns += dur;
-            s.min_ns = s.min_ns.min(dur);
-            s.max_ns = s.max_ns.max(dur);
-        }
-        None => map.push(NamedStats {
-            name: name.to_string(),
-            count: 1,
-            total_ns: dur,
-            min_ns: dur,
-            max_ns: dur,
-        }),
-    }
-}
-
-fn add_count(map: &mut Vec<(String, u64)>, name: &str) {
-    match map.iter_mut().find(|(n, _)| n == name) {
-        Some((_, c)) => *c += 1,
-        None => map.push((name.to_string(), 1)),
-    }
-}
-
-/// The details of a row (matched by name, host/device, annotation and —
-/// when the row has them — input shapes), from the model's links.
-pub fn op_details(t: &Trace, row: &OpRow) -> OpDetails {
-    let s = &t.slices;
-    let n = s.len();
-    let mut d = OpDetails::default();
-    let matches = |i: usize| {
-        let c = s.category[i];
-        let device = c.is_device();
-        let annotation = matches!(c, Category::UserAnnotation | Category::DeviceAnnotation);
-        (device || c.is_counted_host())
-            && device == row.is_device
-            && annotation == row.is_user_annotation
-            && rewrite_name(t.str(s.name[i])) == row.name
-            && row.input_shapes.as_deref().is_none_or(|want| {
-                let have = if s.input_dims[i] == NO_STR {
-                    "[]".to_string()
-                } else {
-                    pytorch_shapes_key(t.str(s.input_dims[i]))
-                };
-                have == want
-            })
-    };
-    let mut selected = vec![false; n];
-    for (i, sel) in selected.iter_mut().enumerate() {
-        *sel = matches(i);
-    }
-    let nearest_host_parent = |i: usize| {
-        let mut p = s.parent[i];
-        while p != NO_SLICE && !s.category[p as usize].is_counted_host() {
-            p = s.parent[p as usize];
-        }
-        (p != NO_SLICE).then_some(p as usize)
-    };
-    if row.is_device {
-        for i in (0..n).filter(|&i| selected[i]) {
-            add_stats(&mut d.device_events, t.str(s.name[i]), s.dur_ns[i]);
-            let launch = t.links.launch[i];
-            if launch != NO_SLICE {
-                add_stats(
-                    &mut d.runtime_calls,
-                    t.str(s.name[launch as usize]),
-                    s.dur_ns[launch as usize],
-                );
-            }
-            let op = t.links.op[i];
-            add_count(
-                &mut d.parents,
-                if op == NO_SLICE {
-                    "(no launching op)"
-                } else {
-                    t.str(s.name[op as usize])
-                },
-            );
-        }
-    } else {
-        for i in 0..n {
-            let op = t.links.op[i];
-            if op == NO_SLICE || !selected[op as usize] {
-                continue;
-            }
-            if s.category[i].is_device() {
-                add_stats(&mut d.device_events, t.str(s.name[i]), s.dur_ns[i]);
-            } else if s.category[i] == Category::Runtime {
-                add_stats(&mut d.runtime_calls, t.str(s.name[i]), s.dur_ns[i]);
-            }
-        }
-        for i in (0..n).filter(|&i| selected[i]) {
-            if s.input_types[i] != NO_STR {
-                add_count(&mut d.input_types, t.str(s.input_types[i]));
-            }
-            let parent = nearest_host_parent(i).map_or("(top level)", |p| t.str(s.name[p]));
-            add_count(&mut d.parents, rewrite_name(parent));
-        }
-    }
-    crate::sort::by_key(&mut d.device_events, &|s| std::cmp::Reverse(s.total_ns));
-    crate::sort::by_key(&mut d.runtime_calls, &|s| std::cmp::Reverse(s.total_ns));
-    crate::sort::by_key(&mut d.parents, &|p| std::cmp::Reverse(p.1));
-    crate::sort::by_key(&mut d.input_types, &|t| std::cmp::Reverse(t.1));
-    d
 }

@@ -221,19 +221,7 @@ pub fn import_run(
         }
         None => None,
     };
-    let mut mapping = Mapping::default();
-    for (name, bytes) in &mappings {
-        let m = neuron::mapping::read(bytes)?;
-        notes.push(format!(
-            "framework mapping {} (version {}): {} executions",
-            file_name(name),
-            m.version.map_or("not stated".into(), |v| v.to_string()),
-            m.entries.len()
-        ));
-        mapping.unreadable += m.unreadable;
-        mapping.entries.extend(m.entries);
-    }
-    crate::sort::by_key(&mut mapping.entries, &|e| e.nrta_seq_id);
+    let mapping = read_mappings(&mappings, &mut notes)?;
 
     let mut trace = match (kineto_trace, profile) {
         (Some(k), Some(p)) => joined(k, p, &mapping, &mut notes),
@@ -263,67 +251,13 @@ pub fn import_run(
             }
             p
         }
-        (None, None) if summaries.is_empty() && !mappings.is_empty() => {
-            return Err(ImportError::NotATrace {
-                reason: format::MAPPING_ALONE.into(),
-            })
-        }
-        (None, None) if summaries.is_empty() && !snapshots.is_empty() => {
-            return Err(ImportError::NotATrace {
-                reason: format!(
-                    "allocator snapshots ({}) and no profiler trace to join them to: open one snapshot at a time, or a snapshot with the trace of its run",
-                    snapshots.iter().map(|(n, _)| file_name(n)).collect::<Vec<_>>().join(", ")
-                ),
-            })
-        }
-        (None, None) if summaries.is_empty() && !timelines.is_empty() => {
-            return Err(ImportError::NotATrace {
-                reason: format::MEMORY_TIMELINE_ALONE.into(),
-            })
-        }
         (None, None) => {
-            return Err(ImportError::NotATrace {
-                reason: format!(
-                    "a set with no trace or profile in it ({}{}) — a TorchNeuron run needs PyTorch's trace.json and the runtime's profile exported by neuron-explorer view --output-format json",
-                    if mappings.is_empty() { "" } else { "a framework mapping" },
-                    if summaries.is_empty() { "" } else { ", a summary JSON" }
-                ),
-            })
+            return Err(nothing_to_open(
+                &mappings, &summaries, &snapshots, &timelines,
+            ))
         }
     };
-    for (name, bytes) in &summaries {
-        let read = neuron::summary::read(bytes)?;
-        if let Some(first) = read.first() {
-            notes.push(format!(
-                "summary {}: {} profiles; *_percent read as {}",
-                file_name(name),
-                read.len(),
-                first.percent_scale
-            ));
-        }
-        trace
-            .neuron_system
-            .get_or_insert_with(Default::default)
-            .summaries
-            .extend(read);
-    }
-    for (name, bytes) in &timelines {
-        let read = crate::memory_timeline::read(&inflated(bytes)?)?;
-        notes.push(format!(
-            "PyTorch's raw memory timeline {}: {} rows{}",
-            file_name(name),
-            read.entries.len(),
-            if read.unknown_rows > 0 {
-                format!(
-                    ", {} with an action or category PyTorch does not write, left out",
-                    read.unknown_rows
-                )
-            } else {
-                String::new()
-            }
-        ));
-        trace.memory_timelines.push(read);
-    }
+    add_summaries_and_timelines(&mut trace, (&summaries, &timelines), &mut notes)?;
     if !snapshots.is_empty() {
         notes.push(format!(
             "further allocator snapshots not joined (one per run; open each with the trace of its own run): {}",
@@ -349,6 +283,97 @@ pub fn import_run(
     d.readings = notes;
     d.readings.extend(readings);
     Ok(trace)
+}
+
+/// The framework mappings of a run, read and merged in execution order.
+fn read_mappings(
+    mappings: &[ProfileFile],
+    notes: &mut Vec<String>,
+) -> Result<Mapping, ImportError> {
+    let mut mapping = Mapping::default();
+    for (name, bytes) in mappings {
+        let m = neuron::mapping::read(bytes)?;
+        notes.push(format!(
+            "framework mapping {} (version {}): {} executions",
+            file_name(name),
+            m.version.map_or("not stated".into(), |v| v.to_string()),
+            m.entries.len()
+        ));
+        mapping.unreadable += m.unreadable;
+        mapping.entries.extend(m.entries);
+    }
+    crate::sort::by_key(&mut mapping.entries, &|e| e.nrta_seq_id);
+    Ok(mapping)
+}
+
+/// Why a set with neither a PyTorch trace nor a runtime profile opens
+/// nothing, said for what it does hold.
+fn nothing_to_open(
+    mappings: &[ProfileFile],
+    summaries: &[ProfileFile],
+    snapshots: &[ProfileFile],
+    timelines: &[ProfileFile],
+) -> ImportError {
+    let reason = if summaries.is_empty() && !mappings.is_empty() {
+        format::MAPPING_ALONE.into()
+    } else if summaries.is_empty() && !snapshots.is_empty() {
+        format!(
+            "allocator snapshots ({}) and no profiler trace to join them to: open one snapshot at a time, or a snapshot with the trace of its run",
+            snapshots.iter().map(|(n, _)| file_name(n)).collect::<Vec<_>>().join(", ")
+        )
+    } else if summaries.is_empty() && !timelines.is_empty() {
+        format::MEMORY_TIMELINE_ALONE.into()
+    } else {
+        format!(
+            "a set with no trace or profile in it ({}{}) — a TorchNeuron run needs PyTorch's trace.json and the runtime's profile exported by neuron-explorer view --output-format json",
+            if mappings.is_empty() { "" } else { "a framework mapping" },
+            if summaries.is_empty() { "" } else { ", a summary JSON" }
+        )
+    };
+    ImportError::NotATrace { reason }
+}
+
+/// The run's summary JSONs and PyTorch's raw memory timelines, added to
+/// the trace.
+fn add_summaries_and_timelines(
+    trace: &mut Trace,
+    (summaries, timelines): (&[ProfileFile], &[ProfileFile]),
+    notes: &mut Vec<String>,
+) -> Result<(), ImportError> {
+    for (name, bytes) in summaries {
+        let read = neuron::summary::read(bytes)?;
+        if let Some(first) = read.first() {
+            notes.push(format!(
+                "summary {}: {} profiles; *_percent read as {}",
+                file_name(name),
+                read.len(),
+                first.percent_scale
+            ));
+        }
+        trace
+            .neuron_system
+            .get_or_insert_with(Default::default)
+            .summaries
+            .extend(read);
+    }
+    for (name, bytes) in timelines {
+        let read = crate::memory_timeline::read(&inflated(bytes)?)?;
+        notes.push(format!(
+            "PyTorch's raw memory timeline {}: {} rows{}",
+            file_name(name),
+            read.entries.len(),
+            if read.unknown_rows > 0 {
+                format!(
+                    ", {} with an action or category PyTorch does not write, left out",
+                    read.unknown_rows
+                )
+            } else {
+                String::new()
+            }
+        ));
+        trace.memory_timelines.push(read);
+    }
+    Ok(())
 }
 
 /// A JSON profile of the run (system profile or fetched trace), its copies

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::frame::{Frame, Mode};
 use crate::category::Category;
-use crate::model::Trace;
+use crate::model::{StrId, Trace};
 
 use super::graph::{Graph, Rows, BLOCKING_SYNC_CALLS, KERNEL_KERNEL_DELAY_THRESHOLD_NS};
 use super::report::EdgeKind;
@@ -71,13 +71,7 @@ pub(super) fn kernel_edges(
     g: &mut Graph,
 ) -> Result<(), String> {
     let s = &t.slices;
-    let id = |n: &str| t.strings.lookup(n);
-    let (event_sync, context_sync, stream_sync, stream_wait) = (
-        id("Event Sync"),
-        id("Context Sync"),
-        id("Stream Sync"),
-        id("Stream Wait Event"),
-    );
+    let syncs = SyncNames::of(t);
     let name = |r: usize| Some(s.name[f.slice[r] as usize]);
     let is_sync = |r: usize| match mode {
         Mode::Hta | Mode::Hta05 => t.str(s.cat[f.slice[r] as usize]) == "cuda_sync",
@@ -93,7 +87,7 @@ pub(super) fn kernel_edges(
         .iter()
         .copied()
         .filter(|&r| {
-            (f.is_device(r) || name(r) == event_sync || name(r) == context_sync)
+            (f.is_device(r) || name(r) == syncs.event_sync || name(r) == syncs.context_sync)
                 && f.index_corr[r] >= 0
         })
         .collect();
@@ -118,58 +112,20 @@ pub(super) fn kernel_edges(
         })
         .collect();
     let launch_list = launches(t, f, rows);
-    let record_prev_launch = record_prev_launch(t, f, &sync_args, &launch_list);
-    let wait_next_launch = wait_next_launch(t, f, rows, &launch_list);
+    let events = EventLinks {
+        record_prev_launch: record_prev_launch(t, f, &sync_args, &launch_list),
+        wait_next_launch: wait_next_launch(t, f, rows, &launch_list),
+        sync_args,
+    };
 
-    let mut last_node: FxHashMap<i64, u32> = FxHashMap::default();
-    let mut last_order: Vec<i64> = Vec::new();
-    let mut kernel_sync: FxHashMap<i64, i64> = FxHashMap::default();
+    let mut streams = Streams::default();
     for &r in &kernels {
         if is_sync(r) {
-            let n = name(r);
-            if n == stream_wait || n == event_sync {
-                let Some(&(_, record_corr)) = sync_args.get(&r) else {
-                    continue;
-                };
-                let Some(&prev_launch) = record_prev_launch.get(&record_corr) else {
-                    continue;
-                };
-                let Some(src_kernel) = rows.at(prev_launch).map(|l| f.index_corr[l]) else {
-                    continue;
-                };
-                if n == stream_wait {
-                    let Some(&next) = wait_next_launch.get(&f.index_corr[r]) else {
-                        continue;
-                    };
-                    if let Some(l) = rows.at(next) {
-                        kernel_sync.insert(f.index_corr[l], src_kernel);
-                    }
-                } else if let (Some(k), Some(call)) =
-                    (rows.at(src_kernel), rows.at(f.index_corr[r]))
-                {
-                    if let (Some((_, kend)), Some((_, cend))) = (g.nodes_of(k), g.nodes_of(call)) {
-                        g.add(mode, kend, cend, EdgeKind::Sync, false);
-                    }
-                }
-                continue;
-            }
-            if n != stream_sync && n != context_sync {
-                continue;
-            }
-            let Some(call) = rows.at(f.index_corr[r]) else {
-                continue;
+            let at = SyncAt {
+                row: r,
+                name: name(r),
             };
-            let Some((_, call_end)) = g.nodes_of(call) else {
-                continue;
-            };
-            let targets: Vec<u32> = if n == context_sync {
-                last_order.iter().map(|l| last_node[l]).collect()
-            } else {
-                last_node.get(&f.lane[r]).copied().into_iter().collect()
-            };
-            for k in targets {
-                g.add(mode, k, call_end, EdgeKind::Sync, false);
-            }
+            sync_edges(f, rows, mode, (&syncs, &events), at, &mut streams, g);
             continue;
         }
         let Some((start, end)) = g.nodes_of(r) else {
@@ -180,14 +136,14 @@ pub(super) fn kernel_edges(
             g.attribute(uv, None);
         }
         let mut sync_end: Option<u32> = None;
-        if let Some(src) = kernel_sync.remove(&f.index[r]) {
+        if let Some(src) = streams.kernel_sync.remove(&f.index[r]) {
             if let Some((_, e)) = rows.at(src).and_then(|k| g.nodes_of(k)) {
                 g.add(mode, e, start, EdgeKind::Sync, false);
                 sync_end = Some(e);
             }
         }
         let runtime = rows.at(f.index_corr[r]).filter(|_| f.index_corr[r] > 0);
-        let prev = last_node.get(&stream).copied();
+        let prev = streams.last_node.get(&stream).copied();
         let runtime_ts = runtime.map(|x| f.ts[x]);
         let before = |n: Option<u32>, ts: Option<i64>| match (n, ts) {
             (None, _) => true,
@@ -220,15 +176,133 @@ pub(super) fn kernel_edges(
                 }
             }
         }
-        if !last_node.contains_key(&stream) {
-            last_order.push(stream);
-        }
-        last_node.insert(stream, end);
+        streams.ended(stream, end);
     }
     if mode == Mode::Exact {
         exact_sync_edges(t, f, rows, clipped, in_clip, &kernels, g);
     }
     Ok(())
+}
+
+/// The sync calls' names, interned (`None` where the trace has none).
+struct SyncNames {
+    event_sync: Option<StrId>,
+    context_sync: Option<StrId>,
+    stream_sync: Option<StrId>,
+    stream_wait: Option<StrId>,
+}
+
+impl SyncNames {
+    fn of(t: &Trace) -> SyncNames {
+        let id = |n: &str| t.strings.lookup(n);
+        SyncNames {
+            event_sync: id("Event Sync"),
+            context_sync: id("Context Sync"),
+            stream_sync: id("Stream Sync"),
+            stream_wait: id("Stream Wait Event"),
+        }
+    }
+}
+
+/// The event-based syncs' links: each sync's (`wait_on_stream`, the
+/// `cudaEventRecord` it waits on), the launch before each record on its
+/// stream, the launch each stream wait holds back.
+struct EventLinks {
+    sync_args: FxHashMap<usize, (i64, i64)>,
+    record_prev_launch: FxHashMap<i64, i64>,
+    wait_next_launch: FxHashMap<i64, i64>,
+}
+
+/// What the walk over the kernels in order keeps: each stream's last
+/// kernel's end node (streams in the order first seen), and the kernels a
+/// stream wait holds back → the kernel they wait on.
+#[derive(Default)]
+struct Streams {
+    last_node: FxHashMap<i64, u32>,
+    last_order: Vec<i64>,
+    kernel_sync: FxHashMap<i64, i64>,
+}
+
+impl Streams {
+    /// A kernel on `stream` ended at node `end`.
+    fn ended(&mut self, stream: i64, end: u32) {
+        if !self.last_node.contains_key(&stream) {
+            self.last_order.push(stream);
+        }
+        self.last_node.insert(stream, end);
+    }
+}
+
+/// A sync call in the walk: its row and name.
+struct SyncAt {
+    row: usize,
+    name: Option<StrId>,
+}
+
+/// A sync call's edges, as HTA draws them: an event sync from the kernel
+/// its record follows to the call's end, a stream wait holding back the
+/// next launch's kernel (edge drawn when that kernel comes), a stream sync
+/// from its stream's last kernel, a context sync from every stream's.
+fn sync_edges(
+    f: &Frame,
+    rows: &Rows,
+    mode: Mode,
+    (names, events): (&SyncNames, &EventLinks),
+    at: SyncAt,
+    streams: &mut Streams,
+    g: &mut Graph,
+) {
+    let (r, n) = (at.row, at.name);
+    if n == names.stream_wait || n == names.event_sync {
+        let Some(&(_, record_corr)) = events.sync_args.get(&r) else {
+            return;
+        };
+        let Some(&prev_launch) = events.record_prev_launch.get(&record_corr) else {
+            return;
+        };
+        let Some(src_kernel) = rows.at(prev_launch).map(|l| f.index_corr[l]) else {
+            return;
+        };
+        if n == names.stream_wait {
+            let Some(&next) = events.wait_next_launch.get(&f.index_corr[r]) else {
+                return;
+            };
+            if let Some(l) = rows.at(next) {
+                streams.kernel_sync.insert(f.index_corr[l], src_kernel);
+            }
+        } else if let (Some(k), Some(call)) = (rows.at(src_kernel), rows.at(f.index_corr[r])) {
+            if let (Some((_, kend)), Some((_, cend))) = (g.nodes_of(k), g.nodes_of(call)) {
+                g.add(mode, kend, cend, EdgeKind::Sync, false);
+            }
+        }
+        return;
+    }
+    if n != names.stream_sync && n != names.context_sync {
+        return;
+    }
+    let Some(call) = rows.at(f.index_corr[r]) else {
+        return;
+    };
+    let Some((_, call_end)) = g.nodes_of(call) else {
+        return;
+    };
+    let targets: Vec<u32> = if n == names.context_sync {
+        streams
+            .last_order
+            .iter()
+            .map(|l| streams.last_node[l])
+            .collect()
+    } else {
+        streams
+            .last_node
+            .get(&f.lane[r])
+            .copied()
+            .into_iter()
+            .collect()
+    };
+    for k in targets {
+        g.add(mode, k, call_end, EdgeKind::Sync, false);
+    }
 }
 
 /// cudaEventRecord correlation → index of the launch before it on the
